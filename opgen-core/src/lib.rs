@@ -1,0 +1,18 @@
+//! # opgen-core
+//!
+//! PyTorch's operator machinery for Rust: the schema language (`add.Tensor(Tensor self,
+//! Tensor other, *, Scalar alpha=1) -> Tensor`) with torchgen's validation rules, the
+//! native-function model of `native_functions.yaml` (entries, generated variants, groups),
+//! the signature plans that code generation derives from a schema, and the runtime
+//! dispatcher that picks a kernel per call from the arguments' dispatch keys.
+//!
+//! ```
+//! use opgen_core::schema::parse_schema;
+//! let schema = parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor").unwrap();
+//! assert_eq!(schema.name.full_name(), "add.Tensor");
+//! assert_eq!(schema.to_string(), "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+//! ```
+#![warn(missing_docs)]
+
+pub mod dispatch;
+pub mod schema;

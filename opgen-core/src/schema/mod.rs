@@ -1,0 +1,19 @@
+//! The schema language: model, parser, canonical printer, and the rules checked while parsing.
+//!
+//! [`parse_schema`] turns a schema string into a [`Schema`] or a list of [`SchemaError`]s,
+//! each with a [`Rule`] id, a byte range and a hint. The printer is [`std::fmt::Display`] on
+//! the model; for every schema the parser accepts, printing gives the input back.
+
+mod error;
+mod facts;
+mod invariants;
+mod model;
+mod parser;
+
+pub use error::{Rule, SchemaError, caret_excerpt};
+pub use facts::{SchemaKind, TENSOR_OPTIONS};
+pub use model::{
+    AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
+    OperatorName, Return, Schema,
+};
+pub use parser::{parse_operator_name, parse_schema, parse_type};

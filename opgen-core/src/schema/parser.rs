@@ -1,0 +1,930 @@
+//! The schema parser. It splits the text exactly where torchgen splits it (SCHEMA.md §1.2),
+//! so it accepts and rejects the same strings, but it keeps byte offsets, reports every
+//! independent problem it finds, and names the rule each one breaks.
+
+use std::ops::Range;
+
+use super::error::{Rule, SchemaError};
+use super::model::{
+    AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
+    OperatorName, Return, Schema,
+};
+
+const AUGMENTED_ASSIGNMENT: [&str; 11] = [
+    "add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or",
+];
+const CUSTOM_CLASS_PREFIX: &str = "__torch__.torch.classes.";
+
+/// Parses and checks a schema string: rules R1–R35 of SCHEMA.md.
+///
+/// On failure, returns every problem found, in the order torchgen would meet them (so the
+/// first error carries the rule torchgen reports).
+///
+/// ```
+/// use opgen_core::schema::{parse_schema, Rule};
+/// let s = parse_schema("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)").unwrap();
+/// assert_eq!(s.arguments.len(), 4);
+/// let errors = parse_schema("relu(Tensr self) -> Tensor").unwrap_err();
+/// assert_eq!((errors[0].rule, errors[0].range.clone()), (Rule::UnknownType, 5..10));
+/// ```
+pub fn parse_schema(text: &str) -> Result<Schema, Vec<SchemaError>> {
+    let mut p = Parser::new(text);
+    let parsed = p.schema();
+    match parsed {
+        Some(schema) if p.errors.is_empty() && p.canonical.is_empty() => {
+            let mut errors = super::invariants::check_invariants(&schema, &p.layout);
+            if errors.is_empty() {
+                let printed = schema.to_string();
+                if printed != text {
+                    errors.push(not_canonical(text, &printed));
+                }
+            }
+            if errors.is_empty() {
+                Ok(schema)
+            } else {
+                Err(errors)
+            }
+        }
+        _ => {
+            let mut errors = p.errors;
+            errors.append(&mut p.canonical);
+            if errors.is_empty() {
+                errors.push(SchemaError::new(
+                    Rule::Shape,
+                    0..text.len(),
+                    "invalid schema",
+                ));
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// Parses a type such as `int[2]?` on its own (R16–R17).
+///
+/// ```
+/// use opgen_core::schema::{parse_type, ArgType, BaseType};
+/// let t = parse_type("Tensor?[]").unwrap();
+/// assert_eq!(t, ArgType::List { elem: Box::new(ArgType::Optional(Box::new(ArgType::Base(BaseType::Tensor)))), size: None });
+/// ```
+pub fn parse_type(text: &str) -> Result<ArgType, SchemaError> {
+    let mut p = Parser::new(text);
+    match p.ty(text, 0) {
+        Some(t) => Ok(t),
+        None => Err(p.errors.remove(0)),
+    }
+}
+
+/// Parses an operator name with optional namespace and overload (`aten::add_.Tensor`),
+/// checking R3–R8. Used for `structured_delegate` and `autogen` values too.
+pub fn parse_operator_name(text: &str) -> Result<OperatorName, Vec<SchemaError>> {
+    let mut p = Parser::new(text);
+    match p.operator_name(text, 0) {
+        Some(n) if p.errors.is_empty() => Ok(n),
+        _ => Err(p.errors),
+    }
+}
+
+/// Byte ranges of the parts of a parsed schema, for pointing errors at them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Layout {
+    pub name: Range<usize>,
+    pub arguments: Vec<Range<usize>>,
+    pub returns: Vec<Range<usize>>,
+    pub returns_all: Range<usize>,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    errors: Vec<SchemaError>,
+    /// R2 problems, reported after everything else (torchgen finds them last).
+    canonical: Vec<SchemaError>,
+    layout: Layout,
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> Self {
+        Parser {
+            src,
+            errors: Vec::new(),
+            canonical: Vec::new(),
+            layout: Layout::default(),
+        }
+    }
+
+    fn err(&mut self, rule: Rule, range: Range<usize>, msg: impl Into<String>) -> &mut SchemaError {
+        self.errors.push(SchemaError::new(rule, range, msg));
+        let last = self.errors.len() - 1;
+        &mut self.errors[last]
+    }
+
+    fn schema(&mut self) -> Option<Schema> {
+        let src = self.src;
+        if let Some(nl) = src.find(['\n', '\r']) {
+            self.err(
+                Rule::Shape,
+                nl..nl + 1,
+                "a schema is one line; found a line break",
+            )
+            .hint = Some("write the whole schema on one line".into());
+            return None;
+        }
+        let Some(open) = src.find('(') else {
+            self.err(
+                Rule::Shape,
+                0..src.len(),
+                "expected `NAME(ARGS) -> RETURNS`; found no `(`",
+            )
+            .hint = Some("write the arguments in parentheses after the operator name".into());
+            return None;
+        };
+        let arrow = src.rfind(") -> ").filter(|&a| a >= open);
+        let Some(arrow) = arrow else {
+            let (range, msg) = match src.find("->") {
+                Some(i) => (
+                    i..i + 2,
+                    "expected `) -> ` before the returns, with one space on each side of `->`",
+                ),
+                None => (
+                    src.len()..src.len(),
+                    "expected ` -> RETURNS` after the arguments",
+                ),
+            };
+            self.err(Rule::Shape, range, msg).hint = Some(
+                "write the schema as `NAME(ARGS) -> RETURNS`, e.g. `relu(Tensor self) -> Tensor`"
+                    .into(),
+            );
+            return None;
+        };
+        if open == 0 {
+            self.err(
+                Rule::Shape,
+                0..1,
+                "the schema has no operator name before `(`",
+            )
+            .hint = Some("start the schema with the operator name, e.g. `relu(`".into());
+            return None;
+        }
+        let name = self.operator_name(&src[..open], 0);
+        self.layout.name = 0..open;
+        let arguments = self.arguments(open + 1, arrow);
+        let returns = self.returns(arrow + 5);
+        Some(Schema {
+            name: name?,
+            arguments: arguments?,
+            returns: returns?,
+        })
+    }
+
+    fn operator_name(&mut self, text: &str, at: usize) -> Option<OperatorName> {
+        let (op_part, overload) = match text.find('.') {
+            Some(dot) => {
+                let ov = &text[dot + 1..];
+                if ov.is_empty() {
+                    self.err(
+                        Rule::EmptyOverload,
+                        at + dot..at + dot + 1,
+                        "`.` is not followed by an overload name",
+                    )
+                    .hint = Some("write the overload name after `.`, or remove the `.`".into());
+                    return None;
+                }
+                (&text[..dot], Some(ov.to_string()))
+            }
+            None => (text, None),
+        };
+        let (namespace, op, op_at) = match op_part.rfind("::") {
+            Some(i) => {
+                if i == 0 {
+                    self.err(
+                        Rule::EmptyNamespace,
+                        at..at + 2,
+                        "`::` is not preceded by a namespace",
+                    )
+                    .hint = Some(
+                        "write the namespace before `::` (e.g. `aten::`), or remove `::`".into(),
+                    );
+                    return None;
+                }
+                (
+                    Some(op_part[..i].to_string()),
+                    &op_part[i + 2..],
+                    at + i + 2,
+                )
+            }
+            None => (None, op_part, at),
+        };
+        let name = self.base_name(op, op_at)?;
+        Some(OperatorName {
+            namespace,
+            name,
+            overload,
+        })
+    }
+
+    fn base_name(&mut self, op: &str, at: usize) -> Option<BaseOperatorName> {
+        let range = at..at + op.len();
+        if op.is_empty() {
+            self.err(Rule::EmptyName, at..at, "the operator name is empty")
+                .hint = Some("write the operator's name, e.g. `relu`".into());
+            return None;
+        }
+        if op.ends_with("_out") {
+            self.err(
+                Rule::OutSuffix,
+                range.end - 4..range.end,
+                format!("operator name `{op}` ends in `_out`, which is reserved"),
+            )
+            .hint = Some(format!(
+                "name out variants with an overload: `{}.out`",
+                &op[..op.len() - 4]
+            ));
+            return None;
+        }
+        let dunder_word = op
+            .strip_prefix("__")
+            .and_then(|s| s.strip_suffix("__"))
+            .filter(|w| !w.is_empty() && !w.contains('_'));
+        let (mut base, inplace, dunder) = match dunder_word {
+            Some(word) => match word.strip_prefix('i') {
+                Some(rest) if AUGMENTED_ASSIGNMENT.contains(&rest) => (rest, true, true),
+                Some(_) => {
+                    self.err(
+                        Rule::BadDunder,
+                        range,
+                        format!("unexpected dunder method `{op}` starting with `i`"),
+                    )
+                    .hint = Some(format!(
+                        "in-place dunders are `__i` + one of {}; rename the operator",
+                        AUGMENTED_ASSIGNMENT.join(", ")
+                    ));
+                    return None;
+                }
+                None => (word, false, true),
+            },
+            None => match op.strip_suffix('_') {
+                Some(b) => (b, true, false),
+                None => (op, false, false),
+            },
+        };
+        let mut functional_overload = false;
+        if let Some(b) = base.strip_suffix("_functional") {
+            if dunder || inplace {
+                self.err(
+                    Rule::FunctionalSuffix,
+                    range,
+                    format!("`{op}` combines `_functional` with an in-place name"),
+                )
+                .hint = Some(
+                    "`_functional` marks the functional variant; drop the trailing `_`".into(),
+                );
+                return None;
+            }
+            functional_overload = true;
+            base = b;
+        }
+        Some(BaseOperatorName {
+            base: base.to_string(),
+            inplace,
+            dunder,
+            functional_overload,
+        })
+    }
+
+    fn arguments(&mut self, start: usize, end: usize) -> Option<Vec<Argument>> {
+        #[derive(PartialEq)]
+        enum State {
+            Positional,
+            KwargOnly,
+            Out,
+        }
+        let src = self.src;
+        let mut state = State::Positional;
+        let mut args = Vec::new();
+        let mut ok = true;
+        let mut star: Option<Range<usize>> = None;
+        let mut after_star = 0;
+        let mut first_out: Option<String> = None;
+        for (piece, at) in split_at_comma_space(&src[start..end], start) {
+            let range = at..at + piece.len();
+            if piece.is_empty() {
+                if end > start {
+                    let slot = at.saturating_sub(2)..(at + 2).min(end);
+                    self.canonical.push(
+                        SchemaError::new(Rule::NotCanonical, slot, "empty argument slot")
+                            .with_hint("remove the extra `, `"),
+                    );
+                }
+                continue;
+            }
+            if piece == "*" {
+                if state != State::Positional {
+                    self.err(
+                        Rule::DuplicateStar,
+                        range,
+                        "the keyword-only marker `*` appears twice",
+                    )
+                    .hint = Some("keep only the first `*`".into());
+                    ok = false;
+                } else {
+                    state = State::KwargOnly;
+                    star = Some(range);
+                }
+                continue;
+            }
+            let Some(mut arg) = self.argument(piece, at) else {
+                ok = false;
+                continue;
+            };
+            if arg.is_write() {
+                if state == State::KwargOnly {
+                    state = State::Out;
+                    first_out = Some(arg.name.clone());
+                }
+            } else if state == State::Out {
+                let out = first_out.clone().unwrap_or_default();
+                self.err(
+                    Rule::NonOutAfterOut,
+                    range.clone(),
+                    format!(
+                        "non-mutable argument `{}` follows the out argument `{out}`",
+                        arg.name
+                    ),
+                )
+                .hint = Some(format!(
+                    "move `{}` before `{out}`; out arguments come last",
+                    arg.name
+                ));
+                ok = false;
+            }
+            if state != State::Positional {
+                arg.kwarg_only = true;
+                after_star += 1;
+            }
+            args.push(arg);
+            self.layout.arguments.push(range);
+        }
+        if let Some(star) = star
+            && after_star == 0
+            && ok
+        {
+            self.canonical.push(
+                SchemaError::new(
+                    Rule::NotCanonical,
+                    star,
+                    "`*` is not followed by any argument",
+                )
+                .with_hint("remove the `*`, or add keyword-only arguments after it"),
+            );
+        }
+        if !ok {
+            return None;
+        }
+        self.check_argument_groups(&args);
+        Some(args)
+    }
+
+    /// R14 and R15: checked by torchgen once all arguments are read.
+    fn check_argument_groups(&mut self, args: &[Argument]) {
+        let ranges = self.layout.arguments.clone();
+        let positional: Vec<usize> = (0..args.len()).filter(|&i| !args[i].kwarg_only).collect();
+        if let Some(self_pos) = positional.iter().position(|&i| args[i].name == "self") {
+            for &i in &positional[..self_pos] {
+                if args[i].is_write() {
+                    self.err(
+                        Rule::WrittenPreSelf,
+                        ranges[i].clone(),
+                        format!("argument `{}` before `self` is written (`!`)", args[i].name),
+                    )
+                    .hint = Some("move the written argument after `self`, or drop its `!`".into());
+                }
+            }
+        }
+        let kwargs: Vec<usize> = (0..args.len())
+            .filter(|&i| args[i].kwarg_only && !args[i].is_write())
+            .collect();
+        let mut seen = false;
+        let mut k = 0;
+        while k < kwargs.len() {
+            if k + 4 <= kwargs.len() && is_tensor_options(&args[kwargs[k]..=kwargs[k + 3]]) {
+                if seen {
+                    let r = ranges[kwargs[k]].start..ranges[kwargs[k + 3]].end;
+                    self.err(Rule::DuplicateTensorOptions, r, "the TensorOptions arguments `dtype, layout, device, pin_memory` appear twice")
+                        .hint = Some("keep one `dtype, layout, device, pin_memory` group".into());
+                }
+                seen = true;
+                k += 4;
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    fn argument(&mut self, piece: &str, at: usize) -> Option<Argument> {
+        let range = at..at + piece.len();
+        if !piece.contains(' ') {
+            self.err(
+                Rule::ArgumentShape,
+                range,
+                format!("argument `{piece}` has no name"),
+            )
+            .hint = Some("write the type, one space, then the name, e.g. `Tensor other`".into());
+            return None;
+        }
+        let (decl, default) = match piece.find('=') {
+            Some(eq) => {
+                if let Some(second) = piece[eq + 1..].find('=') {
+                    let s = at + eq + 1 + second;
+                    self.err(
+                        Rule::MultipleEquals,
+                        s..s + 1,
+                        format!("argument `{piece}` has more than one `=`"),
+                    )
+                    .hint = Some("a default may not contain `=`".into());
+                    return None;
+                }
+                let text = &piece[eq + 1..];
+                if text.is_empty() {
+                    self.err(
+                        Rule::EmptyDefault,
+                        at + eq..at + eq + 1,
+                        format!("`=` in `{piece}` is not followed by a default"),
+                    )
+                    .hint = Some("write the default value after `=`, or remove `=`".into());
+                    return None;
+                }
+                (&piece[..eq], Some(text))
+            }
+            None => (piece, None),
+        };
+        let Some(sp) = decl.rfind(' ') else {
+            self.err(
+                Rule::ArgumentShape,
+                range,
+                format!("argument `{piece}` has no name before its default"),
+            )
+            .hint = Some("write `TYPE NAME=DEFAULT`".into());
+            return None;
+        };
+        let (type_part, name) = (&decl[..sp], &decl[sp + 1..]);
+        if name.is_empty() {
+            self.err(
+                Rule::ArgumentShape,
+                range,
+                format!("argument `{piece}` has an empty name"),
+            )
+            .hint = Some("write the type, one space, then the name, e.g. `Tensor other`".into());
+            return None;
+        }
+        let (ty, annotation) = self.annotated_type(type_part, at)?;
+        let default = default.map(|text| DefaultValue {
+            text: text.to_string(),
+            value: parse_literal(text),
+        });
+        Some(Argument {
+            name: name.to_string(),
+            ty,
+            annotation,
+            default,
+            kwarg_only: false,
+        })
+    }
+
+    /// `Tensor(a!)`, `Tensor(a)?`, `Tensor(a)[]` or a plain type.
+    fn annotated_type(
+        &mut self,
+        text: &str,
+        at: usize,
+    ) -> Option<(ArgType, Option<AliasAnnotation>)> {
+        if let Some(rest) = text.strip_prefix("Tensor(")
+            && let Some(close) = rest.rfind(')').filter(|&c| c > 0)
+        {
+            let inner = &rest[..close];
+            let suffix = &rest[close + 1..];
+            let inner_at = at + 7;
+            let ty = match suffix {
+                "" => ArgType::Base(BaseType::Tensor),
+                "?" => ArgType::Optional(Box::new(ArgType::Base(BaseType::Tensor))),
+                "[]" => ArgType::List {
+                    elem: Box::new(ArgType::Base(BaseType::Tensor)),
+                    size: None,
+                },
+                _ => {
+                    let s = inner_at + close + 1;
+                    self.err(
+                        Rule::AnnotationPosition,
+                        s..s + suffix.len(),
+                        format!("unrecognized alias annotation form `Tensor(...){suffix}`"),
+                    )
+                    .hint = Some(
+                        "annotations go only in `Tensor(a)`, `Tensor(a)?` and `Tensor(a)[]`".into(),
+                    );
+                    return None;
+                }
+            };
+            let annotation = self.annotation(inner, inner_at)?;
+            return Some((ty, Some(annotation)));
+        }
+        if let Some(paren) = text.find('(')
+            && text.ends_with(')')
+        {
+            self.err(
+                Rule::AnnotationPosition,
+                at..at + text.len(),
+                format!("alias annotation in `{text}` is not right after the word `Tensor`"),
+            )
+            .hint = Some(format!(
+                "annotations go only in `Tensor(a)`, `Tensor(a)?` and `Tensor(a)[]`{}",
+                if text.starts_with("Tensor") && paren > 6 {
+                    format!("; write `Tensor(...){}`", &text[6..paren])
+                } else {
+                    String::new()
+                }
+            ));
+            return None;
+        }
+        Some((self.ty(text, at)?, None))
+    }
+
+    fn annotation(&mut self, text: &str, at: usize) -> Option<AliasAnnotation> {
+        let range = at..at + text.len();
+        let Some(ann) = scan_annotation(text) else {
+            self.err(Rule::AnnotationSyntax, range, format!("unrecognized alias annotation `{text}`"))
+                .hint = Some("write lowercase letters joined by `|`, then an optional `!`, then an optional ` -> ` with `*` or letters, e.g. `a!` or `a -> *`".into());
+            return None;
+        };
+        if ann.is_write && ann.before.len() > 1 {
+            self.err(
+                Rule::WriteAliasSetSize,
+                range,
+                format!("alias set `{text}` is larger than one and cannot be written"),
+            )
+            .hint = Some("a written tensor names exactly one alias set, e.g. `a!`".into());
+            return None;
+        }
+        if ann.before.len() > 1 && ann.after.len() > 1 {
+            self.err(
+                Rule::AliasSetsBothLarge,
+                range,
+                format!(
+                    "alias sets before and after ` -> ` in `{text}` both have more than one member"
+                ),
+            )
+            .hint = Some("keep one letter on one side of the arrow".into());
+            return None;
+        }
+        if ann.before.len() > 2 {
+            self.err(
+                Rule::TooManyAliasLetters,
+                range,
+                format!(
+                    "alias annotation `{text}` names more than two alias sets before the arrow"
+                ),
+            )
+            .hint = Some("use at most two letters, e.g. `a|b`".into());
+            return None;
+        }
+        Some(ann)
+    }
+
+    fn ty(&mut self, t: &str, at: usize) -> Option<ArgType> {
+        if let Some(inner) = t.strip_suffix('?')
+            && !inner.is_empty()
+        {
+            return Some(ArgType::Optional(Box::new(self.ty(inner, at)?)));
+        }
+        if let Some(body) = t.strip_suffix(']')
+            && let Some(open) = body.rfind('[')
+            && open > 0
+            && body[open + 1..].bytes().all(|b| b.is_ascii_digit())
+        {
+            let digits = &body[open + 1..];
+            let size = if digits.is_empty() {
+                None
+            } else {
+                let r = at + open + 1..at + open + 1 + digits.len();
+                match digits.parse::<u32>() {
+                    Ok(n) if n > 0 && !digits.starts_with('0') => Some(n),
+                    _ => {
+                        self.err(Rule::BadListSize, r, format!("list size `{digits}` is not a positive number without leading zeros"))
+                            .hint = Some("write `[]` for a list of any length, or a size such as `[2]`".into());
+                        return None;
+                    }
+                }
+            };
+            let elem = self.ty(&body[..open], at)?;
+            return Some(ArgType::List {
+                elem: Box::new(elem),
+                size,
+            });
+        }
+        if let Some(class) = t.strip_prefix(CUSTOM_CLASS_PREFIX)
+            && !class.is_empty()
+            && class
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        {
+            return Some(ArgType::CustomClass(class.to_string()));
+        }
+        if let Some(b) = BaseType::from_name(t) {
+            return Some(ArgType::Base(b));
+        }
+        let e = self.err(Rule::UnknownType, at..at + t.len(), unknown_type_message(t));
+        e.hint = Some(unknown_type_hint(t));
+        None
+    }
+
+    fn returns(&mut self, start: usize) -> Option<Vec<Return>> {
+        let src = self.src;
+        let text = &src[start..];
+        self.layout.returns_all = start..src.len();
+        if text.is_empty() {
+            self.err(
+                Rule::EmptyReturns,
+                start.saturating_sub(1)..start,
+                "the returns after `->` are empty",
+            )
+            .hint = Some("write `()` for an operator that returns nothing".into());
+            return None;
+        }
+        if text == "()" {
+            return Some(Vec::new());
+        }
+        let parens = text.len() >= 2 && text.starts_with('(') && text.ends_with(')');
+        let (inner, inner_at) = if parens {
+            (&text[1..text.len() - 1], start + 1)
+        } else {
+            (text, start)
+        };
+        let mut returns = Vec::new();
+        let mut ok = true;
+        for (piece, at) in split_at_comma_space(inner, inner_at) {
+            match self.ret(piece, at) {
+                Some(r) => {
+                    returns.push(r);
+                    self.layout.returns.push(at..at + piece.len());
+                }
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        if parens && returns.len() == 1 {
+            self.canonical.push(
+                SchemaError::new(
+                    Rule::NotCanonical,
+                    start..src.len(),
+                    "a single return is written in parentheses",
+                )
+                .with_hint(format!("write `-> {inner}`")),
+            );
+        } else if !parens && returns.len() > 1 {
+            self.canonical.push(
+                SchemaError::new(
+                    Rule::NotCanonical,
+                    start..src.len(),
+                    "several returns are written without parentheses",
+                )
+                .with_hint(format!("write `-> ({text})`")),
+            );
+        }
+        Some(returns)
+    }
+
+    fn ret(&mut self, piece: &str, at: usize) -> Option<Return> {
+        let (type_part, name) = match piece.rfind(' ') {
+            Some(sp) => (&piece[..sp], Some(piece[sp + 1..].to_string())),
+            None => (piece, None),
+        };
+        if piece.is_empty() {
+            self.err(Rule::UnknownType, at..at, "empty return type")
+                .hint = Some("remove the extra `, ` or write the return's type".into());
+            return None;
+        }
+        let (ty, annotation) = self.annotated_type(type_part, at)?;
+        Some(Return {
+            name,
+            ty,
+            annotation,
+        })
+    }
+}
+
+/// Splits at every `", "` as torchgen does, yielding each piece with its byte offset.
+fn split_at_comma_space(text: &str, at: usize) -> impl Iterator<Item = (&str, usize)> {
+    let mut offset = 0;
+    text.split(", ").map(move |piece| {
+        let start = at + offset;
+        offset += piece.len() + 2;
+        (piece, start)
+    })
+}
+
+fn is_tensor_options(four: &[Argument]) -> bool {
+    let expected = [
+        ("dtype", BaseType::ScalarType),
+        ("layout", BaseType::Layout),
+        ("device", BaseType::Device),
+        ("pin_memory", BaseType::Bool),
+    ];
+    four.len() == 4
+        && four.iter().zip(expected).all(|(a, (name, base))| {
+            a.name == name
+                && (a.ty == ArgType::Base(base)
+                    || a.ty == ArgType::Optional(Box::new(ArgType::Base(base))))
+        })
+}
+
+/// The grammar `[a-z](|[a-z])* !? ( -> (\*|[a-z](|[a-z])*))?`, anchored at both ends.
+fn scan_annotation(text: &str) -> Option<AliasAnnotation> {
+    fn letters(s: &str) -> Option<Vec<char>> {
+        let mut out = Vec::new();
+        for (i, part) in s.split('|').enumerate() {
+            let mut cs = part.chars();
+            let (Some(c), None) = (cs.next(), cs.next()) else {
+                return None;
+            };
+            if !c.is_ascii_lowercase() || (i > 0 && out.is_empty()) {
+                return None;
+            }
+            out.push(c);
+        }
+        Some(out)
+    }
+    let (before_part, after) = match text.split_once(" -> ") {
+        Some((b, a)) => (b, Some(a)),
+        None => (text, None),
+    };
+    let (before_part, is_write) = match before_part.strip_suffix('!') {
+        Some(b) => (b, true),
+        None => (before_part, false),
+    };
+    let before = letters(before_part)?;
+    let after = match after {
+        None => Vec::new(),
+        Some("*") => vec!['*'],
+        Some(a) => letters(a)?,
+    };
+    Some(AliasAnnotation {
+        before,
+        is_write,
+        after,
+    })
+}
+
+/// Reads a default's text as a literal (SCHEMA.md §1.8). Never fails: text that is no
+/// recognised literal is kept as [`Literal::Other`].
+pub(crate) fn parse_literal(text: &str) -> Literal {
+    match text {
+        "None" => return Literal::None,
+        "True" => return Literal::Bool(true),
+        "False" => return Literal::Bool(false),
+        _ => {}
+    }
+    if let Some(body) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        if body.is_empty() {
+            return Literal::List(Vec::new());
+        }
+        return Literal::List(body.split(',').map(|e| parse_literal(e.trim())).collect());
+    }
+    if let Some(s) = unquote(text) {
+        return Literal::Str(s);
+    }
+    if is_int(text) {
+        return match text.parse::<i64>() {
+            Ok(i) => Literal::Int(i),
+            Err(_) => Literal::Other(text.to_string()),
+        };
+    }
+    if is_float(text)
+        && let Ok(f) = text.parse::<f64>()
+    {
+        return Literal::Float(Float(f));
+    }
+    let mut chars = text.chars();
+    if chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Literal::Ident(text.to_string());
+    }
+    Literal::Other(text.to_string())
+}
+
+fn is_int(t: &str) -> bool {
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_float(t: &str) -> bool {
+    let t = t.strip_prefix('-').unwrap_or(t);
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((a, b)) => {
+            !(a.is_empty() && b.is_empty())
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+        }
+        None => {
+            exp.is_some() && !mantissa.is_empty() && mantissa.bytes().all(|c| c.is_ascii_digit())
+        }
+    };
+    let exp_ok = exp.is_none_or(|e| is_int(e.strip_prefix('+').unwrap_or(e)));
+    mantissa_ok && exp_ok
+}
+
+/// A string literal in single or double quotes with backslash escapes, unescaped.
+fn unquote(text: &str) -> Option<String> {
+    let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let body = text.strip_prefix(quote)?.strip_suffix(quote)?;
+    if text.len() < 2 {
+        return None;
+    }
+    let mut out = String::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                '0' => out.push('\0'),
+                other => out.push(other),
+            },
+            c if c == quote => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+fn unknown_type_message(t: &str) -> String {
+    if t.is_empty() {
+        "missing type".to_string()
+    } else if t.contains(',') {
+        format!("unknown type `{t}`; a `,` must be followed by one space")
+    } else if t.contains(" -> ") || t.contains("->") {
+        format!(
+            "unknown type `{t}`; an annotation with ` -> ` is only allowed on named returns and arguments"
+        )
+    } else {
+        format!("unknown type `{t}`")
+    }
+}
+
+fn unknown_type_hint(t: &str) -> String {
+    let names: Vec<&str> = BaseType::ALL.iter().map(|b| b.as_str()).collect();
+    let best = names
+        .iter()
+        .map(|n| {
+            (
+                edit_distance(&t.to_ascii_lowercase(), &n.to_ascii_lowercase()),
+                *n,
+            )
+        })
+        .min();
+    match best {
+        Some((d, n)) if d <= 2 && !t.is_empty() => format!("did you mean `{n}`?"),
+        _ => format!("schema types are {}", names.join(", ")),
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The R2 error for a schema that parsed but prints differently: the range covers the
+/// first differing byte to the end of the input.
+fn not_canonical(text: &str, printed: &str) -> SchemaError {
+    let first_diff = text
+        .bytes()
+        .zip(printed.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(text.len().min(printed.len()));
+    let mut start = first_diff;
+    while start > 0 && !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    SchemaError::new(
+        Rule::NotCanonical,
+        start..text.len(),
+        "the schema is not in canonical form",
+    )
+    .with_hint(format!("write it as `{printed}`"))
+}
