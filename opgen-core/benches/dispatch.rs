@@ -1,0 +1,210 @@
+//! Dispatch overhead, on no-op kernels that return (a clone of) their reference-counted tensor
+//! argument, for `identity(Tensor self) -> Tensor` and
+//! `add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`:
+//!
+//! * (a) `direct`: the kernel called through a function pointer hidden from the optimiser;
+//! * (b) `typed`: a dispatched call through a cached typed handle;
+//! * (c) `boxed`: a boxed call (push the arguments, call, pop the result; the stack is reused);
+//!   `boxed_resident` leaves the result on the stack as the next call's argument, which
+//!   separates the dispatcher's share from the caller's pushes and pops;
+//! * (d) `typed_autograd`: (b) with a tensor that also carries `AutogradCPU`, which has no
+//!   kernel but a fallthrough fallback (resolved when the table is built).
+//!
+//! Run with `cargo bench -p opgen-core --bench dispatch`. After criterion's report, a summary
+//! gives ns per call and the overhead over (a), measured again with plain timing loops.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use criterion::Criterion;
+use opgen_core::dispatch::{
+    DispatchKey, DispatchKeySet, Dispatcher, IValue, Registration, Scalar, Stack, Tensor,
+    TypedOperator,
+};
+
+#[derive(Clone)]
+struct BenchTensor(Arc<DispatchKeySet>);
+
+impl Tensor for BenchTensor {
+    fn key_set(&self) -> DispatchKeySet {
+        *self.0
+    }
+}
+
+fn identity(t: &BenchTensor) -> BenchTensor {
+    t.clone()
+}
+
+fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
+    a.clone()
+}
+
+type Identity = TypedOperator<BenchTensor, (&'static BenchTensor,), BenchTensor>;
+type Add =
+    TypedOperator<BenchTensor, (&'static BenchTensor, &'static BenchTensor, Scalar), BenchTensor>;
+
+struct Setup {
+    identity: Identity,
+    add: Add,
+    cpu: BenchTensor,
+    autograd: BenchTensor,
+    _registrations: Vec<Registration>,
+}
+
+fn setup() -> Setup {
+    let d = Dispatcher::global();
+    let lib = d.library("bench").expect("namespace");
+    let registrations = vec![
+        lib.def("identity(Tensor self) -> Tensor").expect("def"),
+        lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+            .expect("def"),
+        lib.impl_("identity", DispatchKey::CPU, identity)
+            .expect("impl"),
+        lib.impl_("add.Tensor", DispatchKey::CPU, add)
+            .expect("impl"),
+        d.impls("_")
+            .fallback_fallthrough(DispatchKey::Autograd)
+            .expect("fallback"),
+    ];
+    Setup {
+        identity: d
+            .typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")
+            .expect("typed"),
+        add: d
+            .typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")
+            .expect("typed"),
+        cpu: BenchTensor(Arc::new(DispatchKey::CPU.into())),
+        autograd: BenchTensor(Arc::new(DispatchKeySet::from_keys(&[
+            DispatchKey::CPU,
+            DispatchKey::AutogradCPU,
+        ]))),
+        _registrations: registrations,
+    }
+}
+
+/// The measured loop bodies, by name.
+/// A named loop body.
+type Case<'s> = (&'static str, Box<dyn FnMut() + 's>);
+
+fn cases(s: &Setup) -> Vec<Case<'_>> {
+    let direct1: fn(&BenchTensor) -> BenchTensor = black_box(identity);
+    let direct3: fn(&BenchTensor, &BenchTensor, Scalar) -> BenchTensor = black_box(add);
+    let mut stack1: Stack<BenchTensor> = Stack::with_capacity(4);
+    let mut stack3: Stack<BenchTensor> = Stack::with_capacity(4);
+    let mut resident: Stack<BenchTensor> = Stack::from(vec![IValue::Tensor(s.cpu.clone())]);
+    let op1_resident = s.identity.handle().clone();
+    let op1 = s.identity.handle().clone();
+    let op3 = s.add.handle().clone();
+    vec![
+        (
+            "1arg/a_direct",
+            Box::new(move || drop(black_box(direct1(black_box(&s.cpu))))),
+        ),
+        (
+            "1arg/b_typed",
+            Box::new(move || drop(black_box(s.identity.call(black_box(&s.cpu))))),
+        ),
+        (
+            "1arg/c_boxed",
+            Box::new(move || {
+                stack1.push(IValue::Tensor(black_box(&s.cpu).clone()));
+                op1.call_boxed(&mut stack1).expect("call");
+                drop(black_box(stack1.pop()));
+            }),
+        ),
+        (
+            "1arg/c_boxed_resident",
+            Box::new(move || {
+                op1_resident
+                    .call_boxed(black_box(&mut resident))
+                    .expect("call")
+            }),
+        ),
+        (
+            "1arg/d_typed_autograd",
+            Box::new(move || drop(black_box(s.identity.call(black_box(&s.autograd))))),
+        ),
+        (
+            "3arg/a_direct",
+            Box::new(move || {
+                drop(black_box(direct3(
+                    black_box(&s.cpu),
+                    black_box(&s.cpu),
+                    Scalar::Int(1),
+                )))
+            }),
+        ),
+        (
+            "3arg/b_typed",
+            Box::new(move || {
+                drop(black_box(s.add.call(
+                    black_box(&s.cpu),
+                    black_box(&s.cpu),
+                    Scalar::Int(1),
+                )))
+            }),
+        ),
+        (
+            "3arg/c_boxed",
+            Box::new(move || {
+                stack3.push(IValue::Tensor(black_box(&s.cpu).clone()));
+                stack3.push(IValue::Tensor(black_box(&s.cpu).clone()));
+                stack3.push(IValue::Scalar(Scalar::Int(1)));
+                op3.call_boxed(&mut stack3).expect("call");
+                drop(black_box(stack3.pop()));
+            }),
+        ),
+        (
+            "3arg/d_typed_autograd",
+            Box::new(move || {
+                drop(black_box(s.add.call(
+                    black_box(&s.autograd),
+                    black_box(&s.autograd),
+                    Scalar::Int(1),
+                )))
+            }),
+        ),
+    ]
+}
+
+fn bench(c: &mut Criterion, s: &Setup) {
+    let mut group = c.benchmark_group("dispatch");
+    for (name, mut body) in cases(s) {
+        group.bench_function(name, |b| b.iter(&mut body));
+    }
+    group.finish();
+}
+
+/// ns per call: the best of 7 runs of `n` calls.
+fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
+    (0..7)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..n {
+                body();
+            }
+            start.elapsed().as_secs_f64() * 1e9 / f64::from(n)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn summary(s: &Setup) {
+    println!("\nsummary: ns per call (best of 7 x 2,000,000), overhead over (a)");
+    let mut direct = 0.0;
+    for (name, mut body) in cases(s) {
+        let ns = time(&mut *body, 2_000_000);
+        if name.ends_with("a_direct") {
+            direct = ns;
+        }
+        println!("  {name:<24} {ns:6.2} ns   {:+6.2} ns", ns - direct);
+    }
+}
+
+fn main() {
+    let s = setup();
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c, &s);
+    c.final_summary();
+    summary(&s);
+}

@@ -1,0 +1,130 @@
+//! A fixed number of calls of one dispatch benchmark case, for counting instructions with
+//! callgrind (the cases are those of `benches/dispatch.rs`):
+//!
+//! ```text
+//! cargo build --release --example dispatch_callgrind
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/dispatch_callgrind b1 100000
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/dispatch_callgrind b1 200000
+//! ```
+//!
+//! Instructions per call = (total of the second run - total of the first) / 100000, which
+//! cancels start-up and registration. Cases: `a1 b1 c1 d1` (one argument) and `a3 b3 c3 d3`
+//! (three): a = direct call through an opaque function pointer, b = typed call, c = boxed
+//! call (push the arguments, call, pop the result), d = typed call with an autograd key
+//! served by a fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
+//! as the next call's argument (the dispatcher's share of c1, without the caller's push/pop).
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use opgen_core::dispatch::{
+    DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Scalar, Stack, Tensor,
+};
+
+#[derive(Clone)]
+struct BenchTensor(Arc<DispatchKeySet>);
+
+impl Tensor for BenchTensor {
+    fn key_set(&self) -> DispatchKeySet {
+        *self.0
+    }
+}
+
+fn identity(t: &BenchTensor) -> BenchTensor {
+    t.clone()
+}
+
+fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
+    a.clone()
+}
+
+fn run(case: &str, n: u64) -> Result<(), Error> {
+    let d = Dispatcher::global();
+    let lib = d.library("bench")?;
+    let _defs = (
+        lib.def("identity(Tensor self) -> Tensor")?,
+        lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?,
+        lib.impl_("identity", DispatchKey::CPU, identity)?,
+        lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
+        d.impls("_").fallback_fallthrough(DispatchKey::Autograd)?,
+    );
+    let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
+    let op3 =
+        d.typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")?;
+    let cpu = BenchTensor(Arc::new(DispatchKey::CPU.into()));
+    let autograd = BenchTensor(Arc::new(DispatchKeySet::from_keys(&[
+        DispatchKey::CPU,
+        DispatchKey::AutogradCPU,
+    ])));
+    let direct1: fn(&BenchTensor) -> BenchTensor = black_box(identity);
+    let direct3: fn(&BenchTensor, &BenchTensor, Scalar) -> BenchTensor = black_box(add);
+    let mut stack: Stack<BenchTensor> = Stack::with_capacity(4);
+    let t = &cpu;
+    // The case is chosen once, outside the loop, so that every case's loop is only its call.
+    macro_rules! repeat {
+        ($body:expr) => {
+            for _ in 0..n {
+                $body;
+            }
+        };
+    }
+    match case {
+        "a1" => repeat!(drop(black_box(direct1(black_box(t))))),
+        "b1" => repeat!(drop(black_box(op1.call(black_box(t))))),
+        "c1" => repeat!({
+            stack.push(IValue::Tensor(black_box(t).clone()));
+            op1.handle().call_boxed(&mut stack)?;
+            drop(black_box(stack.pop()));
+        }),
+        // The result of each call is the argument of the next: no push or pop by the caller.
+        "e1" => {
+            stack.push(IValue::Tensor(t.clone()));
+            repeat!(op1.handle().call_boxed(black_box(&mut stack))?);
+        }
+        "d1" => repeat!(drop(black_box(op1.call(black_box(&autograd))))),
+        "a3" => repeat!(drop(black_box(direct3(
+            black_box(t),
+            black_box(t),
+            Scalar::Int(1)
+        )))),
+        "b3" => repeat!(drop(black_box(op3.call(
+            black_box(t),
+            black_box(t),
+            Scalar::Int(1)
+        )))),
+        "c3" => repeat!({
+            stack.push(IValue::Tensor(black_box(t).clone()));
+            stack.push(IValue::Tensor(black_box(t).clone()));
+            stack.push(IValue::Scalar(Scalar::Int(1)));
+            op3.handle().call_boxed(&mut stack)?;
+            drop(black_box(stack.pop()));
+        }),
+        "d3" => repeat!(drop(black_box(op3.call(
+            black_box(&autograd),
+            black_box(&autograd),
+            Scalar::Int(1)
+        )))),
+        other => {
+            return Err(Error::from(format!(
+                "unknown case `{other}`; expected a1 b1 c1 d1 e1 a3 b3 c3 d3"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
+        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: a1 b1 c1 d1 e1 a3 b3 c3 d3)");
+        return ExitCode::FAILURE;
+    };
+    match run(case, n) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The only module with `unsafe` code: type-erased kernel pointers and the lock-free table
+//! cell. Each `unsafe` block carries the argument for why it is sound.
+//!
+//! The call path reads an operator's table with one atomic load and calls a kernel through
+//! one indirect call. Three things make that possible without locks or reference counting:
+//!
+//! * [`ErasedFn`] stores a function pointer of some signature next to the `TypeId` of a
+//!   marker naming that signature, and hands it back only to a caller asking for that same
+//!   marker;
+//! * [`Functor`] stores a kernel object behind an `Arc` next to its `TypeId`, and hands out a
+//!   reference only for that type;
+//! * [`TableCell`] publishes immutable tables through an `AtomicPtr` and keeps every table it
+//!   ever published until the cell itself is dropped, so a reference obtained by a reader
+//!   stays valid for as long as the reader borrows the cell. Freeing superseded tables
+//!   earlier would need a per-call atomic read-modify-write or fence (about 2 ns each on the
+//!   reference machine, most of the call's budget); registration is rare, so the retained
+//!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
+//!   registering and dropping the same kernels does not grow the cell.
+
+use std::any::{Any, TypeId};
+use std::marker::PhantomData;
+use std::mem::{size_of, transmute_copy};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// A marker type naming one function-pointer signature.
+pub(crate) trait FnSig: 'static {
+    /// The function pointer type.
+    type Ptr: Copy + Send + Sync + 'static;
+}
+
+/// Never implements [`FnSig`], so an `ErasedFn` made by [`ErasedFn::none`] never matches.
+struct NoFn;
+
+/// A function pointer with its signature erased.
+pub(crate) struct ErasedFn {
+    ptr: *const (),
+    sig: TypeId,
+}
+
+// SAFETY: `ptr` holds the bits of a `S::Ptr`, which is `Send + Sync` by `FnSig`'s bound, and
+// it is only turned back into that type.
+unsafe impl Send for ErasedFn {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for ErasedFn {}
+
+impl ErasedFn {
+    /// An erased pointer that no signature matches.
+    pub(crate) fn none() -> ErasedFn {
+        ErasedFn {
+            ptr: std::ptr::null(),
+            sig: TypeId::of::<NoFn>(),
+        }
+    }
+
+    /// Erases `f`, a value of `S::Ptr`.
+    pub(crate) fn new<S: FnSig>(f: S::Ptr) -> ErasedFn {
+        const { assert!(size_of::<S::Ptr>() == size_of::<*const ()>()) };
+        // SAFETY: the sizes are equal (checked at compile time), and any bit pattern is a valid
+        // `*const ()`; the bits are only read back as `S::Ptr` (see `get`).
+        let ptr = unsafe { transmute_copy::<S::Ptr, *const ()>(&f) };
+        ErasedFn {
+            ptr,
+            sig: TypeId::of::<S>(),
+        }
+    }
+
+    /// The pointer, if it was erased from a `S::Ptr`.
+    #[inline(always)]
+    pub(crate) fn get<S: FnSig>(&self) -> Option<S::Ptr> {
+        if self.sig == TypeId::of::<S>() {
+            // SAFETY: `sig == TypeId::of::<S>()` only if `new::<S>` made `self` (`none` uses a
+            // type without `FnSig`), so `ptr` holds the bits of a valid `S::Ptr`, a `Copy` type
+            // of the same size; copying them back yields that value.
+            Some(unsafe { transmute_copy::<*const (), S::Ptr>(&self.ptr) })
+        } else {
+            None
+        }
+    }
+}
+
+/// A kernel object behind an `Arc`, with its type erased.
+pub(crate) struct Functor {
+    keep: Arc<dyn Any + Send + Sync>,
+    ty: TypeId,
+}
+
+impl Functor {
+    /// Erases `value`.
+    pub(crate) fn new<K: Any + Send + Sync>(value: K) -> Functor {
+        Functor {
+            keep: Arc::new(value),
+            ty: TypeId::of::<K>(),
+        }
+    }
+
+    /// The object, if it is a `K`. Unlike `<dyn Any>::downcast_ref`, the check reads a stored
+    /// `TypeId` instead of making a virtual call.
+    #[inline(always)]
+    pub(crate) fn downcast<K: Any>(&self) -> Option<&K> {
+        if self.ty == TypeId::of::<K>() {
+            let ptr = Arc::as_ptr(&self.keep).cast::<K>();
+            // SAFETY: `ty` is the `TypeId` of the value `new` put in `keep`, so the data
+            // pointer of `keep` points to a live `K`, kept alive by `keep` for as long as
+            // `self` is borrowed; only shared references are ever made to it.
+            Some(unsafe { &*ptr })
+        } else {
+            None
+        }
+    }
+}
+
+/// A mutable borrow of a value whose type is erased: the stack of a boxed call, whose tensor
+/// type the kernel checks. Unlike `&mut dyn Any`, checking the type reads a stored `TypeId`
+/// instead of making a virtual call; and it is two words, so it is passed in registers.
+pub(crate) struct AnyMut<'a> {
+    ptr: NonNull<()>,
+    ty: &'static TypeDesc,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+/// A type's id and name.
+pub(crate) struct TypeDesc {
+    id: TypeId,
+    name: fn() -> &'static str,
+}
+
+impl<'a> AnyMut<'a> {
+    /// Erases `value`.
+    #[inline(always)]
+    pub(crate) fn new<V: Any>(value: &'a mut V) -> AnyMut<'a> {
+        AnyMut {
+            ptr: NonNull::from(value).cast(),
+            ty: const {
+                &TypeDesc {
+                    id: TypeId::of::<V>(),
+                    name: std::any::type_name::<V>,
+                }
+            },
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The name of the value's type.
+    pub(crate) fn type_name(&self) -> &'static str {
+        (self.ty.name)()
+    }
+
+    /// The value if it is a `V`, else the name of its type.
+    #[inline(always)]
+    pub(crate) fn downcast<V: Any>(self) -> Result<&'a mut V, &'static str> {
+        if self.ty.id == TypeId::of::<V>() {
+            // SAFETY: `new` made `ptr` from a `&'a mut V` with `ty.id == TypeId::of::<V>()`,
+            // and `self` (which is not `Copy`) carries that exclusive borrow: converting it
+            // back is the only use of the pointer.
+            Ok(unsafe { self.ptr.cast::<V>().as_mut() })
+        } else {
+            Err(self.type_name())
+        }
+    }
+}
+
+/// An operator's current dispatch table, readable with one atomic load.
+pub(crate) struct TableCell<T> {
+    current: AtomicPtr<T>,
+    /// Every table published so far; never shrinks while the cell lives.
+    retained: Mutex<Vec<Arc<T>>>,
+}
+
+/// How many recent tables `publish` compares a new table with.
+const REUSE_WINDOW: usize = 16;
+
+impl<T> TableCell<T> {
+    /// A cell holding `initial`.
+    pub(crate) fn new(initial: T) -> TableCell<T> {
+        let initial = Arc::new(initial);
+        TableCell {
+            current: AtomicPtr::new(Arc::as_ptr(&initial).cast_mut()),
+            retained: Mutex::new(vec![initial]),
+        }
+    }
+
+    /// The current table.
+    #[inline(always)]
+    pub(crate) fn load(&self) -> &T {
+        let ptr = self.current.load(Ordering::Acquire);
+        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new` or
+        // `publish`), and `retained` only grows until the cell is dropped, which cannot happen
+        // while `self` is borrowed; so the table is alive for the returned lifetime. Tables are
+        // never mutated after publication, and the `Release` store in `publish` paired with
+        // this `Acquire` load makes its initialisation visible.
+        unsafe { &*ptr }
+    }
+
+    /// Makes `table` current, or an equal recent table (`same` decides equality).
+    pub(crate) fn publish(&self, table: T, same: impl Fn(&T, &T) -> bool) {
+        let mut retained = self.retained.lock().unwrap_or_else(PoisonError::into_inner);
+        let reuse = retained
+            .iter()
+            .rev()
+            .take(REUSE_WINDOW)
+            .find(|t| same(t, &table));
+        let ptr = match reuse {
+            Some(existing) => Arc::as_ptr(existing),
+            None => {
+                let table = Arc::new(table);
+                let ptr = Arc::as_ptr(&table);
+                retained.push(table);
+                ptr
+            }
+        };
+        self.current.store(ptr.cast_mut(), Ordering::Release);
+    }
+
+    /// How many tables the cell retains.
+    #[cfg(test)]
+    pub(crate) fn retained(&self) -> usize {
+        self.retained
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Unary;
+    impl FnSig for Unary {
+        type Ptr = fn(i32) -> i32;
+    }
+    struct Binary;
+    impl FnSig for Binary {
+        type Ptr = fn(i32, i32) -> i32;
+    }
+
+    #[test]
+    fn erased_fn_only_comes_back_as_its_signature() {
+        let f = ErasedFn::new::<Unary>(|x| x + 1);
+        assert!(f.get::<Binary>().is_none());
+        assert_eq!(f.get::<Unary>().map(|f| f(1)), Some(2));
+        assert!(ErasedFn::none().get::<Unary>().is_none());
+    }
+
+    #[test]
+    fn functor_only_comes_back_as_its_type() {
+        let k = Functor::new(String::from("kernel"));
+        assert_eq!(k.downcast::<String>().map(String::as_str), Some("kernel"));
+        assert!(k.downcast::<u32>().is_none());
+    }
+
+    #[test]
+    fn any_mut_only_comes_back_as_its_type() {
+        let mut v = vec![1u8];
+        assert_eq!(
+            AnyMut::new(&mut v).downcast::<Vec<u16>>().err(),
+            Some("alloc::vec::Vec<u8>")
+        );
+        assert_eq!(AnyMut::new(&mut v).type_name(), "alloc::vec::Vec<u8>");
+        let back = AnyMut::new(&mut v).downcast::<Vec<u8>>().unwrap();
+        back.push(2);
+        assert_eq!(v, [1, 2]);
+    }
+
+    #[test]
+    fn cell_reuses_equal_tables_and_keeps_old_ones() {
+        let cell = TableCell::new(1);
+        let first: *const i32 = cell.load();
+        cell.publish(2, |a, b| a == b);
+        assert_eq!(*cell.load(), 2);
+        cell.publish(1, |a, b| a == b);
+        assert_eq!(cell.load() as *const i32, first);
+        assert_eq!(cell.retained(), 2);
+    }
+}

@@ -1,0 +1,294 @@
+//! The dispatcher's one error type.
+//!
+//! [`Error`] is a single pointer (a box around [`ErrorKind`]), so that `Result<T, Error>`
+//! stays two words and is returned in registers on the call path.
+
+use std::fmt;
+use std::panic::Location;
+
+mod messages;
+
+use super::keys::DispatchKey;
+use crate::schema::SchemaError;
+
+/// Where a registration was made.
+pub type Site = &'static Location<'static>;
+
+/// Every error of the dispatcher; see [`ErrorKind`] for the cases.
+///
+/// Kernels that fail return one too: `Error::from("message")`, [`Error::kernel`] for any
+/// `std::error::Error`, or `?` on a type with `Into<Error>`. The dispatcher adds the name of
+/// the operator whose kernel failed.
+pub struct Error(Box<ErrorKind>);
+
+/// What went wrong. Each variant's message is its `Display`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A lookup named an operator that has no `def`.
+    OperatorNotFound {
+        /// The name looked up, with namespace (`aten::add`).
+        name: String,
+        /// The overload looked up (empty for none).
+        overload: String,
+        /// The overloads of `name` that do exist.
+        known_overloads: Vec<String>,
+    },
+    /// The key a call dispatched to has no kernel.
+    MissingKernel {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The key, or `None` when the key set was empty.
+        key: Option<DispatchKey>,
+        /// The keys at which the operator has registrations.
+        available: Vec<DispatchKey>,
+    },
+    /// The call landed on `AutogradOther`, which is ambiguous for this operator (rule 4).
+    AmbiguousAutogradOther {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The backends mapped to `AutogradOther` that have kernels.
+        backends: Vec<DispatchKey>,
+    },
+    /// A `def` whose schema does not parse or breaks a rule.
+    InvalidSchema {
+        /// The schema as given.
+        schema: String,
+        /// Every problem found.
+        errors: Vec<SchemaError>,
+        /// The `def`'s site.
+        site: Site,
+    },
+    /// A second `def` of the same operator and overload.
+    DuplicateDef {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The schema already defined.
+        first: String,
+        /// Where it was defined.
+        first_site: Site,
+        /// The schema of the rejected `def`.
+        second: String,
+        /// Where the rejected `def` was made.
+        second_site: Site,
+    },
+    /// An operator name that is malformed or outside the library's namespace.
+    InvalidName {
+        /// The name as given.
+        name: String,
+        /// What is wrong with it, and the fix.
+        problem: String,
+        /// The registration's site.
+        site: Site,
+    },
+    /// A second library claimed a namespace (only one may own its `def`s).
+    NamespaceTaken {
+        /// The namespace.
+        namespace: String,
+        /// Where the owning library was created.
+        first_site: Site,
+        /// Where the rejected one was created.
+        second_site: Site,
+    },
+    /// A `def` from a library made with [`Dispatcher::impls`](super::Dispatcher::impls).
+    DefInImplLibrary {
+        /// The library's namespace.
+        namespace: String,
+        /// The `def`'s site.
+        site: Site,
+    },
+    /// A kernel whose Rust signature does not fit the operator's schema.
+    KernelSignature {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The key the kernel was registered at.
+        key: DispatchKey,
+        /// Where the kernel was registered.
+        site: Site,
+        /// The kernel's signature.
+        found: String,
+        /// The signature the schema needs.
+        expected: String,
+        /// The first difference.
+        detail: String,
+        /// The schema.
+        schema: String,
+    },
+    /// A second backend fallback for the same key.
+    DuplicateFallback {
+        /// The runtime key.
+        key: DispatchKey,
+        /// Where the existing fallback was registered.
+        first_site: Site,
+        /// Where the rejected one was.
+        second_site: Site,
+    },
+    /// A typed handle requested with a signature that does not fit the schema.
+    TypedSignature {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The signature requested.
+        requested: String,
+        /// The signature the schema needs.
+        expected: String,
+        /// The first difference.
+        detail: String,
+    },
+    /// A boxed call whose stack holds fewer values than the operator takes.
+    StackTooShort {
+        /// `ns::op.overload`.
+        operator: String,
+        /// How many arguments the schema has.
+        expected: usize,
+        /// How many values the stack holds.
+        found: usize,
+    },
+    /// A boxed argument of the wrong type.
+    WrongArgument {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The argument's position, from 0.
+        index: usize,
+        /// The argument's name.
+        name: String,
+        /// The schema type.
+        expected: String,
+        /// The type of the value found.
+        found: &'static str,
+    },
+    /// A boxed kernel that left the wrong returns on the stack.
+    WrongReturn {
+        /// `ns::op.overload`.
+        operator: String,
+        /// What the schema returns.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+    /// A call with tensors of one type reached a kernel written for another.
+    TensorType {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The kernel's tensor type.
+        kernel: &'static str,
+        /// The caller's tensor type.
+        caller: &'static str,
+    },
+    /// `fill_defaults` met a missing argument without a default.
+    MissingArgument {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The argument's name.
+        name: String,
+    },
+    /// `fill_defaults` met a default it cannot turn into a value.
+    UnsupportedDefault {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The argument's name.
+        name: String,
+        /// The default as written.
+        default: String,
+    },
+    /// A dispatch key name that does not exist.
+    UnknownDispatchKey {
+        /// The name given.
+        name: String,
+        /// The key with the same spelling up to case, if any.
+        suggestion: Option<&'static str>,
+    },
+    /// A kernel returned an error.
+    Kernel {
+        /// `ns::op.overload`, once the dispatcher has added it.
+        operator: Option<String>,
+        /// The kernel's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A bug in opgen.
+    Internal {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0
+    }
+
+    /// The error's kind, by value.
+    pub fn into_kind(self) -> ErrorKind {
+        *self.0
+    }
+
+    /// A kernel error wrapping `source`.
+    pub fn kernel(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        ErrorKind::Kernel {
+            operator: None,
+            source: source.into(),
+        }
+        .into()
+    }
+
+    pub(crate) fn internal(message: impl Into<String>) -> Error {
+        ErrorKind::Internal {
+            message: message.into(),
+        }
+        .into()
+    }
+
+    /// Names the operator in a kernel error that does not name one yet.
+    #[cold]
+    pub(crate) fn in_kernel(mut self, op: &str) -> Error {
+        if let ErrorKind::Kernel {
+            operator: operator @ None,
+            ..
+        } = &mut *self.0
+        {
+            *operator = Some(op.to_string());
+        }
+        self
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Error {
+        Error(Box::new(kind))
+    }
+}
+
+impl From<String> for Error {
+    /// A kernel error with this message.
+    fn from(message: String) -> Error {
+        Error::kernel(message)
+    }
+}
+
+impl From<&str> for Error {
+    /// A kernel error with this message.
+    fn from(message: &str) -> Error {
+        Error::kernel(message)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &*self.0 {
+            ErrorKind::Kernel { source, .. } => Some(&**source),
+            _ => None,
+        }
+    }
+}

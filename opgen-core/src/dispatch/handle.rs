@@ -1,0 +1,364 @@
+//! Calls: operator handles (boxed calls, introspection) and typed handles (unboxed calls).
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use super::args::ArgFamily;
+use super::error::{Error, ErrorKind};
+use super::ivalue::{IValue, Stack, default_value};
+use super::kernel::{
+    ArgList, ErasedKernel, KernelArgs, KernelKind, Sig, SignatureMarker, args_base,
+    check_signature, erase_stack,
+};
+use super::keys::DispatchKey;
+use super::keyset::DispatchKeySet;
+use super::registry::OperatorEntry;
+use super::returns::RetValue;
+use super::table::{DispatchTableDump, Table};
+use super::tensor::Tensor;
+use super::tls;
+use crate::schema::Schema;
+
+/// A handle to an operator, from [`Dispatcher::find`](super::Dispatcher::find): boxed calls
+/// and introspection. Cheap to clone; stays valid while registrations come and go.
+#[derive(Clone)]
+pub struct OperatorHandle {
+    pub(crate) entry: Arc<OperatorEntry>,
+}
+
+impl OperatorHandle {
+    #[inline(always)]
+    pub(crate) fn table(&self) -> &Table {
+        self.entry.table.load()
+    }
+
+    /// The operator's namespace (`aten`).
+    pub fn namespace(&self) -> &str {
+        &self.entry.namespace
+    }
+
+    /// The operator's name with namespace (`aten::add`).
+    pub fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// The overload name (`Tensor`; empty for none).
+    pub fn overload(&self) -> &str {
+        &self.entry.overload
+    }
+
+    /// The schema, while the operator has a `def`.
+    pub fn schema(&self) -> Option<Arc<Schema>> {
+        self.table().info.as_ref().map(|info| info.schema.clone())
+    }
+
+    /// The keys at which the operator has registrations (runtime and alias keys), in
+    /// priority order.
+    pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {
+        self.table().registered_keys()
+    }
+
+    /// The computed dispatch table: which registration serves each runtime key.
+    pub fn dispatch_table(&self) -> DispatchTableDump {
+        self.entry.dump()
+    }
+
+    /// A typed handle; see [`Dispatcher::typed`](super::Dispatcher::typed).
+    pub fn typed<T: Tensor, A: KernelArgs<T>, R: RetValue<T>>(
+        &self,
+    ) -> Result<TypedOperator<T, A::Families, R>, Error> {
+        let schema = self.schema().ok_or_else(|| self.not_found())?;
+        check_signature::<T, A::Families, R, false>(&schema).map_err(|m| {
+            ErrorKind::TypedSignature {
+                operator: self.to_string(),
+                requested: m.found,
+                expected: m.expected,
+                detail: m.detail,
+            }
+        })?;
+        Ok(TypedOperator {
+            op: self.clone(),
+            _signature: PhantomData,
+        })
+    }
+
+    /// Calls the operator with the arguments on top of `stack`, in schema order (all of
+    /// them: see [`OperatorHandle::fill_defaults`]); they are replaced by the returns.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// # #[derive(Clone, Debug, PartialEq)] struct MyTensor(DispatchKeySet);
+    /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// let _def = lib.def("scale(Tensor self, float factor=2.0) -> Tensor")?;
+    /// let _cpu = lib.impl_("scale", DispatchKey::CPU, |t: &MyTensor, _f: f64| t.clone())?;
+    /// let op = d.find("demo::scale", "")?;
+    /// let t = MyTensor(DispatchKey::CPU.into());
+    /// let mut stack = Stack::from(vec![IValue::Tensor(t.clone())]);
+    /// op.fill_defaults(&mut stack)?;
+    /// assert_eq!(stack[1], IValue::Float(2.0));
+    /// op.call_boxed(&mut stack)?;
+    /// assert_eq!(stack.into_vec(), vec![IValue::Tensor(t)]);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
+        let table = self.table();
+        let Some(info) = &table.info else {
+            return Err(self.not_found());
+        };
+        let base = args_base(stack, info.num_args, self)?;
+        let args = &stack[base..];
+        let mut ks = DispatchKeySet::EMPTY;
+        for &i in &info.tensor_args {
+            ks |= match args.get(i) {
+                Some(IValue::Tensor(t)) => t.key_set(),
+                Some(other) => other.key_set(),
+                None => DispatchKeySet::EMPTY,
+            };
+        }
+        self.dispatch_boxed(table, tls::apply(ks), stack)
+    }
+
+    /// Like [`OperatorHandle::call_boxed`], with the key set given (the thread-local sets
+    /// are not applied again): what a boxed kernel calls to run the rest of the stack.
+    pub fn redispatch_boxed<T: Tensor>(
+        &self,
+        ks: DispatchKeySet,
+        stack: &mut Stack<T>,
+    ) -> Result<(), Error> {
+        self.dispatch_boxed(self.table(), ks, stack)
+    }
+
+    #[inline]
+    fn dispatch_boxed<T: Tensor>(
+        &self,
+        table: &Table,
+        ks: DispatchKeySet,
+        stack: &mut Stack<T>,
+    ) -> Result<(), Error> {
+        let ks = ks & table.mask;
+        let kernel = table.kernel(ks);
+        (kernel.boxed)(&kernel.functor, self, ks, erase_stack(stack))
+    }
+
+    /// Pushes the defaults of the arguments missing at the end of `stack`, which holds the
+    /// first arguments of a call and nothing else.
+    pub fn fill_defaults<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
+        let schema = self.schema().ok_or_else(|| self.not_found())?;
+        for arg in schema.arguments.iter().skip(stack.len()) {
+            let Some(default) = &arg.default else {
+                return Err(ErrorKind::MissingArgument {
+                    operator: self.to_string(),
+                    name: arg.name.clone(),
+                }
+                .into());
+            };
+            let value = default_value(&arg.ty, &default.value).ok_or_else(|| {
+                ErrorKind::UnsupportedDefault {
+                    operator: self.to_string(),
+                    name: arg.name.clone(),
+                    default: default.text.clone(),
+                }
+            })?;
+            stack.push(value);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn not_found(&self) -> Error {
+        ErrorKind::OperatorNotFound {
+            name: self.name().to_string(),
+            overload: self.overload().to_string(),
+            known_overloads: Vec::new(),
+        }
+        .into()
+    }
+
+    /// The error of a call whose masked key set `ks` has no kernel.
+    #[cold]
+    pub(crate) fn missing_kernel_error(&self, ks: DispatchKeySet) -> Error {
+        let table = self.table();
+        if table.info.is_none() {
+            return self.not_found();
+        }
+        ErrorKind::MissingKernel {
+            operator: self.to_string(),
+            key: ks.highest(),
+            available: table.registered_keys(),
+        }
+        .into()
+    }
+
+    /// The error of a call that landed on an ambiguous `AutogradOther` entry.
+    #[cold]
+    pub(crate) fn ambiguous_error(&self) -> Error {
+        let backends = DispatchKey::AutogradOther.backends();
+        ErrorKind::AmbiguousAutogradOther {
+            operator: self.to_string(),
+            backends: (self.keys_with_kernels().into_iter())
+                .filter(|k| k.is_runtime() && backends.contains(*k))
+                .collect(),
+        }
+        .into()
+    }
+}
+
+impl fmt::Display for OperatorHandle {
+    /// `ns::op.overload`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.entry.full_name())
+    }
+}
+
+impl fmt::Debug for OperatorHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OperatorHandle({self})")
+    }
+}
+
+/// A handle to an operator checked against a Rust signature: tensor type `T`, argument
+/// families `L` (the `'static` forms of the parameter types, e.g. `(&'static T, i64)`) and
+/// return type `R`. Made by [`Dispatcher::typed`](super::Dispatcher::typed); store it (in a
+/// `static OnceLock`, say) and call it many times.
+///
+/// Each arity has `call`, `try_call`, `redispatch` and `try_redispatch`, taking the
+/// arguments in schema order. A call reads the table with one atomic load, computes the key
+/// set from the tensor arguments and the thread-local sets, and makes one indirect call: no
+/// lookup, lock or allocation (unless the kernel is boxed-only, which needs a stack).
+pub struct TypedOperator<T, L, R> {
+    op: OperatorHandle,
+    _signature: SignatureMarker<T, L, R>,
+}
+
+impl<T, L, R> Clone for TypedOperator<T, L, R> {
+    fn clone(&self) -> Self {
+        TypedOperator {
+            op: self.op.clone(),
+            _signature: PhantomData,
+        }
+    }
+}
+
+impl<T, L, R> fmt::Debug for TypedOperator<T, L, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TypedOperator({})", self.op)
+    }
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> TypedOperator<T, L, R> {
+    /// The untyped handle.
+    pub fn handle(&self) -> &OperatorHandle {
+        &self.op
+    }
+
+    /// The path for kernels without an unboxed entry of this signature: an error for a
+    /// missing or ambiguous entry, else a boxed call.
+    #[cold]
+    #[inline(never)]
+    fn call_slow(
+        &self,
+        kernel: &ErasedKernel,
+        ks: DispatchKeySet,
+        push_args: impl FnOnce(&mut Stack<T>),
+    ) -> Result<R, Error> {
+        match kernel.kind {
+            KernelKind::Missing => return Err(self.op.missing_kernel_error(ks)),
+            KernelKind::Ambiguous => return Err(self.op.ambiguous_error()),
+            KernelKind::Kernel => {}
+        }
+        let mut stack = Stack::with_capacity(L::LEN.max(R::COUNT));
+        push_args(&mut stack);
+        (kernel.boxed)(&kernel.functor, &self.op, ks, erase_stack(&mut stack))?;
+        let left = stack.len();
+        match R::pop(&mut stack) {
+            Ok(value) if stack.is_empty() => Ok(value),
+            result => Err(ErrorKind::WrongReturn {
+                operator: self.op.to_string(),
+                expected: self
+                    .op
+                    .schema()
+                    .map_or_else(String::new, |s| returns_text(&s)),
+                found: match result {
+                    Ok(_) => format!("{left} values"),
+                    Err(found) => found,
+                },
+            }
+            .into()),
+        }
+    }
+}
+
+fn returns_text(schema: &Schema) -> String {
+    let text = schema.to_string();
+    text.rsplit_once(") -> ")
+        .map_or(text.clone(), |(_, r)| r.to_string())
+}
+
+#[cold]
+#[track_caller]
+fn fail(error: Error) -> ! {
+    panic!("{error}")
+}
+
+macro_rules! typed_calls {
+    ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+        impl<T: Tensor, R: RetValue<T>, $($F: ArgFamily<T>),*> TypedOperator<T, ($($F,)*), R> {
+            /// Calls the operator.
+            ///
+            /// # Panics
+            /// If the call fails (no kernel for the key, a kernel error, ...), with the
+            /// error's message; [`Self::try_call`] returns the error instead.
+            #[inline]
+            #[track_caller]
+            pub fn call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> R {
+                match self.try_call($($a),*) {
+                    Ok(value) => value,
+                    Err(error) => fail(error),
+                }
+            }
+
+            /// Calls the operator; errors are values.
+            #[inline]
+            pub fn try_call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
+                let ks = DispatchKeySet::EMPTY $(| $F::key_set(&$a))*;
+                self.try_redispatch(tls::apply(ks), $($a),*)
+            }
+
+            /// Calls the operator with the key set given, typically the caller's own minus
+            /// the keys up to its own (`ks.below(key)`); the thread-local sets are not
+            /// applied again.
+            ///
+            /// # Panics
+            /// If the call fails, as [`Self::call`].
+            #[inline]
+            #[track_caller]
+            pub fn redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> R {
+                match self.try_redispatch(ks, $($a),*) {
+                    Ok(value) => value,
+                    Err(error) => fail(error),
+                }
+            }
+
+            /// [`Self::redispatch`], with errors as values.
+            #[inline]
+            pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
+                let table = self.op.table();
+                let ks = ks & table.mask;
+                let kernel = table.kernel(ks);
+                match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
+                    Some(f) => f(&kernel.functor, ks, $($a),*),
+                    #[allow(unused_variables)]
+                    None => self.call_slow(kernel, ks, |stack: &mut Stack<T>| {
+                        $(stack.push($F::to_ivalue($a));)*
+                    }),
+                }
+            }
+        }
+    };
+}
+
+for_each_arity!(typed_calls);

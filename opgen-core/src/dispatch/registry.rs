@@ -1,0 +1,280 @@
+//! The dispatcher: the registry of operators, kernels and fallbacks behind one lock, and the
+//! registration handles that undo what they added.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+
+mod registration;
+
+pub use registration::Registration;
+
+use super::erased::TableCell;
+use super::error::{Error, ErrorKind, Site};
+use super::handle::{OperatorHandle, TypedOperator};
+use super::kernel::KernelArgs;
+use super::keys::DispatchKey;
+use super::returns::RetValue;
+use super::table::{DispatchTableDump, FallbackReg, KernelReg, OpInfo, Table, resolve};
+use super::tensor::Tensor;
+
+/// Identifies one registration (a `def`, a kernel, or a fallback) in a dispatcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegistrationId(u64);
+
+impl fmt::Display for RegistrationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The operator registry and dispatcher.
+///
+/// [`Dispatcher::global`] is the process-wide instance that generated code uses;
+/// [`Dispatcher::new`] makes an independent one (for tests, or for isolating plugins).
+/// Registration takes a lock; calls never do: each operator's table is an immutable value
+/// published with one atomic store and read with one atomic load.
+#[derive(Clone)]
+pub struct Dispatcher {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    registry: Mutex<Registry>,
+}
+
+struct Registry {
+    /// By `ns::op.overload` (or `ns::op`); entries are kept once created, so handles stay valid.
+    ops: BTreeMap<String, OpState>,
+    /// One per runtime key.
+    fallbacks: Vec<Option<FallbackReg>>,
+    /// The library that owns each namespace's `def`s.
+    namespaces: HashMap<String, (u64, Site)>,
+    next_id: u64,
+}
+
+struct OpState {
+    entry: Arc<OperatorEntry>,
+    def: Option<DefReg>,
+    /// In registration order; the newest at each key is active.
+    kernels: Vec<KernelReg>,
+}
+
+struct DefReg {
+    id: RegistrationId,
+    info: Arc<OpInfo>,
+    site: Site,
+}
+
+/// An operator as calls see it: its name and its current table.
+pub(crate) struct OperatorEntry {
+    pub(crate) namespace: String,
+    /// `ns::op`.
+    pub(crate) name: String,
+    pub(crate) overload: String,
+    pub(crate) table: TableCell<Table>,
+    dispatcher: Weak<Inner>,
+}
+
+impl OperatorEntry {
+    pub(crate) fn full_name(&self) -> String {
+        match self.overload.as_str() {
+            "" => self.name.clone(),
+            overload => format!("{}.{overload}", self.name),
+        }
+    }
+
+    /// The computed table with the registration serving each key, if the dispatcher lives.
+    pub(crate) fn dump(&self) -> DispatchTableDump {
+        let Some(inner) = self.dispatcher.upgrade() else {
+            return DispatchTableDump::new(self.full_name(), &resolve(&[], &[]));
+        };
+        let registry = inner.lock();
+        // Without a `def`, the table serves nothing, whatever is registered.
+        match registry
+            .ops
+            .get(&self.full_name())
+            .filter(|op| op.def.is_some())
+        {
+            Some(op) => {
+                DispatchTableDump::new(self.full_name(), &resolve(&op.kernels, &registry.fallbacks))
+            }
+            None => DispatchTableDump::new(self.full_name(), &resolve(&[], &[])),
+        }
+    }
+}
+
+static GLOBAL: LazyLock<Dispatcher> = LazyLock::new(Dispatcher::new);
+
+impl Default for Dispatcher {
+    fn default() -> Dispatcher {
+        Dispatcher::new()
+    }
+}
+
+impl Dispatcher {
+    /// The process-wide dispatcher, created on first use.
+    pub fn global() -> &'static Dispatcher {
+        &GLOBAL
+    }
+
+    /// A new, empty dispatcher, independent of the global one.
+    pub fn new() -> Dispatcher {
+        let registry = Registry {
+            ops: BTreeMap::new(),
+            fallbacks: (0..DispatchKey::NUM_RUNTIME).map(|_| None).collect(),
+            namespaces: HashMap::new(),
+            next_id: 1,
+        };
+        Dispatcher {
+            inner: Arc::new(Inner {
+                registry: Mutex::new(registry),
+            }),
+        }
+    }
+
+    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for
+    /// none). Fails if no `def` for it is registered.
+    pub fn find(&self, name: &str, overload: &str) -> Result<OperatorHandle, Error> {
+        let key = if overload.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name}.{overload}")
+        };
+        let registry = self.inner.lock();
+        if let Some(op) = registry.ops.get(&key).filter(|op| op.def.is_some()) {
+            return Ok(OperatorHandle {
+                entry: op.entry.clone(),
+            });
+        }
+        let known_overloads = registry
+            .ops
+            .values()
+            .filter(|op| op.def.is_some() && op.entry.name == name)
+            .map(|op| {
+                if op.entry.overload.is_empty() {
+                    "(none)".into()
+                } else {
+                    op.entry.overload.clone()
+                }
+            })
+            .collect();
+        Err(ErrorKind::OperatorNotFound {
+            name: name.to_string(),
+            overload: overload.to_string(),
+            known_overloads,
+        }
+        .into())
+    }
+
+    /// A typed handle to an operator: `A` is the tuple of the kernel parameter types, `R` the
+    /// return type, `T` the tensor type (usually `_`). Checked against the schema here, once;
+    /// its calls do no lookup, locking or allocation.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
+    /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// let _def = lib.def("neg(Tensor self) -> Tensor")?;
+    /// let _cpu = lib.impl_("neg", DispatchKey::CPU, |t: &MyTensor| t.clone())?;
+    /// let neg = d.typed::<_, (&MyTensor,), MyTensor>("demo::neg", "")?;
+    /// let t = MyTensor(DispatchKey::CPU.into());
+    /// assert_eq!(neg.call(&t).0, t.0);
+    /// assert!(d.typed::<_, (&MyTensor, i64), MyTensor>("demo::neg", "").is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn typed<T: Tensor, A: KernelArgs<T>, R: RetValue<T>>(
+        &self,
+        name: &str,
+        overload: &str,
+    ) -> Result<TypedOperator<T, A::Families, R>, Error> {
+        self.find(name, overload)?.typed::<T, A, R>()
+    }
+
+    /// Every operator with a `def`, by name.
+    pub fn operators(&self) -> Vec<OperatorHandle> {
+        let registry = self.inner.lock();
+        (registry.ops.values())
+            .filter(|op| op.def.is_some())
+            .map(|op| OperatorHandle {
+                entry: op.entry.clone(),
+            })
+            .collect()
+    }
+
+    /// The keys with a backend fallback, with its site and whether it is a fallthrough.
+    pub fn fallbacks(&self) -> Vec<(DispatchKey, Site, bool)> {
+        let registry = self.inner.lock();
+        (registry.fallbacks.iter().enumerate())
+            .filter_map(|(i, f)| {
+                f.as_ref()
+                    .map(|f| (DispatchKey::ALL[i], f.site, f.kernel.is_none()))
+            })
+            .collect()
+    }
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = self.operators().iter().map(|op| op.to_string()).collect();
+        f.debug_struct("Dispatcher")
+            .field("operators", &names)
+            .finish()
+    }
+}
+
+impl Registry {
+    fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
+    /// The state of an operator, created (without `def`) if needed.
+    fn op(
+        &mut self,
+        inner: &Arc<Inner>,
+        namespace: &str,
+        name: &str,
+        overload: &str,
+    ) -> &mut OpState {
+        let key = if overload.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name}.{overload}")
+        };
+        self.ops.entry(key).or_insert_with(|| OpState {
+            entry: Arc::new(OperatorEntry {
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+                overload: overload.to_string(),
+                table: TableCell::new(Table::undefined()),
+                dispatcher: Arc::downgrade(inner),
+            }),
+            def: None,
+            kernels: Vec::new(),
+        })
+    }
+
+    fn rebuild_op(&self, key: &str) {
+        if let Some(op) = self.ops.get(key) {
+            op.rebuild(&self.fallbacks);
+        }
+    }
+
+    fn rebuild_all(&self) {
+        for op in self.ops.values() {
+            op.rebuild(&self.fallbacks);
+        }
+    }
+}
+
+impl OpState {
+    fn rebuild(&self, fallbacks: &[Option<FallbackReg>]) {
+        let info = self.def.as_ref().map(|d| d.info.clone());
+        self.entry
+            .table
+            .publish(Table::build(info, &self.kernels, fallbacks), Table::same);
+    }
+}
