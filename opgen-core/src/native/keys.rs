@@ -1,0 +1,391 @@
+//! The closed vocabularies of an entry: field names, dispatch keys, ufunc keys, dtypes.
+
+use std::fmt;
+
+macro_rules! names {
+    ($(#[$doc:meta])* $ty:ident { $($(#[$vdoc:meta])* $variant:ident = $name:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $ty {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $ty {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$ty] = &[$($ty::$variant,)*];
+
+            /// The name as written in `native_functions.yaml`.
+            pub fn as_str(self) -> &'static str {
+                match self { $($ty::$variant => $name,)* }
+            }
+
+            /// The value written `name` (case-sensitive), if any.
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name { $($name => Some($ty::$variant),)* _ => None }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+names! {
+    /// The fields an entry may have (SCHEMA.md §3.5, R37).
+    Field {
+        /// `func`: the schema, with an optional `ns::` prefix.
+        Func = "func",
+        /// `variants`: `function`, `method` or both.
+        Variants = "variants",
+        /// `dispatch`: kernels per dispatch key.
+        Dispatch = "dispatch",
+        /// `structured: True` on a structured out variant.
+        Structured = "structured",
+        /// `structured_delegate`: the structured out variant this entry delegates to.
+        StructuredDelegate = "structured_delegate",
+        /// `structured_inherits`: the meta struct's base class.
+        StructuredInherits = "structured_inherits",
+        /// `precomputed`: values computed by `meta` and handed to `impl`.
+        Precomputed = "precomputed",
+        /// `autogen`: variants torchgen generates for this entry.
+        Autogen = "autogen",
+        /// `tags`: tags declared in `tags.yaml`.
+        Tags = "tags",
+        /// `device_guard`: whether wrappers install a device guard.
+        DeviceGuard = "device_guard",
+        /// `device_check`: whether wrappers check that tensors share a device.
+        DeviceCheck = "device_check",
+        /// `python_module`: the Python namespace of the binding.
+        PythonModule = "python_module",
+        /// `category_override`: metadata for the Python and tracing layers.
+        CategoryOverride = "category_override",
+        /// `manual_kernel_registration`: kernels are registered by hand.
+        ManualKernelRegistration = "manual_kernel_registration",
+        /// `manual_cpp_binding`: the C++ API function is written by hand.
+        ManualCppBinding = "manual_cpp_binding",
+        /// `cpp_no_default_args`: arguments whose defaults the C++ API drops.
+        CppNoDefaultArgs = "cpp_no_default_args",
+        /// `use_const_ref_for_mutable_tensors`: written tensors passed by const reference.
+        UseConstRefForMutableTensors = "use_const_ref_for_mutable_tensors",
+        /// `ufunc_inner_loop`: scalar inner loops for generated CPU/CUDA kernels.
+        UfuncInnerLoop = "ufunc_inner_loop",
+    }
+}
+
+names! {
+    /// The dispatch keys an entry's `dispatch` table may name (SCHEMA.md §3.5, R48).
+    DispatchKey {
+        /// `CPU`.
+        Cpu = "CPU",
+        /// `CUDA`.
+        Cuda = "CUDA",
+        /// `MPS`.
+        Mps = "MPS",
+        /// `XPU`.
+        Xpu = "XPU",
+        /// `MTIA`.
+        Mtia = "MTIA",
+        /// `Meta`: shape and dtype only.
+        Meta = "Meta",
+        /// `MkldnnCPU`.
+        MkldnnCpu = "MkldnnCPU",
+        /// `ZeroTensor`.
+        ZeroTensor = "ZeroTensor",
+        /// `SparseCPU`.
+        SparseCpu = "SparseCPU",
+        /// `SparseCUDA`.
+        SparseCuda = "SparseCUDA",
+        /// `SparseMPS`.
+        SparseMps = "SparseMPS",
+        /// `SparseXPU`.
+        SparseXpu = "SparseXPU",
+        /// `SparseMeta`.
+        SparseMeta = "SparseMeta",
+        /// `SparseCsrCPU`.
+        SparseCsrCpu = "SparseCsrCPU",
+        /// `SparseCsrCUDA`.
+        SparseCsrCuda = "SparseCsrCUDA",
+        /// `SparseCsrMPS`.
+        SparseCsrMps = "SparseCsrMPS",
+        /// `SparseCsrXPU`.
+        SparseCsrXpu = "SparseCsrXPU",
+        /// `SparseCsrMeta`.
+        SparseCsrMeta = "SparseCsrMeta",
+        /// `QuantizedCPU`.
+        QuantizedCpu = "QuantizedCPU",
+        /// `QuantizedCUDA`.
+        QuantizedCuda = "QuantizedCUDA",
+        /// `QuantizedMeta`.
+        QuantizedMeta = "QuantizedMeta",
+        /// `NestedTensorCPU`.
+        NestedTensorCpu = "NestedTensorCPU",
+        /// `NestedTensorCUDA`.
+        NestedTensorCuda = "NestedTensorCUDA",
+        /// `NestedTensorXPU`.
+        NestedTensorXpu = "NestedTensorXPU",
+        /// `NestedTensorHPU`.
+        NestedTensorHpu = "NestedTensorHPU",
+        /// `NestedTensorMeta`.
+        NestedTensorMeta = "NestedTensorMeta",
+        /// `CompositeImplicitAutograd`: a decomposition, valid for every backend and autograd.
+        CompositeImplicitAutograd = "CompositeImplicitAutograd",
+        /// `CompositeImplicitAutogradNestedTensor`: the same for nested tensors.
+        CompositeImplicitAutogradNestedTensor = "CompositeImplicitAutogradNestedTensor",
+        /// `CompositeExplicitAutograd`: backend-agnostic, with an explicit derivative.
+        CompositeExplicitAutograd = "CompositeExplicitAutograd",
+        /// `CompositeExplicitAutogradNonFunctional`: like CEA, hidden from functionalization.
+        CompositeExplicitAutogradNonFunctional = "CompositeExplicitAutogradNonFunctional",
+    }
+}
+
+impl DispatchKey {
+    /// Keys with structured code generation: `CPU CUDA MPS XPU MTIA` (R59).
+    pub fn is_structured_backend(self) -> bool {
+        matches!(
+            self,
+            DispatchKey::Cpu
+                | DispatchKey::Cuda
+                | DispatchKey::Mps
+                | DispatchKey::Xpu
+                | DispatchKey::Mtia
+        )
+    }
+
+    /// One of the four composite keys (R53).
+    pub fn is_composite(self) -> bool {
+        matches!(
+            self,
+            DispatchKey::CompositeImplicitAutograd
+                | DispatchKey::CompositeImplicitAutogradNestedTensor
+                | DispatchKey::CompositeExplicitAutograd
+                | DispatchKey::CompositeExplicitAutogradNonFunctional
+        )
+    }
+}
+
+// torchgen's `DispatchKey` enum knows many more keys than an entry may use; naming one of
+// those gets "not a supported dispatch key" instead of "unknown dispatch key" (both R48).
+const OTHER_KEYS: &[&str] = &[
+    "Undefined",
+    "CatchAll",
+    "FPGA",
+    "MAIA",
+    "Vulkan",
+    "Metal",
+    "MKLDNN",
+    "OpenGL",
+    "OpenCL",
+    "IDEEP",
+    "CustomRNGKeyId",
+    "Sparse",
+    "SparseCsr",
+    "NestedTensor",
+    "Dense",
+    "Quantized",
+    "PythonTLSSnapshot",
+    "PreDispatch",
+    "PythonDispatcher",
+    "Python",
+    "FuncTorchDynamicLayerBackMode",
+    "Conjugate",
+    "Negative",
+    "BackendSelect",
+    "Named",
+    "AutogradOther",
+    "AutogradFunctionality",
+    "AutogradNestedTensor",
+    "Tracer",
+    "Autocast",
+    "AutocastCPU",
+    "AutocastCUDA",
+    "AutocastXPU",
+    "AutocastMPS",
+    "Batched",
+    "VmapMode",
+    "FuncTorchGradWrapper",
+    "FuncTorchBatched",
+    "BatchedNestedTensor",
+    "FuncTorchVmapMode",
+    "FuncTorchDynamicLayerFrontMode",
+    "Functionalize",
+    "TESTING_ONLY_GenericWrapper",
+    "TESTING_ONLY_GenericMode",
+    "ADInplaceOrView",
+    "Autograd",
+    "FuncTorchBatchedDecomposition",
+    "Lazy",
+];
+const BACKENDS: &[&str] = &[
+    "CPU",
+    "CUDA",
+    "HIP",
+    "XLA",
+    "MTIA",
+    "MPS",
+    "IPU",
+    "XPU",
+    "HPU",
+    "VE",
+    "Lazy",
+    "Meta",
+    "PrivateUse1",
+    "PrivateUse2",
+    "PrivateUse3",
+];
+const FUNCTIONALITIES: &[&str] = &[
+    "",
+    "Quantized",
+    "Sparse",
+    "SparseCsr",
+    "NestedTensor",
+    "Autograd",
+];
+
+/// Whether torchgen knows `name` as a dispatch key at all (supported or not).
+pub(crate) fn is_known_dispatch_key(name: &str) -> bool {
+    DispatchKey::from_name(name).is_some()
+        || OTHER_KEYS.contains(&name)
+        || FUNCTIONALITIES.iter().any(|f| {
+            name.strip_prefix(f)
+                .is_some_and(|backend| BACKENDS.contains(&backend))
+        })
+}
+
+names! {
+    /// The keys of a `ufunc_inner_loop` mapping (R57).
+    UfuncKey {
+        /// `CUDAFunctor`.
+        CudaFunctor = "CUDAFunctor",
+        /// `CUDAFunctorOnOther`.
+        CudaFunctorOnOther = "CUDAFunctorOnOther",
+        /// `CUDAFunctorOnSelf`.
+        CudaFunctorOnSelf = "CUDAFunctorOnSelf",
+        /// `CPUScalar`.
+        CpuScalar = "CPUScalar",
+        /// `CPUVector`.
+        CpuVector = "CPUVector",
+        /// `ScalarOnly`.
+        ScalarOnly = "ScalarOnly",
+        /// `Generic`: what a plain string value means.
+        Generic = "Generic",
+    }
+}
+
+names! {
+    /// The scalar types a ufunc inner loop may support (R58).
+    ScalarType {
+        /// `Byte` (uint8).
+        Byte = "Byte",
+        /// `Char` (int8).
+        Char = "Char",
+        /// `Short` (int16).
+        Short = "Short",
+        /// `Int` (int32).
+        Int = "Int",
+        /// `Long` (int64).
+        Long = "Long",
+        /// `Half` (float16).
+        Half = "Half",
+        /// `Float` (float32).
+        Float = "Float",
+        /// `Double` (float64).
+        Double = "Double",
+        /// `ComplexHalf`.
+        ComplexHalf = "ComplexHalf",
+        /// `ComplexFloat`.
+        ComplexFloat = "ComplexFloat",
+        /// `ComplexDouble`.
+        ComplexDouble = "ComplexDouble",
+        /// `Bool`.
+        Bool = "Bool",
+        /// `BFloat16`.
+        BFloat16 = "BFloat16",
+        /// `Float8_e5m2`.
+        Float8E5m2 = "Float8_e5m2",
+        /// `Float8_e4m3fn`.
+        Float8E4m3fn = "Float8_e4m3fn",
+        /// `Float8_e5m2fnuz`.
+        Float8E5m2fnuz = "Float8_e5m2fnuz",
+        /// `Float8_e4m3fnuz`.
+        Float8E4m3fnuz = "Float8_e4m3fnuz",
+        /// `Float8_e8m0fnu`.
+        Float8E8m0fnu = "Float8_e8m0fnu",
+    }
+}
+
+impl ScalarType {
+    /// The scalar types a dtype class stands for (`Integral`, `Floating`, `Complex`, `All`,
+    /// `AllAndComplex`, `FloatingAndComplex`), if `name` is one.
+    pub fn class(name: &str) -> Option<&'static [ScalarType]> {
+        use ScalarType::*;
+        Some(match name {
+            "Integral" => &[Byte, Char, Int, Long, Short],
+            "Floating" => &[Double, Float],
+            "Complex" => &[ComplexDouble, ComplexFloat],
+            "All" => &[Byte, Char, Int, Long, Short, Double, Float],
+            "AllAndComplex" => &[
+                Byte,
+                Char,
+                Int,
+                Long,
+                Short,
+                Double,
+                Float,
+                ComplexDouble,
+                ComplexFloat,
+            ],
+            "FloatingAndComplex" => &[Double, Float, ComplexDouble, ComplexFloat],
+            _ => return None,
+        })
+    }
+}
+
+/// The closest of `candidates` to `word`, for "did you mean" hints.
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= 2.max(word.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatch_keys_round_trip_and_classify() {
+        assert_eq!(DispatchKey::ALL.len(), 30);
+        for k in DispatchKey::ALL {
+            assert_eq!(DispatchKey::from_name(k.as_str()), Some(*k));
+        }
+        assert!(is_known_dispatch_key("AutogradCPU"));
+        assert!(is_known_dispatch_key("QuantizedXLA"));
+        assert!(!is_known_dispatch_key("Cpu"));
+        assert_eq!(
+            closest("Cpu", DispatchKey::ALL.iter().map(|k| k.as_str())),
+            Some("CPU")
+        );
+    }
+}
