@@ -167,7 +167,7 @@ impl SchemaError {
     /// ```
     /// let errors = opgen_core::schema::parse_schema("relu(Tensr self) -> Tensor").unwrap_err();
     /// let text = errors[0].render("relu(Tensr self) -> Tensor");
-    /// assert!(text.contains("relu(Tensr self) -> Tensor\n     ^^^^^"));
+    /// assert!(text.contains("  relu(Tensr self) -> Tensor\n       ^^^^^"));
     /// ```
     pub fn render(&self, source: &str) -> String {
         let mut out = format!("error[{}]: {}\n", self.rule.id(), self.message);

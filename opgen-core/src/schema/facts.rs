@@ -199,10 +199,11 @@ impl Schema {
     fn signature_with(&self, view: bool) -> Schema {
         let mut base = self.name.name.base.clone();
         if view {
-            if let Some(b) = base.strip_suffix("_copy") {
-                base = b.to_string();
-            } else if let Some(b) = base.strip_suffix("_scatter") {
-                base = format!("{b}_inverse");
+            // torchgen replaces every occurrence once the suffix matches.
+            if base.ends_with("_copy") {
+                base = base.replace("_copy", "");
+            } else if base.ends_with("_scatter") {
+                base = base.replace("scatter", "inverse");
             }
         }
         let name = OperatorName {

@@ -9,6 +9,14 @@ use super::parser::Layout;
 
 pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaError> {
     let mut errors = Vec::new();
+    // Every rule below needs a written argument or return, or an in-place name (without
+    // them the kind is functional, so R33 and R34 hold too). Most schemas have none.
+    if !schema.name.name.inplace
+        && !schema.arguments.iter().any(|a| a.is_write())
+        && !schema.returns.iter().any(|r| r.is_write())
+    {
+        return errors;
+    }
     let arg_range = |i: usize| layout.arguments.get(i).cloned().unwrap_or(0..0);
     let ret_range = |i: usize| {
         layout
@@ -188,9 +196,10 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
     }
     // R33, R34
     let kind = schema.kind();
-    if let Some(t) = schema.tensor_options_start()
-        && kind != SchemaKind::Functional
+    // Kind first: looking for the group costs more, and most schemas are functional.
+    if kind != SchemaKind::Functional
         && !inplace_and_out
+        && let Some(t) = schema.tensor_options_start()
     {
         errors.push(
             SchemaError::new(
@@ -202,10 +211,12 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
         );
     }
     if schema.is_functional_fn() && kind != SchemaKind::Functional && !inplace_and_out {
+        // Point at the overload (the name ends with it), not the whole name.
+        let overload_len = schema.name.overload.as_ref().map_or(0, String::len);
         errors.push(
             SchemaError::new(
                 Rule::FunctionalOverload,
-                layout.name.clone(),
+                layout.name.end.saturating_sub(overload_len)..layout.name.end,
                 format!("overload names containing `functional` are reserved for functional schemas, but this one is {kind}"),
             )
             .with_hint("rename the overload"),

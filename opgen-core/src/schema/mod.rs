@@ -7,13 +7,18 @@
 mod error;
 mod facts;
 mod invariants;
+mod layout;
 mod model;
 mod parser;
+mod roundtrip;
+#[cfg(test)]
+mod tests;
 
 pub use error::{Rule, SchemaError, caret_excerpt};
 pub use facts::{SchemaKind, TENSOR_OPTIONS};
+pub use layout::{ArgumentLayout, ReturnLayout, SchemaLayout, layout};
 pub use model::{
     AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
     OperatorName, Return, Schema,
 };
-pub use parser::{parse_operator_name, parse_schema, parse_type};
+pub use parser::{canonicalize, parse_operator_name, parse_schema, parse_type};

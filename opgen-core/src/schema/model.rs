@@ -261,9 +261,10 @@ impl ArgType {
         *self == ArgType::Base(BaseType::Tensor)
     }
 
-    /// Whether the type mentions `SymInt` (or `SymBool`) anywhere.
+    /// Whether the type mentions `SymInt` anywhere (torchgen's `is_symint_like`; `SymBool`
+    /// does not count).
     pub fn is_symint_like(&self) -> bool {
-        matches!(self.base(), Some(BaseType::SymInt | BaseType::SymBool))
+        self.base() == Some(BaseType::SymInt)
     }
 }
 

@@ -28,36 +28,53 @@ const CUSTOM_CLASS_PREFIX: &str = "__torch__.torch.classes.";
 /// assert_eq!((errors[0].rule, errors[0].range.clone()), (Rule::UnknownType, 5..10));
 /// ```
 pub fn parse_schema(text: &str) -> Result<Schema, Vec<SchemaError>> {
+    match parse_lenient(text) {
+        (Some(schema), errors) if errors.is_empty() => Ok(schema),
+        (_, errors) => Err(errors),
+    }
+}
+
+/// The canonical form of a schema that breaks no rule but R2 (for example `-> (Tensor)` or
+/// an empty argument slot); the errors otherwise.
+///
+/// ```
+/// use opgen_core::schema::canonicalize;
+/// assert_eq!(canonicalize("relu(Tensor self, , int x) -> (Tensor)").unwrap(), "relu(Tensor self, int x) -> Tensor");
+/// ```
+pub fn canonicalize(text: &str) -> Result<String, Vec<SchemaError>> {
+    match parse_lenient(text) {
+        (Some(schema), _) => Ok(schema.to_string()),
+        (None, errors) => Err(errors),
+    }
+}
+
+/// The schema, if it parsed and passed R24–R35 (even when it is not canonical), and every
+/// error found, R2 last.
+fn parse_lenient(text: &str) -> (Option<Schema>, Vec<SchemaError>) {
     let mut p = Parser::new(text);
     let parsed = p.schema();
-    match parsed {
-        Some(schema) if p.errors.is_empty() && p.canonical.is_empty() => {
-            let mut errors = super::invariants::check_invariants(&schema, &p.layout);
-            if errors.is_empty() {
-                let printed = schema.to_string();
-                if printed != text {
-                    errors.push(not_canonical(text, &printed));
-                }
-            }
-            if errors.is_empty() {
-                Ok(schema)
-            } else {
-                Err(errors)
-            }
+    let Some(schema) = parsed.filter(|_| p.errors.is_empty()) else {
+        let mut errors = p.errors;
+        errors.append(&mut p.canonical);
+        if errors.is_empty() {
+            errors.push(SchemaError::new(
+                Rule::Shape,
+                0..text.len(),
+                "invalid schema",
+            ));
         }
-        _ => {
-            let mut errors = p.errors;
-            errors.append(&mut p.canonical);
-            if errors.is_empty() {
-                errors.push(SchemaError::new(
-                    Rule::Shape,
-                    0..text.len(),
-                    "invalid schema",
-                ));
-            }
-            Err(errors)
-        }
+        return (None, errors);
+    };
+    let mut errors = super::invariants::check_invariants(&schema, &p.layout);
+    if !errors.is_empty() {
+        errors.append(&mut p.canonical);
+        return (None, errors);
     }
+    let mut errors = p.canonical;
+    if errors.is_empty() && !super::roundtrip::prints_as(&schema, text) {
+        errors.push(not_canonical(text, &schema.to_string()));
+    }
+    (Some(schema), errors)
 }
 
 /// Parses a type such as `int[2]?` on its own (R16–R17).
@@ -120,7 +137,9 @@ impl<'a> Parser<'a> {
 
     fn schema(&mut self) -> Option<Schema> {
         let src = self.src;
-        if let Some(nl) = src.find(['\n', '\r']) {
+        if has_line_break(src)
+            && let Some(nl) = src.bytes().position(|b| b == b'\n' || b == b'\r')
+        {
             self.err(
                 Rule::Shape,
                 nl..nl + 1,
@@ -138,7 +157,7 @@ impl<'a> Parser<'a> {
             .hint = Some("write the arguments in parentheses after the operator name".into());
             return None;
         };
-        let arrow = src.rfind(") -> ").filter(|&a| a >= open);
+        let arrow = rfind_bytes(src, b") -> ").filter(|&a| a >= open);
         let Some(arrow) = arrow else {
             let (range, msg) = match src.find("->") {
                 Some(i) => (
@@ -193,7 +212,7 @@ impl<'a> Parser<'a> {
             }
             None => (text, None),
         };
-        let (namespace, op, op_at) = match op_part.rfind("::") {
+        let (namespace, op, op_at) = match rfind_bytes(op_part, b"::") {
             Some(i) => {
                 if i == 0 {
                     self.err(
@@ -229,16 +248,13 @@ impl<'a> Parser<'a> {
                 .hint = Some("write the operator's name, e.g. `relu`".into());
             return None;
         }
-        if op.ends_with("_out") {
+        if let Some(stem) = op.strip_suffix("_out") {
             self.err(
                 Rule::OutSuffix,
                 range.end - 4..range.end,
                 format!("operator name `{op}` ends in `_out`, which is reserved"),
             )
-            .hint = Some(format!(
-                "name out variants with an overload: `{}.out`",
-                &op[..op.len() - 4]
-            ));
+            .hint = Some(format!("name out variants with an overload: `{stem}.out`"));
             return None;
         }
         let dunder_word = op
@@ -300,7 +316,9 @@ impl<'a> Parser<'a> {
         }
         let src = self.src;
         let mut state = State::Positional;
-        let mut args = Vec::new();
+        let pieces = count_pieces(&src[start..end]);
+        let mut args = Vec::with_capacity(pieces);
+        self.layout.arguments.reserve_exact(pieces);
         let mut ok = true;
         let mut star: Option<Range<usize>> = None;
         let mut after_star = 0;
@@ -386,10 +404,11 @@ impl<'a> Parser<'a> {
 
     /// R14 and R15: checked by torchgen once all arguments are read.
     fn check_argument_groups(&mut self, args: &[Argument]) {
-        let ranges = self.layout.arguments.clone();
-        let positional: Vec<usize> = (0..args.len()).filter(|&i| !args[i].kwarg_only).collect();
-        if let Some(self_pos) = positional.iter().position(|&i| args[i].name == "self") {
-            for &i in &positional[..self_pos] {
+        // Taken for the duration, so errors can be recorded while reading the ranges.
+        let ranges = std::mem::take(&mut self.layout.arguments);
+        let positional = || (0..args.len()).filter(|&i| !args[i].kwarg_only);
+        if positional().any(|i| args[i].name == "self") {
+            for i in positional().take_while(|&i| args[i].name != "self") {
                 if args[i].is_write() {
                     self.err(
                         Rule::WrittenPreSelf,
@@ -418,11 +437,13 @@ impl<'a> Parser<'a> {
                 k += 1;
             }
         }
+        self.layout.arguments = ranges;
     }
 
     fn argument(&mut self, piece: &str, at: usize) -> Option<Argument> {
         let range = at..at + piece.len();
-        if !piece.contains(' ') {
+        let scan = ArgumentScan::of(piece);
+        if !scan.has_space {
             self.err(
                 Rule::ArgumentShape,
                 range,
@@ -431,10 +452,10 @@ impl<'a> Parser<'a> {
             .hint = Some("write the type, one space, then the name, e.g. `Tensor other`".into());
             return None;
         }
-        let (decl, default) = match piece.find('=') {
+        let (decl, default) = match scan.first_eq {
             Some(eq) => {
-                if let Some(second) = piece[eq + 1..].find('=') {
-                    let s = at + eq + 1 + second;
+                if let Some(second) = scan.second_eq {
+                    let s = at + second;
                     self.err(
                         Rule::MultipleEquals,
                         s..s + 1,
@@ -457,7 +478,7 @@ impl<'a> Parser<'a> {
             }
             None => (piece, None),
         };
-        let Some(sp) = decl.rfind(' ') else {
+        let Some(sp) = scan.last_space_in_decl else {
             self.err(
                 Rule::ArgumentShape,
                 range,
@@ -525,8 +546,8 @@ impl<'a> Parser<'a> {
             let annotation = self.annotation(inner, inner_at)?;
             return Some((ty, Some(annotation)));
         }
-        if let Some(paren) = text.find('(')
-            && text.ends_with(')')
+        if text.ends_with(')')
+            && let Some(paren) = text.find('(')
         {
             self.err(
                 Rule::AnnotationPosition,
@@ -626,7 +647,7 @@ impl<'a> Parser<'a> {
         {
             return Some(ArgType::CustomClass(class.to_string()));
         }
-        if let Some(b) = BaseType::from_name(t) {
+        if let Some(b) = base_type(t) {
             return Some(ArgType::Base(b));
         }
         let e = self.err(Rule::UnknownType, at..at + t.len(), unknown_type_message(t));
@@ -656,7 +677,9 @@ impl<'a> Parser<'a> {
         } else {
             (text, start)
         };
-        let mut returns = Vec::new();
+        let pieces = count_pieces(inner);
+        let mut returns = Vec::with_capacity(pieces);
+        self.layout.returns.reserve_exact(pieces);
         let mut ok = true;
         for (piece, at) in split_at_comma_space(inner, inner_at) {
             match self.ret(piece, at) {
@@ -713,11 +736,129 @@ impl<'a> Parser<'a> {
 
 /// Splits at every `", "` as torchgen does, yielding each piece with its byte offset.
 fn split_at_comma_space(text: &str, at: usize) -> impl Iterator<Item = (&str, usize)> {
-    let mut offset = 0;
-    text.split(", ").map(move |piece| {
-        let start = at + offset;
-        offset += piece.len() + 2;
-        (piece, start)
+    // `str::split(", ")` sets up a two-way searcher per call; looking for a comma and
+    // checking the next byte is faster. `", "` cannot overlap itself, so this splits
+    // exactly where `split` does.
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut i = from;
+        let end = loop {
+            match bytes[i..].iter().position(|&b| b == b',') {
+                Some(k) if bytes.get(i + k + 1) == Some(&b' ') => break i + k,
+                Some(k) => i += k + 1,
+                None => {
+                    done = true;
+                    break bytes.len();
+                }
+            }
+        };
+        let piece = (&text[from..end], at + from);
+        from = end + 2;
+        Some(piece)
+    })
+}
+
+/// Where an argument's separators are: what `contains(' ')`, `find('=')` (twice) and
+/// `rfind(' ')` on the part before `=` would say, found in one pass over the bytes.
+struct ArgumentScan {
+    has_space: bool,
+    first_eq: Option<usize>,
+    second_eq: Option<usize>,
+    /// The last space before the first `=` (or in the whole piece, without `=`).
+    last_space_in_decl: Option<usize>,
+}
+
+impl ArgumentScan {
+    fn of(piece: &str) -> ArgumentScan {
+        let mut scan = ArgumentScan {
+            has_space: false,
+            first_eq: None,
+            second_eq: None,
+            last_space_in_decl: None,
+        };
+        for (i, &b) in piece.as_bytes().iter().enumerate() {
+            match b {
+                b' ' => {
+                    scan.has_space = true;
+                    if scan.first_eq.is_none() {
+                        scan.last_space_in_decl = Some(i);
+                    }
+                }
+                b'=' if scan.first_eq.is_none() => scan.first_eq = Some(i),
+                b'=' if scan.second_eq.is_none() => scan.second_eq = Some(i),
+                _ => {}
+            }
+        }
+        scan
+    }
+}
+
+/// `text.find(pat)` for the short ASCII patterns of the grammar, without setting up a
+/// substring searcher (which costs more than the search in these short strings).
+fn find_bytes(text: &str, pat: &[u8]) -> Option<usize> {
+    text.as_bytes()
+        .windows(pat.len())
+        .position(|w| w[0] == pat[0] && w == pat)
+}
+
+/// `text.rfind(pat)`, as [`find_bytes`].
+fn rfind_bytes(text: &str, pat: &[u8]) -> Option<usize> {
+    text.as_bytes()
+        .windows(pat.len())
+        .rposition(|w| w[0] == pat[0] && w == pat)
+}
+
+/// At least as many as the pieces [`split_at_comma_space`] yields, to size vectors once.
+/// Counting every comma (list defaults such as `[0,1]` have some) is a loop the compiler
+/// vectorises.
+fn count_pieces(text: &str) -> usize {
+    1 + text.bytes().filter(|&b| b == b',').count()
+}
+
+/// Whether `text` has a `\n` or `\r`. Both are below 0x0E, and a schema rarely has any
+/// such byte, so eight bytes at a time are tested for one (the "has a byte less than n" bit
+/// trick, exact for n <= 128) before looking for the two exactly.
+fn has_line_break(text: &str) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    let (words, tail) = bytes.as_chunks::<8>();
+    let low_byte = words.iter().any(|w| {
+        let x = u64::from_le_bytes(*w);
+        x.wrapping_sub(ONES * 0x0E) & !x & HIGH_BITS != 0
+    }) || tail.iter().any(|&b| b < 0x0E);
+    low_byte && bytes.iter().any(|&b| b == b'\n' || b == b'\r')
+}
+
+/// [`BaseType::from_name`] as one `match`, which the compiler turns into a switch on the
+/// length before comparing bytes.
+fn base_type(name: &str) -> Option<BaseType> {
+    Some(match name {
+        "Tensor" => BaseType::Tensor,
+        "Scalar" => BaseType::Scalar,
+        "int" => BaseType::Int,
+        "SymInt" => BaseType::SymInt,
+        "float" => BaseType::Float,
+        "bool" => BaseType::Bool,
+        "str" => BaseType::Str,
+        "ScalarType" => BaseType::ScalarType,
+        "Layout" => BaseType::Layout,
+        "Device" => BaseType::Device,
+        "DeviceIndex" => BaseType::DeviceIndex,
+        "MemoryFormat" => BaseType::MemoryFormat,
+        "Generator" => BaseType::Generator,
+        "Storage" => BaseType::Storage,
+        "Stream" => BaseType::Stream,
+        "QScheme" => BaseType::QScheme,
+        "SymBool" => BaseType::SymBool,
+        "DimVector" => BaseType::DimVector,
+        "GraphModule" => BaseType::GraphModule,
+        _ => return None,
     })
 }
 
@@ -752,8 +893,8 @@ fn scan_annotation(text: &str) -> Option<AliasAnnotation> {
         }
         Some(out)
     }
-    let (before_part, after) = match text.split_once(" -> ") {
-        Some((b, a)) => (b, Some(a)),
+    let (before_part, after) = match find_bytes(text, b" -> ") {
+        Some(i) => (&text[..i], Some(&text[i + 4..])),
         None => (text, None),
     };
     let (before_part, is_write) = match before_part.strip_suffix('!') {
