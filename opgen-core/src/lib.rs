@@ -14,5 +14,9 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod catalog;
 pub mod dispatch;
+pub mod native;
+pub mod plan;
 pub mod schema;
+pub mod validate;

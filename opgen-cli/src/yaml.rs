@@ -1,0 +1,239 @@
+//! The subcommands that read a `native_functions.yaml` file.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use opgen_core::catalog::{self, EntryFacts};
+use opgen_core::native::{self, LoadError, NativeFunction, NativeFunctions};
+use opgen_core::schema::Rule;
+use serde_json::{Value, json};
+
+use super::read;
+
+/// The tags file to use: the one given, else `tags.yaml` beside the yaml file, else
+/// PyTorch's own tags (built in).
+fn tags_text(file: &Path, tags: Option<&Path>) -> Result<(String, String), String> {
+    let path = match tags {
+        Some(t) => Some(t.to_path_buf()),
+        None => {
+            let beside: PathBuf = file.with_file_name("tags.yaml");
+            beside.exists().then_some(beside)
+        }
+    };
+    match path {
+        Some(p) => Ok((p.display().to_string(), read(&p)?)),
+        None => Ok((
+            "<built-in tags>".into(),
+            native::Tags::pytorch()
+                .iter()
+                .map(|t| format!("- tag: {t}\n  desc: built in\n"))
+                .collect(),
+        )),
+    }
+}
+
+fn load(
+    file: &Path,
+    tags: Option<&Path>,
+) -> Result<Result<NativeFunctions, Vec<LoadError>>, String> {
+    let text = read(file)?;
+    let (tags_name, tags) = tags_text(file, tags)?;
+    Ok(native::load_native_functions_with_names(
+        &file.display().to_string(),
+        &text,
+        &tags_name,
+        &tags,
+    ))
+}
+
+fn print_errors(errors: &[LoadError]) -> ExitCode {
+    for e in errors {
+        println!("{}", e.render());
+    }
+    println!(
+        "{} error{}",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    );
+    ExitCode::from(1)
+}
+
+/// `opgen check FILE.yaml`.
+pub fn check(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
+    match load(file, tags)? {
+        Ok(nf) => {
+            println!(
+                "ok: {} entries, {} generated functions, {} groups, {} view groups",
+                nf.entries().len(),
+                nf.generated().len(),
+                nf.groups().count(),
+                nf.view_groups().count()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(errors) => Ok(print_errors(&errors)),
+    }
+}
+
+/// `opgen fmt FILE.yaml [--write]`: every schema that breaks only R2 gets its canonical
+/// form; any other error is reported as by `check`.
+pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
+    let text = read(file)?;
+    let mut rewritten = String::with_capacity(text.len());
+    let mut changed = 0;
+    let mut total = 0;
+    let mut other_errors = Vec::new();
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let Some((prefix, func)) = split_func_line(line) else {
+            rewritten.push_str(line);
+            continue;
+        };
+        total += 1;
+        let func_text = func.trim_end_matches(['\n', '\r']);
+        let ending = &func[func_text.len()..];
+        let (ns, schema) = match func_text
+            .find('(')
+            .and_then(|p| func_text[..p].rfind("::").map(|i| (i, p)))
+        {
+            Some((i, _)) => func_text.split_at(i + 2),
+            None => ("", func_text),
+        };
+        match opgen_core::schema::canonicalize(schema) {
+            Ok(canonical) if canonical != schema => {
+                changed += 1;
+                if !write {
+                    println!("{}:{}:", file.display(), n + 1);
+                    println!("  - {ns}{schema}");
+                    println!("  + {ns}{canonical}");
+                }
+                rewritten.push_str(prefix);
+                rewritten.push_str(ns);
+                rewritten.push_str(&canonical);
+                rewritten.push_str(ending);
+            }
+            Ok(_) => rewritten.push_str(line),
+            Err(errors) => {
+                let col = prefix.chars().count() + ns.chars().count();
+                for e in errors.iter().filter(|e| e.rule != Rule::NotCanonical) {
+                    let c = col + schema[..e.range.start.min(schema.len())].chars().count() + 1;
+                    other_errors.push(format!(
+                        "{}:{}:{c}: {}",
+                        file.display(),
+                        n + 1,
+                        e.render(schema)
+                    ));
+                }
+                rewritten.push_str(line);
+            }
+        }
+    }
+    for e in &other_errors {
+        println!("{e}");
+    }
+    if write && changed > 0 {
+        std::fs::write(file, rewritten)
+            .map_err(|e| format!("cannot write `{}`: {e}", file.display()))?;
+        println!("rewrote {changed} of {total} schemas in canonical form");
+    } else if changed == 0 && other_errors.is_empty() {
+        println!("all {total} schemas are canonical");
+    } else if changed > 0 {
+        println!(
+            "{changed} of {total} schemas are not canonical; `opgen fmt --write` rewrites them"
+        );
+    }
+    Ok(if other_errors.is_empty() && (write || changed == 0) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Splits `- func: SCHEMA` (the form every entry of PyTorch's yaml uses) into the prefix and
+/// the plain-scalar value.
+fn split_func_line(line: &str) -> Option<(&str, &str)> {
+    let start = line.find("func: ")?;
+    let head = &line[..start];
+    let ok = head
+        .trim_start()
+        .strip_prefix('-')
+        .is_some_and(|rest| rest.trim().is_empty())
+        || head.trim().is_empty();
+    let value = &line[start + 6..];
+    (ok && !value.starts_with(['"', '\''])).then(|| line.split_at(start + 6))
+}
+
+/// `opgen json FILE.yaml`.
+pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
+    match load(file, tags)? {
+        Ok(nf) => {
+            let doc = catalog_json(&nf);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(errors) => Ok(print_errors(&errors)),
+    }
+}
+
+/// The whole catalog of a loaded file.
+pub fn catalog_json(nf: &NativeFunctions) -> Value {
+    let functions: Vec<Value> = nf.functions().iter().map(function_json).collect();
+    let name = |f: &NativeFunction| f.func.name.full_name();
+    let groups: Vec<Value> = nf
+        .groups()
+        .map(|g| {
+            json!({
+                "functional": name(g.functional),
+                "inplace": g.inplace.map(name),
+                "out": name(g.out),
+                "mutable": g.mutable.map(name),
+                "structured": g.structured,
+            })
+        })
+        .collect();
+    let view_groups: Vec<Value> = nf
+        .view_groups()
+        .map(|v| {
+            json!({
+                "view": name(v.view),
+                "view_inplace": v.view_inplace.map(name),
+                "view_copy": v.view_copy.map(name),
+            })
+        })
+        .collect();
+    json!({ "functions": functions, "groups": groups, "view_groups": view_groups })
+}
+
+fn function_json(f: &NativeFunction) -> Value {
+    let namespace = (f.namespace != "aten").then(|| f.namespace.clone());
+    let func = match &namespace {
+        Some(ns) => format!("{ns}::{}", f.func),
+        None => f.func.to_string(),
+    };
+    let mut variants = Vec::new();
+    if f.variants.function {
+        variants.push("function".to_string());
+    }
+    if f.variants.method {
+        variants.push("method".to_string());
+    }
+    let mut dispatch_keys: Vec<String> = f
+        .dispatch
+        .entries
+        .iter()
+        .map(|(k, _)| k.as_str().to_string())
+        .collect();
+    dispatch_keys.sort();
+    let facts = EntryFacts {
+        namespace,
+        variants,
+        structured: f.structured,
+        structured_delegate: f.structured_delegate.as_ref().map(|d| d.full_name()),
+        dispatch_keys,
+        tags: f.tags.iter().cloned().collect(),
+        generated: f.is_generated,
+    };
+    catalog::function_json(&func, &f.func, &facts)
+}

@@ -1,0 +1,19 @@
+//! Planning: what code generation derives from a valid schema, decided in one place so that
+//! the macros, the runtime's signature checks and the JSON catalog agree. Plans are plain
+//! values; a schema that cannot be planned is rejected earlier, by `validate`.
+
+mod names;
+mod signature;
+mod types;
+
+pub use names::{
+    args_struct_name, cpp_api_name, native_name, rust_fn_name, rust_ident, snake_case,
+};
+pub use signature::{
+    ArgRole, Family, Signature, SignatureArgument, dispatcher_signature, faithful_signature,
+    method_receiver, native_signature, redispatch_signature, returns_type, rust_api_signature,
+};
+pub use types::{RustType, ValueType, argument_type, return_type};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,171 @@
+//! Names derived from a schema (SCHEMA.md §4.6), torchgen's and the Rust API's.
+//!
+//! The Rust name of an operator's free function and method is built from its name and
+//! overload, so that it is unique per schema and reads like hand-written Rust:
+//!
+//! 1. start from the base name (`add`), or the dunder as written (`__and__`), or
+//!    `normal_functional`;
+//! 2. append `_` and the overload in snake case (`add.Scalar` → `add_scalar`,
+//!    `sum.dim_IntList` → `sum_dim_int_list`), except the overload `Tensor`, which is the
+//!    primary overload of most operators and is dropped (`add.Tensor` → `add`);
+//! 3. schemas with out arguments end in `_out` (`add.out` → `add_out`,
+//!    `max.dim_max` → `max_dim_max_out`);
+//! 4. in-place operators end in `_` (`add_.Tensor` → `add_`, `add_.Scalar` → `add_scalar_`);
+//! 5. characters that cannot appear in an identifier become `_`; Rust keywords become raw
+//!    identifiers (`where` → `r#where`), and `self`, `super`, `crate`, `Self` get a trailing `_`.
+//!
+//! Two schemas can still meet on one name (`foo` and `foo.Tensor`); the macro's `name =`
+//! option overrides the rule for such a case.
+
+use crate::schema::{OperatorName, Schema};
+
+/// torchgen's C++ API (and dispatcher) name: operator name, plus `_out` for out schemas.
+pub fn cpp_api_name(schema: &Schema) -> String {
+    let op = schema.name.operator_name();
+    if schema.is_out_fn() {
+        format!("{op}_out")
+    } else {
+        op
+    }
+}
+
+/// torchgen's native name: operator name, `_out` for out schemas, `_overload` if any.
+pub fn native_name(schema: &Schema) -> String {
+    let mut s = cpp_api_name(schema);
+    if let Some(o) = &schema.name.overload {
+        s.push('_');
+        s.push_str(o);
+    }
+    s
+}
+
+/// The Rust name of the free function and method (see the module docs).
+///
+/// ```
+/// use opgen_core::plan::rust_fn_name;
+/// use opgen_core::schema::parse_schema;
+/// let name = |s| rust_fn_name(&parse_schema(s).unwrap());
+/// assert_eq!(name("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"), "add");
+/// assert_eq!(name("add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)"), "add_scalar_");
+/// assert_eq!(name("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"), "sum_dim_int_list");
+/// assert_eq!(name("where(Tensor condition) -> Tensor[]"), "r#where");
+/// ```
+pub fn rust_fn_name(schema: &Schema) -> String {
+    let words = rust_words(&schema.name, schema.is_out_fn());
+    rust_ident(&words)
+}
+
+/// The name of the arguments struct that holds an operator's defaulted arguments:
+/// the Rust function name in UpperCamelCase, `Inplace` for in-place operators, then `Args`
+/// (`add` → `AddArgs`, `add_` → `AddInplaceArgs`, `sum_dim_int_list` → `SumDimIntListArgs`).
+pub fn args_struct_name(schema: &Schema) -> String {
+    let words = rust_words(&schema.name, schema.is_out_fn());
+    let mut s = upper_camel(&words);
+    if schema.name.name.inplace {
+        s.push_str("Inplace");
+    }
+    s.push_str("Args");
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}
+
+fn rust_words(name: &OperatorName, is_out: bool) -> String {
+    let n = &name.name;
+    let mut s = if n.dunder {
+        n.to_string()
+    } else if n.functional_overload {
+        format!("{}_functional", n.base)
+    } else {
+        n.base.clone()
+    };
+    if let Some(o) = name.overload.as_deref().filter(|o| *o != "Tensor") {
+        s.push('_');
+        s.push_str(&snake_case(o));
+    }
+    if is_out && !s.ends_with("out") {
+        s.push_str("_out");
+    }
+    if n.inplace && !n.dunder {
+        s.push('_');
+    }
+    s
+}
+
+/// `dim_IntList` → `dim_int_list`, `SymInt` → `sym_int`, `Tensor_Scalar` → `tensor_scalar`.
+pub fn snake_case(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+fn upper_camel(s: &str) -> String {
+    let mut out = String::new();
+    for word in s.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut cs = word.chars();
+        if let Some(first) = cs.next() {
+            out.push(first.to_ascii_uppercase());
+            out.extend(cs);
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Op");
+    }
+    out
+}
+
+const STRICT_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
+];
+
+/// A Rust identifier for `name`: invalid characters become `_`, keywords become raw
+/// identifiers, and `self`/`super`/`crate`/`Self` (which cannot be raw) get a trailing `_`.
+///
+/// ```
+/// use opgen_core::plan::rust_ident;
+/// assert_eq!(rust_ident("self"), "self_");
+/// assert_eq!(rust_ident("type"), "r#type");
+/// assert_eq!(rust_ident("x-y"), "x_y");
+/// ```
+pub fn rust_ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if s == "_" {
+        return "_op".to_string();
+    }
+    if matches!(s.as_str(), "self" | "super" | "crate" | "Self") {
+        s.push('_');
+    } else if STRICT_KEYWORDS.contains(&s.as_str()) {
+        s.insert_str(0, "r#");
+    }
+    s
+}
