@@ -223,7 +223,7 @@ fn function_json(f: &NativeFunction) -> Value {
         .dispatch
         .entries
         .iter()
-        .map(|(k, _)| k.as_str().to_string())
+        .map(|(k, _)| k.name().to_string())
         .collect();
     dispatch_keys.sort();
     let facts = EntryFacts {

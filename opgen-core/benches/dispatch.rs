@@ -150,7 +150,7 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
             Box::new(move || {
                 stack3.push(IValue::Tensor(black_box(&s.cpu).clone()));
                 stack3.push(IValue::Tensor(black_box(&s.cpu).clone()));
-                stack3.push(IValue::Scalar(Scalar::Int(1)));
+                stack3.push(IValue::from(Scalar::Int(1)));
                 op3.call_boxed(&mut stack3).expect("call");
                 drop(black_box(stack3.pop()));
             }),

@@ -96,7 +96,7 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         "c3" => repeat!({
             stack.push(IValue::Tensor(black_box(t).clone()));
             stack.push(IValue::Tensor(black_box(t).clone()));
-            stack.push(IValue::Scalar(Scalar::Int(1)));
+            stack.push(IValue::from(Scalar::Int(1)));
             op3.handle().call_boxed(&mut stack)?;
             drop(black_box(stack.pop()));
         }),

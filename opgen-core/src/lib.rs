@@ -20,3 +20,16 @@ pub mod native;
 pub mod plan;
 pub mod schema;
 pub mod validate;
+
+#[cfg(feature = "codegen")]
+pub mod codegen;
+
+#[doc(hidden)]
+pub mod __private;
+
+// The dispatcher's main items, for `use opgen_core::{Dispatcher, Scalar, Tensor}`.
+pub use dispatch::{
+    Complex, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Generator, IValue, Layout,
+    Library, MemoryFormat, OperatorHandle, QScheme, Registration, Scalar, ScalarType, Stack,
+    Storage, Stream, Tensor, TypedOperator,
+};

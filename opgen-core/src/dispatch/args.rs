@@ -1,8 +1,11 @@
 //! The Rust type of each schema argument type, and the conversions to and from `IValue`.
 //!
-//! [`rust_type_of`] is the mapping table in code: a kernel parameter fits a schema argument
-//! exactly when its [`ArgFamily::rust_type`] equals `rust_type_of` the argument, so the
-//! check and its error message cannot disagree.
+//! The mapping from schema types to Rust types is [`crate::plan::argument_type`], the one the
+//! code generator uses too: a kernel parameter fits a schema argument exactly when its
+//! [`ArgFamily::rust_type`] equals `argument_type` of the argument, so the check and its
+//! error message cannot disagree.
+
+use std::sync::Arc;
 
 use super::ivalue::{IValue, kind_of};
 use super::keyset::DispatchKeySet;
@@ -10,7 +13,7 @@ use super::tensor::Tensor;
 use super::value::{
     Device, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType, Storage, Stream,
 };
-use crate::schema::{ArgType, BaseType};
+use crate::plan::{RustType, ValueType};
 
 pub(crate) mod sealed {
     /// Keeps the argument traits closed: the mapping table is opgen's, not the user's.
@@ -25,8 +28,8 @@ pub trait ArgFamily<T: Tensor>: Sealed + 'static {
     /// The parameter type, borrowing for `'a`.
     type Arg<'a>;
 
-    /// The type as written in a signature, with `tensor` as the tensor type's name.
-    fn rust_type(tensor: &str) -> String;
+    /// The type, as [`crate::plan::argument_type`] gives it for the schema types it fits.
+    fn rust_type() -> RustType;
 
     /// The union of the key sets of the tensors the argument holds.
     #[inline(always)]
@@ -52,74 +55,26 @@ pub trait KernelArg<T: Tensor>: Sealed {
     type Family: ArgFamily<T>;
 }
 
-/// The Rust type a kernel takes for an argument of schema type `ty` (written: annotated with
-/// `!`), with `tensor` as the tensor type's name; `None` for types without a mapping.
-///
-/// ```
-/// use opgen_core::dispatch::rust_type_of;
-/// use opgen_core::schema::parse_type;
-/// let ty = |s| rust_type_of(&parse_type(s).unwrap(), false, "T").unwrap();
-/// assert_eq!(ty("Tensor?[]"), "&[Option<T>]");
-/// assert_eq!(ty("SymInt[2]"), "&[i64]");
-/// assert_eq!(ty("bool[3]"), "[bool; 3]");
-/// assert_eq!(rust_type_of(&parse_type("Tensor").unwrap(), true, "T").unwrap(), "&mut T");
-/// ```
-pub fn rust_type_of(ty: &ArgType, written: bool, tensor: &str) -> Option<String> {
-    let r = if written { "&mut " } else { "&" };
-    Some(match ty {
-        ArgType::Base(BaseType::Tensor) => format!("{r}{tensor}"),
-        ArgType::Base(b) => value_type(*b)?.to_string(),
-        ArgType::Optional(inner) => match &**inner {
-            ArgType::Base(BaseType::Tensor) => format!("Option<{r}{tensor}>"),
-            inner => format!("Option<{}>", rust_type_of(inner, false, tensor)?),
-        },
-        ArgType::List { elem, size } => match (&**elem, size) {
-            (ArgType::Base(BaseType::Tensor), _) => format!("{r}[{tensor}]"),
-            (ArgType::Optional(t), _) if **t == ArgType::Base(BaseType::Tensor) => {
-                format!("&[Option<{tensor}>]")
-            }
-            (ArgType::Base(BaseType::Int | BaseType::SymInt), _) => "&[i64]".to_string(),
-            (ArgType::Base(BaseType::Float), _) => "&[f64]".to_string(),
-            (ArgType::Base(BaseType::Scalar), _) => "&[Scalar]".to_string(),
-            (ArgType::Base(BaseType::Bool), Some(n)) => format!("[bool; {n}]"),
-            _ => return None,
-        },
-        ArgType::CustomClass(_) => return None,
-    })
+fn boxed(t: RustType) -> Box<RustType> {
+    Box::new(t)
 }
 
-/// The Rust type of a value base type (by value, in arguments and returns).
-pub(crate) fn value_type(base: BaseType) -> Option<&'static str> {
-    Some(match base {
-        BaseType::Int | BaseType::SymInt => "i64",
-        BaseType::Float => "f64",
-        BaseType::Bool | BaseType::SymBool => "bool",
-        BaseType::Str => "&str",
-        BaseType::Scalar => "Scalar",
-        BaseType::ScalarType => "ScalarType",
-        BaseType::Layout => "Layout",
-        BaseType::Device => "Device",
-        BaseType::DeviceIndex => "i8",
-        BaseType::MemoryFormat => "MemoryFormat",
-        BaseType::Generator => "Generator",
-        BaseType::Storage => "Storage",
-        BaseType::Stream => "Stream",
-        BaseType::QScheme => "QScheme",
-        BaseType::Tensor | BaseType::DimVector | BaseType::GraphModule => return None,
-    })
+/// `&[X]` for a value type `X`.
+fn slice_of(v: ValueType) -> RustType {
+    RustType::Ref(boxed(RustType::Slice(boxed(RustType::Value(v)))))
 }
 
 /// Implements the traits for a type by value and for its `Option`.
 macro_rules! by_value {
-    ($ty:ty, $name:literal, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
+    ($ty:ty, $value:ident, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
         impl Sealed for $ty {}
         impl<T: Tensor> KernelArg<T> for $ty {
             type Family = $ty;
         }
         impl<T: Tensor> ArgFamily<T> for $ty {
             type Arg<'a> = $ty;
-            fn rust_type(_: &str) -> String {
-                $name.to_string()
+            fn rust_type() -> RustType {
+                RustType::Value(ValueType::$value)
             }
             fn to_ivalue($v: $ty) -> IValue<T> {
                 $to
@@ -137,8 +92,8 @@ macro_rules! by_value {
         }
         impl<T: Tensor> ArgFamily<T> for Option<$ty> {
             type Arg<'a> = Option<$ty>;
-            fn rust_type(_: &str) -> String {
-                concat!("Option<", $name, ">").to_string()
+            fn rust_type() -> RustType {
+                RustType::Option(boxed(RustType::Value(ValueType::$value)))
             }
             fn to_ivalue(v: Option<$ty>) -> IValue<T> {
                 v.map_or(IValue::None, |$v| $to)
@@ -153,31 +108,30 @@ macro_rules! by_value {
     };
 }
 
-by_value!(i64, "i64", |v| IValue::Int(v), IValue::Int(i) => Ok(*i));
-by_value!(f64, "f64", |v| IValue::Float(v), IValue::Float(f) => Ok(*f));
-by_value!(bool, "bool", |v| IValue::Bool(v), IValue::Bool(b) => Ok(*b));
-by_value!(i8, "i8", |v| IValue::Int(v.into()),
+by_value!(i64, I64, |v| IValue::Int(v), IValue::Int(i) => Ok(*i));
+by_value!(f64, F64, |v| IValue::Float(v), IValue::Float(f) => Ok(*f));
+by_value!(bool, Bool, |v| IValue::Bool(v), IValue::Bool(b) => Ok(*b));
+by_value!(i8, I8, |v| IValue::Int(v.into()),
     IValue::Int(i) => i8::try_from(*i).map_err(|_| "int (out of range for i8)"));
-by_value!(Scalar, "Scalar", |v| IValue::Scalar(v),
-    IValue::Scalar(s) => Ok(*s),
+by_value!(Scalar, Scalar, |v| IValue::from(v),
     IValue::Int(i) => Ok(Scalar::Int(*i)),
     IValue::Float(f) => Ok(Scalar::Float(*f)),
     IValue::Bool(b) => Ok(Scalar::Bool(*b)),
-    IValue::Complex(c) => Ok(Scalar::Complex(*c)),
+    IValue::Complex(c) => Ok(Scalar::Complex(**c)),
 );
-by_value!(ScalarType, "ScalarType", |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(*x));
-by_value!(Layout, "Layout", |v| IValue::Layout(v), IValue::Layout(x) => Ok(*x));
-by_value!(Device, "Device", |v| IValue::Device(v), IValue::Device(x) => Ok(*x));
-by_value!(MemoryFormat, "MemoryFormat", |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(*x));
-by_value!(QScheme, "QScheme", |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(*x));
-by_value!(Stream, "Stream", |v| IValue::Stream(v), IValue::Stream(x) => Ok(*x));
+by_value!(ScalarType, ScalarType, |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(*x));
+by_value!(Layout, Layout, |v| IValue::Layout(v), IValue::Layout(x) => Ok(*x));
+by_value!(Device, Device, |v| IValue::Device(v), IValue::Device(x) => Ok(*x));
+by_value!(MemoryFormat, MemoryFormat, |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(*x));
+by_value!(QScheme, QScheme, |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(*x));
+by_value!(Stream, Stream, |v| IValue::from(v), IValue::Stream(x) => Ok(**x));
 // The boxed argument is consumed by the call, so it is moved out rather than cloned.
-by_value!(Generator, "Generator", |v| IValue::Generator(v),
+by_value!(Generator, Generator, |v| IValue::Generator(v),
 value @ IValue::Generator(_) => match std::mem::replace(value, IValue::None) {
     IValue::Generator(g) => Ok(g),
     _ => Err("None"),
 });
-by_value!(Storage, "Storage", |v| IValue::Storage(v),
+by_value!(Storage, Storage, |v| IValue::Storage(v),
 value @ IValue::Storage(_) => match std::mem::replace(value, IValue::None) {
     IValue::Storage(s) => Ok(s),
     _ => Err("None"),
@@ -186,14 +140,14 @@ value @ IValue::Storage(_) => match std::mem::replace(value, IValue::None) {
 /// Implements the traits for a borrowed type: the kernel's form (with lifetime `$x`), the
 /// `'static` form, and the parameter type (with the GAT's lifetime `$a`).
 macro_rules! borrowed {
-    ($x:lifetime, $a:lifetime; $kernel:ty => $fam:ty, $arg:ty, |$tensor:ident| $name:expr,
+    ($x:lifetime, $a:lifetime; $kernel:ty => $fam:ty, $arg:ty, $name:expr,
      key_set: |$k:ident| $ks:expr, to: |$v:ident| $to:expr, from: $($pat:pat => $from:expr),+ $(,)?) => {
         impl<$x, T: Tensor> KernelArg<T> for $kernel {
             type Family = $fam;
         }
         impl<T: Tensor> ArgFamily<T> for $fam {
             type Arg<$a> = $arg;
-            fn rust_type($tensor: &str) -> String {
+            fn rust_type() -> RustType {
                 $name
             }
             #[inline(always)]
@@ -238,8 +192,8 @@ impl<T: Tensor> KernelArg<T> for &T {
 }
 impl<T: Tensor> ArgFamily<T> for &'static T {
     type Arg<'a> = &'a T;
-    fn rust_type(tensor: &str) -> String {
-        format!("&{tensor}")
+    fn rust_type() -> RustType {
+        RustType::Ref(boxed(RustType::Tensor))
     }
     #[inline(always)]
     fn key_set(arg: &&T) -> DispatchKeySet {
@@ -262,8 +216,8 @@ impl<T: Tensor> KernelArg<T> for &mut T {
 }
 impl<T: Tensor> ArgFamily<T> for &'static mut T {
     type Arg<'a> = &'a mut T;
-    fn rust_type(tensor: &str) -> String {
-        format!("&mut {tensor}")
+    fn rust_type() -> RustType {
+        RustType::Mut(boxed(RustType::Tensor))
     }
     #[inline(always)]
     fn key_set(arg: &&mut T) -> DispatchKeySet {
@@ -285,8 +239,8 @@ impl<T: Tensor> KernelArg<T> for Option<&T> {
 }
 impl<T: Tensor> ArgFamily<T> for Option<&'static T> {
     type Arg<'a> = Option<&'a T>;
-    fn rust_type(tensor: &str) -> String {
-        format!("Option<&{tensor}>")
+    fn rust_type() -> RustType {
+        RustType::Option(boxed(RustType::Ref(boxed(RustType::Tensor))))
     }
     #[inline(always)]
     fn key_set(arg: &Option<&T>) -> DispatchKeySet {
@@ -309,8 +263,8 @@ impl<T: Tensor> KernelArg<T> for Option<&mut T> {
 }
 impl<T: Tensor> ArgFamily<T> for Option<&'static mut T> {
     type Arg<'a> = Option<&'a mut T>;
-    fn rust_type(tensor: &str) -> String {
-        format!("Option<&mut {tensor}>")
+    fn rust_type() -> RustType {
+        RustType::Option(boxed(RustType::Mut(boxed(RustType::Tensor))))
     }
     #[inline(always)]
     fn key_set(arg: &Option<&mut T>) -> DispatchKeySet {
@@ -328,47 +282,49 @@ impl<T: Tensor> ArgFamily<T> for Option<&'static mut T> {
     }
 }
 
-borrowed!('x, 'a; &'x [T] => &'static [T], &'a [T], |t| format!("&[{t}]"),
-    key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(a.to_vec()),
-    from: IValue::TensorList(v) => Ok(v));
-borrowed!('x, 'a; &'x mut [T] => &'static mut [T], &'a mut [T], |t| format!("&mut [{t}]"),
-    key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(a.to_vec()),
-    from: IValue::TensorList(v) => Ok(v));
-borrowed!('x, 'a; &'x [Option<T>] => &'static [Option<T>], &'a [Option<T>], |t| format!("&[Option<{t}>]"),
-    key_set: |a| keys_of(a.iter().flatten()), to: |a| IValue::OptionalTensorList(a.to_vec()),
-    from: IValue::OptionalTensorList(v) => Ok(v));
-borrowed!('x, 'a; &'x [i64] => &'static [i64], &'a [i64], |_t| "&[i64]".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::IntList(a.to_vec()),
-    from: IValue::IntList(v) => Ok(v));
-borrowed!('x, 'a; Option<&'x [i64]> => Option<&'static [i64]>, Option<&'a [i64]>, |_t| "Option<&[i64]>".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::IntList(a.to_vec())),
-    from: IValue::None => Ok(None), IValue::IntList(v) => Ok(Some(v)));
-borrowed!('x, 'a; &'x [f64] => &'static [f64], &'a [f64], |_t| "&[f64]".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::FloatList(a.to_vec()),
-    from: IValue::FloatList(v) => Ok(v));
-borrowed!('x, 'a; Option<&'x [f64]> => Option<&'static [f64]>, Option<&'a [f64]>, |_t| "Option<&[f64]>".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::FloatList(a.to_vec())),
-    from: IValue::None => Ok(None), IValue::FloatList(v) => Ok(Some(v)));
-borrowed!('x, 'a; &'x str => &'static str, &'a str, |_t| "&str".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::Str(a.to_string()),
-    from: IValue::Str(s) => Ok(s));
-borrowed!('x, 'a; Option<&'x str> => Option<&'static str>, Option<&'a str>, |_t| "Option<&str>".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::Str(a.to_string())),
-    from: IValue::None => Ok(None), IValue::Str(s) => Ok(Some(s)));
-borrowed!('x, 'a; &'x [Scalar] => &'static [Scalar], &'a [Scalar], |_t| "&[Scalar]".to_string(),
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::ScalarList(a.to_vec()),
-    from: IValue::ScalarList(v) => Ok(v));
+borrowed!('x, 'a; &'x [T] => &'static [T], &'a [T], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Tensor)))),
+    key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(Arc::new(a.to_vec())),
+    from: IValue::TensorList(v) => Ok(v.as_slice()));
+borrowed!('x, 'a; &'x mut [T] => &'static mut [T], &'a mut [T], RustType::Mut(boxed(RustType::Slice(boxed(RustType::Tensor)))),
+    key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(Arc::new(a.to_vec())),
+    from: IValue::TensorList(v) => Ok(Arc::make_mut(v).as_mut_slice()));
+borrowed!('x, 'a; &'x [Option<T>] => &'static [Option<T>], &'a [Option<T>], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Option(boxed(RustType::Tensor)))))),
+    key_set: |a| keys_of(a.iter().flatten()), to: |a| IValue::OptionalTensorList(Arc::new(a.to_vec())),
+    from: IValue::OptionalTensorList(v) => Ok(v.as_slice()));
+borrowed!('x, 'a; &'x [i64] => &'static [i64], &'a [i64], slice_of(ValueType::I64),
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
+    from: IValue::IntList(v) => Ok(v.as_slice()));
+borrowed!('x, 'a; Option<&'x [i64]> => Option<&'static [i64]>, Option<&'a [i64]>, RustType::Option(boxed(slice_of(ValueType::I64))),
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::from(a.to_vec())),
+    from: IValue::None => Ok(None), IValue::IntList(v) => Ok(Some(v.as_slice())));
+borrowed!('x, 'a; &'x [f64] => &'static [f64], &'a [f64], slice_of(ValueType::F64),
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
+    from: IValue::FloatList(v) => Ok(v.as_slice()));
+borrowed!('x, 'a; Option<&'x [f64]> => Option<&'static [f64]>, Option<&'a [f64]>, RustType::Option(boxed(slice_of(ValueType::F64))),
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::from(a.to_vec())),
+    from: IValue::None => Ok(None), IValue::FloatList(v) => Ok(Some(v.as_slice())));
+borrowed!('x, 'a; &'x str => &'static str, &'a str, RustType::Str,
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a),
+    from: IValue::Str(s) => Ok(s.as_str()));
+borrowed!('x, 'a; Option<&'x str> => Option<&'static str>, Option<&'a str>, RustType::Option(boxed(RustType::Str)),
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, IValue::from),
+    from: IValue::None => Ok(None), IValue::Str(s) => Ok(Some(s.as_str())));
+borrowed!('x, 'a; &'x [Scalar] => &'static [Scalar], &'a [Scalar], slice_of(ValueType::Scalar),
+    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
+    from: IValue::ScalarList(v) => Ok(v.as_slice()));
 
 impl<T: Tensor, const N: usize> KernelArg<T> for [bool; N] {
     type Family = [bool; N];
 }
 impl<T: Tensor, const N: usize> ArgFamily<T> for [bool; N] {
     type Arg<'a> = [bool; N];
-    fn rust_type(_: &str) -> String {
-        format!("[bool; {N}]")
+    fn rust_type() -> RustType {
+        // Lengths past `u32` saturate; no schema has them.
+        let n = u32::try_from(N).unwrap_or(u32::MAX);
+        RustType::Array(boxed(RustType::Value(ValueType::Bool)), n)
     }
     fn to_ivalue(arg: [bool; N]) -> IValue<T> {
-        IValue::BoolList(arg.to_vec())
+        IValue::from(arg.to_vec())
     }
     fn from_ivalue(value: &mut IValue<T>) -> Result<[bool; N], &'static str> {
         match value {
@@ -468,20 +424,48 @@ mod tests {
             ("SymBool", "bool"),
             ("float[]", "&[f64]"),
         ];
+        let ty = |schema: &str, written: bool| {
+            crate::plan::argument_type(&parse_type(schema).unwrap(), written)
+                .map(|t| t.display_with("T").to_string())
+        };
         for (schema, rust) in corpus {
-            assert_eq!(
-                rust_type_of(&parse_type(schema).unwrap(), false, "T").as_deref(),
-                Some(rust),
-                "{schema}"
-            );
+            assert_eq!(ty(schema, false).as_deref(), Some(rust), "{schema}");
         }
-        assert_eq!(
-            rust_type_of(&parse_type("GraphModule").unwrap(), false, "T"),
-            None
-        );
-        assert_eq!(
-            rust_type_of(&parse_type("Tensor[]").unwrap(), true, "T").as_deref(),
-            Some("&mut [T]")
-        );
+        assert_eq!(ty("GraphModule", false), None);
+        assert_eq!(ty("Tensor[]", true).as_deref(), Some("&mut [T]"));
+    }
+
+    /// Every parameter type kernels may take names itself as the mapping table does.
+    #[test]
+    fn families_spell_their_types_as_the_plan_does() {
+        use crate::dispatch::tests::TestTensor as X;
+        fn of<F: ArgFamily<X>>() -> String {
+            F::rust_type().display_with("T").to_string()
+        }
+        let families = [
+            (of::<&'static X>(), "&T"),
+            (of::<&'static mut X>(), "&mut T"),
+            (of::<Option<&'static X>>(), "Option<&T>"),
+            (of::<Option<&'static mut X>>(), "Option<&mut T>"),
+            (of::<&'static [X]>(), "&[T]"),
+            (of::<&'static mut [X]>(), "&mut [T]"),
+            (of::<&'static [Option<X>]>(), "&[Option<T>]"),
+            (of::<&'static [i64]>(), "&[i64]"),
+            (of::<Option<&'static [i64]>>(), "Option<&[i64]>"),
+            (of::<&'static [f64]>(), "&[f64]"),
+            (of::<Option<&'static [f64]>>(), "Option<&[f64]>"),
+            (of::<&'static str>(), "&str"),
+            (of::<Option<&'static str>>(), "Option<&str>"),
+            (of::<&'static [Scalar]>(), "&[Scalar]"),
+            (of::<[bool; 3]>(), "[bool; 3]"),
+            (of::<i64>(), "i64"),
+            (of::<Option<i8>>(), "Option<i8>"),
+            (of::<Scalar>(), "Scalar"),
+            (of::<Option<Generator>>(), "Option<Generator>"),
+            (of::<Stream>(), "Stream"),
+        ];
+        for (family, rust) in families {
+            assert_eq!(family, rust);
+        }
     }
 }

@@ -33,6 +33,9 @@ pub enum ErrorKind {
         overload: String,
         /// The overloads of `name` that do exist.
         known_overloads: Vec<String>,
+        /// The messages of the link-time registrations of this operator that failed (global
+        /// dispatcher only; see [`Dispatcher::global_errors`](super::Dispatcher::global_errors)).
+        registration_errors: Vec<String>,
     },
     /// The key a call dispatched to has no kernel.
     MissingKernel {
@@ -49,6 +52,15 @@ pub enum ErrorKind {
         operator: String,
         /// The backends mapped to `AutogradOther` that have kernels.
         backends: Vec<DispatchKey>,
+    },
+    /// A call in static-dispatch mode found no kernel for its backend key, nor a composite one.
+    StaticDispatchMissingKernel {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The highest backend key of the arguments, or `None` when they have none.
+        key: Option<DispatchKey>,
+        /// The keys of the kernels linked into the program for this operator.
+        available: Vec<DispatchKey>,
     },
     /// A `def` whose schema does not parse or breaks a rule.
     InvalidSchema {

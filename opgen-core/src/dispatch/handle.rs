@@ -68,18 +68,35 @@ impl OperatorHandle {
     pub fn typed<T: Tensor, A: KernelArgs<T>, R: RetValue<T>>(
         &self,
     ) -> Result<TypedOperator<T, A::Families, R>, Error> {
+        self.typed_families::<T, A::Families, R>()
+    }
+
+    /// [`OperatorHandle::typed`], with the argument families given directly (what
+    /// generated code names in its `static`s).
+    pub(crate) fn typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
+        &self,
+    ) -> Result<TypedOperator<T, L, R>, Error> {
         let schema = self.schema().ok_or_else(|| self.not_found())?;
-        check_signature::<T, A::Families, R, false>(&schema).map_err(|m| {
+        self.check_typed::<T, L, R>(&schema)?;
+        Ok(TypedOperator {
+            op: self.clone(),
+            _signature: PhantomData,
+        })
+    }
+
+    /// Checks a typed signature against `schema`, this operator's.
+    pub(crate) fn check_typed<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
+        &self,
+        schema: &Schema,
+    ) -> Result<(), Error> {
+        check_signature::<T, L, R, false>(schema).map_err(|m| {
             ErrorKind::TypedSignature {
                 operator: self.to_string(),
                 requested: m.found,
                 expected: m.expected,
                 detail: m.detail,
             }
-        })?;
-        Ok(TypedOperator {
-            op: self.clone(),
-            _signature: PhantomData,
+            .into()
         })
     }
 
@@ -109,15 +126,46 @@ impl OperatorHandle {
             return Err(self.not_found());
         };
         let base = args_base(stack, info.num_args, self)?;
+        // The common case inline: every argument that may hold tensors holds one tensor.
+        // Anything else (an absent `Tensor?`, a list, no tensor arguments, more than 64
+        // arguments) takes the general path, out of line, so that this one needs no saved
+        // registers.
+        let Some(mask) = info.tensor_mask else {
+            return self.call_boxed_general(table, base, stack);
+        };
         let args = &stack[base..];
         let mut ks = DispatchKeySet::EMPTY;
-        for &i in &info.tensor_args {
-            ks |= match args.get(i) {
-                Some(IValue::Tensor(t)) => t.key_set(),
-                Some(other) => other.key_set(),
-                None => DispatchKeySet::EMPTY,
-            };
+        let mut mask = mask.get();
+        loop {
+            match args.get(mask.trailing_zeros() as usize) {
+                Some(IValue::Tensor(t)) => ks |= t.key_set(),
+                _ => return self.call_boxed_general(table, base, stack),
+            }
+            mask &= mask - 1;
+            if mask == 0 {
+                break;
+            }
         }
+        self.dispatch_boxed(table, tls::apply(ks), stack)
+    }
+
+    /// [`OperatorHandle::call_boxed`] for arguments that are not all plain tensors.
+    #[cold]
+    #[inline(never)]
+    fn call_boxed_general<T: Tensor>(
+        &self,
+        table: &Table,
+        base: usize,
+        stack: &mut Stack<T>,
+    ) -> Result<(), Error> {
+        let args = &stack[base..];
+        let tensor_args = table
+            .info
+            .as_ref()
+            .map_or(&[][..], |info| &info.tensor_args);
+        let ks = (tensor_args.iter())
+            .filter_map(|&i| args.get(i))
+            .fold(DispatchKeySet::EMPTY, |ks, v| ks | v.key_set());
         self.dispatch_boxed(table, tls::apply(ks), stack)
     }
 
@@ -173,6 +221,7 @@ impl OperatorHandle {
             name: self.name().to_string(),
             overload: self.overload().to_string(),
             known_overloads: Vec::new(),
+            registration_errors: Vec::new(),
         }
         .into()
     }
@@ -269,25 +318,35 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> TypedOperator<T, L, R> {
             KernelKind::Ambiguous => return Err(self.op.ambiguous_error()),
             KernelKind::Kernel => {}
         }
-        let mut stack = Stack::with_capacity(L::LEN.max(R::COUNT));
-        push_args(&mut stack);
-        (kernel.boxed)(&kernel.functor, &self.op, ks, erase_stack(&mut stack))?;
-        let left = stack.len();
-        match R::pop(&mut stack) {
-            Ok(value) if stack.is_empty() => Ok(value),
-            result => Err(ErrorKind::WrongReturn {
-                operator: self.op.to_string(),
-                expected: self
-                    .op
-                    .schema()
-                    .map_or_else(String::new, |s| returns_text(&s)),
-                found: match result {
-                    Ok(_) => format!("{left} values"),
-                    Err(found) => found,
-                },
-            }
-            .into()),
+        call_boxed_kernel::<T, L, R>(&self.op, kernel, ks, push_args)
+    }
+}
+
+/// Calls `kernel` (of `op`) through its boxed entry point with the arguments `push_args`
+/// pushes, and pops the returns as `R`.
+#[cold]
+#[inline(never)]
+pub(crate) fn call_boxed_kernel<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
+    op: &OperatorHandle,
+    kernel: &ErasedKernel,
+    ks: DispatchKeySet,
+    push_args: impl FnOnce(&mut Stack<T>),
+) -> Result<R, Error> {
+    let mut stack = Stack::with_capacity(L::LEN.max(R::COUNT));
+    push_args(&mut stack);
+    (kernel.boxed)(&kernel.functor, op, ks, erase_stack(&mut stack))?;
+    let left = stack.len();
+    match R::pop(&mut stack) {
+        Ok(value) if stack.is_empty() => Ok(value),
+        result => Err(ErrorKind::WrongReturn {
+            operator: op.to_string(),
+            expected: op.schema().map_or_else(String::new, |s| returns_text(&s)),
+            found: match result {
+                Ok(_) => format!("{left} values"),
+                Err(found) => found,
+            },
         }
+        .into()),
     }
 }
 

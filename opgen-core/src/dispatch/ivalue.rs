@@ -1,7 +1,18 @@
-//! Boxed values: `IValue`, one variant per schema type, and the `Stack` of boxed calls.
+//! Boxed values: `IValue`, one variant per schema type (a `Scalar` is carried as the number
+//! it holds, as in c10), and the `Stack` of boxed calls.
+//!
+//! An `IValue` is two words: the variant, and one word of payload (a number, a one-word
+//! enum or handle, the tensor, or an `Arc` of anything larger). Two words move in registers
+//! or as two stores, so pushing an argument and popping a result cost a few instructions
+//! each. [`Stack::push`], [`Stack::pop`] and the dispatcher's in-place replacement of the
+//! arguments by the returns (the helpers in `erased.rs`) avoid copying a value through
+//! memory with one 16-byte load, which the two 8-byte stores that wrote it cannot forward
+//! (a stall of several nanoseconds per value).
 
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
+use super::erased::{drop_values_from, pop_value, push_in_place, replace_values_from};
 use super::keyset::DispatchKeySet;
 use super::tensor::Tensor;
 use super::value::{
@@ -13,45 +24,55 @@ use crate::schema::{ArgType, BaseType, Literal};
 /// A boxed value of any schema type, generic over the user's tensor type `T`.
 ///
 /// An absent optional is [`IValue::None`]; `Tensor?` is `None` or `Tensor`. `SymInt` and
-/// `DeviceIndex` are carried as `Int`, `SymBool` as `Bool`.
+/// `DeviceIndex` are carried as `Int`, `SymBool` as `Bool`. As in c10, a `Scalar` is carried
+/// as the value it holds: `Bool`, `Int`, `Float` or `Complex`.
+///
+/// An `IValue` is two words for a one-word tensor handle (such as an `Arc`): the variant and
+/// one word of payload. As in c10, payloads that do not fit in a word (lists, strings,
+/// complex numbers, streams, tuples) are reference-counted, so that moving values on and off
+/// a [`Stack`] stays cheap and cloning one is an increment; mutating a shared list clones it
+/// first (`Arc::make_mut`).
 ///
 /// ```
+/// use std::sync::Arc;
 /// use opgen_core::dispatch::{IValue, Scalar};
 /// let v: IValue<()> = IValue::from(vec![1i64, 2]);
-/// assert_eq!(v, IValue::IntList(vec![1, 2]));
+/// assert_eq!(v, IValue::IntList(Arc::new(vec![1, 2])));
 /// assert_eq!(v.kind(), "int[]");
-/// assert_eq!(IValue::<()>::from(Scalar::Int(1)).kind(), "Scalar");
+/// assert_eq!(IValue::<()>::from(Scalar::Int(1)), IValue::Int(1));
+/// assert_eq!(size_of::<IValue<Arc<()>>>(), 16);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+// A one-word tag: a value is then copied word by word (a one-byte tag would be copied with
+// loads straddling it and the payload, which stall behind the stores that wrote them).
+#[repr(u64)]
 pub enum IValue<T> {
     /// An absent optional.
     None,
-    /// `bool`, `SymBool`.
+    /// `bool`, `SymBool`, a boolean `Scalar`.
     Bool(bool),
-    /// `int`, `SymInt`, `DeviceIndex`.
+    /// `int`, `SymInt`, `DeviceIndex`, an integer `Scalar`.
     Int(i64),
-    /// `float`.
+    /// `float`, a floating-point `Scalar`.
     Float(f64),
-    /// A complex number (a `Scalar` may also hold one).
-    Complex(Complex),
+    /// A complex `Scalar`.
+    Complex(Arc<Complex>),
     /// `str`.
-    Str(String),
-    /// `Scalar`.
-    Scalar(Scalar),
+    Str(Arc<String>),
     /// `Tensor`.
     Tensor(T),
     /// `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`.
-    IntList(Vec<i64>),
+    IntList(Arc<Vec<i64>>),
     /// `float[]`.
-    FloatList(Vec<f64>),
+    FloatList(Arc<Vec<f64>>),
     /// `bool[N]`.
-    BoolList(Vec<bool>),
+    BoolList(Arc<Vec<bool>>),
     /// `Tensor[]`.
-    TensorList(Vec<T>),
+    TensorList(Arc<Vec<T>>),
     /// `Tensor?[]`.
-    OptionalTensorList(Vec<Option<T>>),
+    OptionalTensorList(Arc<Vec<Option<T>>>),
     /// `Scalar[]`.
-    ScalarList(Vec<Scalar>),
+    ScalarList(Arc<Vec<Scalar>>),
     /// `ScalarType`.
     ScalarType(ScalarType),
     /// `Layout`.
@@ -67,11 +88,11 @@ pub enum IValue<T> {
     /// `Storage`.
     Storage(Storage),
     /// `Stream`.
-    Stream(Stream),
+    Stream(Arc<Stream>),
     /// A dimension name.
     Dimname(Dimname),
     /// A tuple of values.
-    Tuple(Vec<IValue<T>>),
+    Tuple(Arc<Vec<IValue<T>>>),
 }
 
 impl<T> IValue<T> {
@@ -84,7 +105,6 @@ impl<T> IValue<T> {
             IValue::Float(_) => "float",
             IValue::Complex(_) => "complex",
             IValue::Str(_) => "str",
-            IValue::Scalar(_) => "Scalar",
             IValue::Tensor(_) => "Tensor",
             IValue::IntList(_) => "int[]",
             IValue::FloatList(_) => "float[]",
@@ -164,26 +184,40 @@ impl<T: Tensor> IValue<T> {
 }
 
 macro_rules! from_impls {
-    ($($ty:ty => $variant:ident),* $(,)?) => {
+    ($($ty:ty => $variant:ident $(($wrap:path))?),* $(,)?) => {
         $(impl<T> From<$ty> for IValue<T> {
             fn from(v: $ty) -> IValue<T> {
-                IValue::$variant(v)
+                IValue::$variant($($wrap)?(v))
             }
         })*
     };
 }
 
 from_impls! {
-    bool => Bool, i64 => Int, f64 => Float, Complex => Complex, String => Str, Scalar => Scalar,
-    Vec<i64> => IntList, Vec<f64> => FloatList, Vec<bool> => BoolList, Vec<Scalar> => ScalarList,
+    bool => Bool, i64 => Int, f64 => Float, Complex => Complex(Arc::new),
+    String => Str(Arc::new), Vec<i64> => IntList(Arc::new), Vec<f64> => FloatList(Arc::new),
+    Vec<bool> => BoolList(Arc::new), Vec<Scalar> => ScalarList(Arc::new),
     ScalarType => ScalarType, Layout => Layout, Device => Device, MemoryFormat => MemoryFormat,
-    QScheme => QScheme, Generator => Generator, Storage => Storage, Stream => Stream,
+    QScheme => QScheme, Generator => Generator, Storage => Storage, Stream => Stream(Arc::new),
     Dimname => Dimname,
+}
+
+impl<T> From<Scalar> for IValue<T> {
+    /// The value the scalar holds, as c10 boxes it.
+    #[inline]
+    fn from(v: Scalar) -> IValue<T> {
+        match v {
+            Scalar::Bool(b) => IValue::Bool(b),
+            Scalar::Int(i) => IValue::Int(i),
+            Scalar::Float(f) => IValue::Float(f),
+            Scalar::Complex(c) => IValue::Complex(Arc::new(c)),
+        }
+    }
 }
 
 impl<T> From<&str> for IValue<T> {
     fn from(v: &str) -> IValue<T> {
-        IValue::Str(v.to_string())
+        IValue::Str(Arc::new(v.to_string()))
     }
 }
 
@@ -226,6 +260,51 @@ impl<T> Stack<T> {
     pub fn into_vec(self) -> Vec<IValue<T>> {
         self.values
     }
+
+    /// Removes the top value and returns it: what `Vec::pop` does, but a tensor is read word
+    /// by word (see the module documentation).
+    #[inline(always)]
+    pub fn pop(&mut self) -> Option<IValue<T>> {
+        pop_value(&mut self.values)
+    }
+
+    /// Replaces the values from `base` up (a call's arguments) with `value` (its return).
+    #[inline(always)]
+    pub(crate) fn replace_from(&mut self, base: usize, value: IValue<T>) {
+        replace_values_from(&mut self.values, base, value);
+    }
+
+    /// [`Stack::replace_from`] for a tensor: over a tensor argument, only the handle changes.
+    #[inline(always)]
+    pub(crate) fn replace_from_with_tensor(&mut self, base: usize, tensor: T) {
+        match self.values.get_mut(base) {
+            Some(IValue::Tensor(slot)) => {
+                let first = std::mem::replace(slot, tensor);
+                drop_values_from(&mut self.values, base + 1);
+                drop(first);
+            }
+            _ => self.replace_from_cold(base, IValue::Tensor(tensor)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn replace_from_cold(&mut self, base: usize, value: IValue<T>) {
+        replace_values_from(&mut self.values, base, value);
+    }
+
+    /// Drops the values from `base` up.
+    #[inline(always)]
+    pub(crate) fn drop_from(&mut self, base: usize) {
+        drop_values_from(&mut self.values, base);
+    }
+
+    /// Pushes a value on top: what `Vec::push` does, but the value is always written straight
+    /// into the buffer (see the module documentation).
+    #[inline(always)]
+    pub fn push(&mut self, value: IValue<T>) {
+        push_in_place(&mut self.values, value);
+    }
 }
 
 impl<T> Default for Stack<T> {
@@ -262,7 +341,7 @@ impl<T> FromIterator<IValue<T>> for Stack<T> {
 }
 
 /// The value of a schema default literal for an argument of type `ty`, if it has one:
-/// `alpha=1` for `Scalar` is `Scalar(Int(1))`, `int[2] padding=0` is `IntList([0, 0])`,
+/// `alpha=1` for `Scalar` is `Int(1)`, `int[2] padding=0` is `IntList([0, 0])`,
 /// `reduction=Mean` is `Int(1)`, `memory_format=contiguous_format` is a `MemoryFormat`.
 pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue<T>> {
     if let (Literal::None, ArgType::Optional(_)) = (literal, ty) {
@@ -286,10 +365,10 @@ pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue
         (BaseType::Float, Literal::Int(i)) => IValue::Float(*i as f64),
         (BaseType::Float, Literal::Float(f)) => IValue::Float(f.0),
         (BaseType::Bool | BaseType::SymBool, Literal::Bool(b)) => IValue::Bool(*b),
-        (BaseType::Str, Literal::Str(s)) => IValue::Str(s.clone()),
-        (BaseType::Scalar, Literal::Int(i)) => IValue::Scalar(Scalar::Int(*i)),
-        (BaseType::Scalar, Literal::Float(f)) => IValue::Scalar(Scalar::Float(f.0)),
-        (BaseType::Scalar, Literal::Bool(b)) => IValue::Scalar(Scalar::Bool(*b)),
+        (BaseType::Str, Literal::Str(s)) => IValue::from(s.as_str()),
+        (BaseType::Scalar, Literal::Int(i)) => IValue::Int(*i),
+        (BaseType::Scalar, Literal::Float(f)) => IValue::Float(f.0),
+        (BaseType::Scalar, Literal::Bool(b)) => IValue::Bool(*b),
         (BaseType::ScalarType, Literal::Ident(n)) => IValue::ScalarType(ScalarType::from_name(n)?),
         (BaseType::Layout, Literal::Ident(n)) => IValue::Layout(Layout::from_name(n)?),
         (BaseType::MemoryFormat, Literal::Ident(n)) => {
@@ -308,16 +387,16 @@ fn default_list<T>(elem: &ArgType, size: Option<u32>, literal: &Literal) -> Opti
         _ => return None,
     };
     Some(match elem {
-        ArgType::Base(BaseType::Int | BaseType::SymInt) => IValue::IntList(
+        ArgType::Base(BaseType::Int | BaseType::SymInt) => IValue::from(
             items
                 .iter()
                 .map(|l| match l {
                     Literal::Int(i) => Some(*i),
                     _ => None,
                 })
-                .collect::<Option<_>>()?,
+                .collect::<Option<Vec<i64>>>()?,
         ),
-        ArgType::Base(BaseType::Float) => IValue::FloatList(
+        ArgType::Base(BaseType::Float) => IValue::from(
             items
                 .iter()
                 .map(|l| match l {
@@ -325,19 +404,19 @@ fn default_list<T>(elem: &ArgType, size: Option<u32>, literal: &Literal) -> Opti
                     Literal::Float(f) => Some(f.0),
                     _ => None,
                 })
-                .collect::<Option<_>>()?,
+                .collect::<Option<Vec<f64>>>()?,
         ),
-        ArgType::Base(BaseType::Bool) => IValue::BoolList(
+        ArgType::Base(BaseType::Bool) => IValue::from(
             items
                 .iter()
                 .map(|l| match l {
                     Literal::Bool(b) => Some(*b),
                     _ => None,
                 })
-                .collect::<Option<_>>()?,
+                .collect::<Option<Vec<bool>>>()?,
         ),
-        ArgType::Base(BaseType::Tensor) if items.is_empty() => IValue::TensorList(Vec::new()),
-        ArgType::Base(BaseType::Scalar) if items.is_empty() => IValue::ScalarList(Vec::new()),
+        ArgType::Base(BaseType::Tensor) if items.is_empty() => IValue::TensorList(Arc::default()),
+        ArgType::Base(BaseType::Scalar) if items.is_empty() => IValue::ScalarList(Arc::default()),
         _ => return None,
     })
 }
@@ -352,22 +431,30 @@ mod tests {
     }
 
     #[test]
+    fn values_are_two_words_for_a_one_word_tensor() {
+        assert_eq!(size_of::<IValue<Arc<u64>>>(), 16);
+        assert_eq!(size_of::<Option<IValue<Arc<u64>>>>(), 16);
+        assert_eq!(size_of::<IValue<crate::dispatch::tests::TestTensor>>(), 16);
+    }
+
+    #[test]
     fn defaults_follow_the_schema_type() {
+        assert_eq!(default("Scalar", Literal::Int(1)), Some(IValue::Int(1)));
         assert_eq!(
-            default("Scalar", Literal::Int(1)),
-            Some(IValue::Scalar(Scalar::Int(1)))
+            default("Scalar", Literal::Float(Float(0.5))),
+            Some(IValue::from(Scalar::Float(0.5)))
         );
         assert_eq!(default("float", Literal::Int(2)), Some(IValue::Float(2.0)));
         assert_eq!(
             default("int[2]", Literal::Int(0)),
-            Some(IValue::IntList(vec![0, 0]))
+            Some(IValue::from(vec![0i64, 0]))
         );
         assert_eq!(
             default(
                 "int[1]",
                 Literal::List(vec![Literal::Int(-2), Literal::Int(-1)])
             ),
-            Some(IValue::IntList(vec![-2, -1]))
+            Some(IValue::from(vec![-2i64, -1]))
         );
         assert_eq!(
             default("int", Literal::Ident("Mean".into())),
@@ -385,7 +472,7 @@ mod tests {
         );
         assert_eq!(
             default("bool[3]", Literal::Bool(true)),
-            Some(IValue::BoolList(vec![true; 3]))
+            Some(IValue::from(vec![true; 3]))
         );
         assert_eq!(
             default("MemoryFormat", Literal::Ident("contiguous_format".into())),

@@ -5,14 +5,15 @@ use std::any::type_name;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use super::args::{ArgFamily, KernelArg, rust_type_of, short_type_name};
+use super::args::{ArgFamily, KernelArg, short_type_name};
 use super::erased::{AnyMut, ErasedFn, FnSig, Functor};
 use super::error::{Error, ErrorKind};
 use super::handle::OperatorHandle;
 use super::ivalue::Stack;
 use super::keyset::DispatchKeySet;
-use super::returns::{KernelOutput, RetValue, returns_type_of};
+use super::returns::{KernelOutput, RetValue, returns_type};
 use super::tensor::Tensor;
+use crate::plan::{RustType, argument_type};
 use crate::schema::Schema;
 
 pub(crate) mod private {
@@ -201,7 +202,7 @@ pub trait ArgList<T: Tensor>: 'static {
     /// The number of arguments.
     const LEN: usize;
     /// The Rust type of each argument.
-    fn rust_types(tensor: &str) -> Vec<String>;
+    fn rust_types() -> Vec<RustType>;
 }
 
 /// A tuple of kernel parameter types (`(&T, i64)`), as given to
@@ -212,28 +213,31 @@ pub trait KernelArgs<T: Tensor> {
 }
 
 /// Compares a Rust signature (`T`, families `L`, returns `R`, with a leading key set if
-/// `KEYS`) with a schema.
+/// `KEYS`) with a schema, by the mapping of [`crate::plan`] (`argument_type`,
+/// `return_type`): the one generated code follows.
 pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KEYS: bool>(
     schema: &Schema,
 ) -> Result<(), Mismatch> {
     let tensor = short_type_name(type_name::<T>());
-    let params = L::rust_types(&tensor);
-    let ret = R::rust_type(&tensor);
+    let show = |t: &RustType| t.display_with(&tensor).to_string();
+    let params = L::rust_types();
+    let ret = R::rust_type();
     let keys = if KEYS { "DispatchKeySet, " } else { "" };
-    let found = format!("fn({keys}{}) -> {ret}", params.join(", "));
-    let args: Vec<Option<String>> = schema
-        .arguments
-        .iter()
-        .map(|a| rust_type_of(&a.ty, a.is_write(), &tensor))
+    let list = |types: Vec<String>| types.join(", ");
+    let found = format!(
+        "fn({keys}{}) -> {}",
+        list(params.iter().map(show).collect()),
+        show(&ret)
+    );
+    let args: Vec<Option<RustType>> = (schema.arguments.iter())
+        .map(|a| argument_type(&a.ty, a.is_write()))
         .collect();
-    let expected_ret = returns_type_of(&schema.returns, &tensor);
+    let expected_ret = returns_type(&schema.returns);
+    let or_unknown = |t: &Option<RustType>| t.as_ref().map_or_else(|| "?".to_string(), show);
     let expected = format!(
         "fn({keys}{}) -> {}",
-        args.iter()
-            .map(|a| a.as_deref().unwrap_or("?"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        expected_ret.as_deref().unwrap_or("?")
+        list(args.iter().map(or_unknown).collect()),
+        or_unknown(&expected_ret)
     );
     let mismatch = |detail: String| Mismatch {
         found: found.clone(),
@@ -258,9 +262,11 @@ pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KE
             }
             Some(have) if have != want => {
                 return Err(mismatch(format!(
-                    "parameter {} (`{}`) is `{have}`, expected `{want}`",
+                    "parameter {} (`{}`) is `{}`, expected `{}`",
                     i + 1 + usize::from(KEYS),
-                    arg.name
+                    arg.name,
+                    show(have),
+                    show(want)
                 )));
             }
             Some(_) => {}
@@ -278,9 +284,11 @@ pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KE
         None => Err(mismatch(
             "the schema's returns have no Rust type; register a boxed kernel".into(),
         )),
-        Some(want) if want != ret => {
-            Err(mismatch(format!("it returns `{ret}`, expected `{want}`")))
-        }
+        Some(want) if want != ret => Err(mismatch(format!(
+            "it returns `{}`, expected `{}`",
+            show(&ret),
+            show(&want)
+        ))),
         Some(_) => Ok(()),
     }
 }
@@ -457,9 +465,8 @@ macro_rules! unboxed_kernel {
                 let indices: &[usize] = &[$($i),*];
                 indices.len()
             };
-            #[allow(unused_variables)]
-            fn rust_types(tensor: &str) -> Vec<String> {
-                vec![$($F::rust_type(tensor)),*]
+            fn rust_types() -> Vec<RustType> {
+                vec![$($F::rust_type()),*]
             }
         }
 

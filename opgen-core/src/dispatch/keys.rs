@@ -304,6 +304,86 @@ impl DispatchKey {
     }
 }
 
+impl DispatchKey {
+    /// The keys a `dispatch` table of `native_functions.yaml` may name (SCHEMA.md §3.5, R48),
+    /// in torchgen's order: the backends of PyTorch's in-tree kernels and the four composite
+    /// keys. The others (`HPU`, `PrivateUse1`, autograd and functionality keys, `Autograd`)
+    /// are runtime-only.
+    pub const YAML_KEYS: &'static [DispatchKey] = &[
+        K::CPU,
+        K::CUDA,
+        K::MPS,
+        K::XPU,
+        K::MTIA,
+        K::Meta,
+        K::MkldnnCPU,
+        K::ZeroTensor,
+        K::SparseCPU,
+        K::SparseCUDA,
+        K::SparseMPS,
+        K::SparseXPU,
+        K::SparseMeta,
+        K::SparseCsrCPU,
+        K::SparseCsrCUDA,
+        K::SparseCsrMPS,
+        K::SparseCsrXPU,
+        K::SparseCsrMeta,
+        K::QuantizedCPU,
+        K::QuantizedCUDA,
+        K::QuantizedMeta,
+        K::NestedTensorCPU,
+        K::NestedTensorCUDA,
+        K::NestedTensorXPU,
+        K::NestedTensorHPU,
+        K::NestedTensorMeta,
+        K::CompositeImplicitAutograd,
+        K::CompositeImplicitAutogradNestedTensor,
+        K::CompositeExplicitAutograd,
+        K::CompositeExplicitAutogradNonFunctional,
+    ];
+
+    /// Whether a `dispatch` table of `native_functions.yaml` may name the key (one of
+    /// [`DispatchKey::YAML_KEYS`]).
+    ///
+    /// ```
+    /// use opgen_core::dispatch::DispatchKey;
+    /// assert!(DispatchKey::SparseCsrMeta.is_yaml_dispatch_key());
+    /// assert!(!DispatchKey::AutogradCPU.is_yaml_dispatch_key());
+    /// ```
+    pub const fn is_yaml_dispatch_key(self) -> bool {
+        YAML & (1u64 << self as u8) != 0
+    }
+
+    /// The key written `name` in a `dispatch` table of `native_functions.yaml`, if it is one
+    /// of [`DispatchKey::YAML_KEYS`] (unlike [`DispatchKey::from_name`], `CatchAll` is not).
+    pub fn from_yaml_name(name: &str) -> Option<DispatchKey> {
+        DispatchKey::YAML_KEYS
+            .iter()
+            .copied()
+            .find(|k| k.name() == name)
+    }
+
+    /// A backend with structured kernels generated from a `structured` entry: `CPU`, `CUDA`,
+    /// `MPS`, `XPU`, `MTIA` (SCHEMA.md R59).
+    pub const fn is_structured_backend(self) -> bool {
+        matches!(self, K::CPU | K::CUDA | K::MPS | K::XPU | K::MTIA)
+    }
+
+    /// One of the four composite alias keys (SCHEMA.md R53).
+    pub const fn is_composite(self) -> bool {
+        matches!(
+            self,
+            K::CompositeImplicitAutograd
+                | K::CompositeImplicitAutogradNestedTensor
+                | K::CompositeExplicitAutograd
+                | K::CompositeExplicitAutogradNonFunctional
+        )
+    }
+}
+
+/// [`DispatchKey::YAML_KEYS`] as bits.
+const YAML: u64 = mask(DispatchKey::YAML_KEYS);
+
 impl fmt::Display for DispatchKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -126,7 +126,7 @@
 //! | `Tensor?[]` | `&[Option<T>]` |
 //! | `int`, `SymInt` | `i64` |
 //! | `int?`, `SymInt?` | `Option<i64>` |
-//! | `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]` | `&[i64]` |
+//! | `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`, `DimVector` | `&[i64]` |
 //! | `int[]?`, `int[N]?`, `SymInt[]?`, `SymInt[N]?` | `Option<&[i64]>` |
 //! | `float` / `float?` | `f64` / `Option<f64>` |
 //! | `float[]` / `float[]?` | `&[f64]` / `Option<&[f64]>` |
@@ -139,8 +139,10 @@
 //! | `Generator` / `Generator?` | [`Generator`] / `Option<Generator>` |
 //! | `Storage`, `Stream` | [`Storage`], [`Stream`] |
 //!
-//! `DimVector`, `GraphModule` and custom classes have no Rust type: such operators take
-//! boxed kernels. [`rust_type_of`] computes the table.
+//! `GraphModule` and custom classes have no Rust type: such operators take boxed kernels.
+//! The table is [`crate::plan::argument_type`] and [`crate::plan::return_type`], which the
+//! code generator follows too; a kernel fits when its parameter and return types are the
+//! ones they give.
 //!
 //! | schema returns | Rust return type |
 //! |---|---|
@@ -150,6 +152,10 @@
 //! | `int`, `SymInt` / `float` / `bool`, `SymBool` | `i64` / `f64` / `bool` |
 //! | `Scalar`, `ScalarType`, `QScheme` | [`Scalar`], [`ScalarType`], [`QScheme`] |
 //! | several | a tuple of the above (up to 10) |
+//!
+//! In boxed calls, values travel as [`IValue`]s: two words each for a one-word tensor handle,
+//! with lists, strings and other large payloads behind an `Arc`, and a `Scalar` carried as
+//! the number it holds (`Int`, `Float`, `Bool` or `Complex`), as in c10.
 //!
 //! # Kernels
 //!
@@ -183,6 +189,16 @@
 //! assert!(relu.call(&t).0.contains(DispatchKey::Tracer));
 //! # Ok::<(), Error>(())
 //! ```
+//!
+//! # When registration takes effect
+//!
+//! Registrations made with a [`Library`] take effect when the call returns. Kernels annotated
+//! with `#[native_function]` are collected at link time, from every crate linked into the
+//! program, and registered with [`Dispatcher::global`] on its first access (generated
+//! functions make it on their first call), before that access returns: all `def`s first,
+//! then every kernel. They stay registered for the life of the program; failures are kept in
+//! [`Dispatcher::global_errors`] and repeated by [`Dispatcher::find`] for the operator
+//! concerned. [`Dispatcher::global`] documents the details.
 //!
 //! # Concurrency and memory
 //!
@@ -226,6 +242,7 @@ mod keyset;
 mod library;
 mod registry;
 mod returns;
+pub(crate) mod static_dispatch;
 mod table;
 mod tensor;
 pub mod tls;
@@ -234,7 +251,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use args::{ArgFamily, KernelArg, rust_type_of};
+pub use args::{ArgFamily, KernelArg};
 pub use error::{Error, ErrorKind, Site};
 pub use handle::{OperatorHandle, TypedOperator};
 pub use ivalue::{IValue, Stack};

@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::{Arc, LazyLock, Mutex, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
+pub(crate) mod link;
 mod registration;
 
 pub use registration::Registration;
@@ -12,7 +13,7 @@ pub use registration::Registration;
 use super::erased::TableCell;
 use super::error::{Error, ErrorKind, Site};
 use super::handle::{OperatorHandle, TypedOperator};
-use super::kernel::KernelArgs;
+use super::kernel::{ErasedKernel, KernelArgs};
 use super::keys::DispatchKey;
 use super::returns::RetValue;
 use super::table::{DispatchTableDump, FallbackReg, KernelReg, OpInfo, Table, resolve};
@@ -30,7 +31,8 @@ impl fmt::Display for RegistrationId {
 
 /// The operator registry and dispatcher.
 ///
-/// [`Dispatcher::global`] is the process-wide instance that generated code uses;
+/// [`Dispatcher::global`] is the process-wide instance that generated code uses; it holds
+/// every `#[native_function]` of the program from its first access on (see its docs).
 /// [`Dispatcher::new`] makes an independent one (for tests, or for isolating plugins).
 /// Registration takes a lock; calls never do: each operator's table is an immutable value
 /// published with one atomic store and read with one atomic load.
@@ -104,8 +106,6 @@ impl OperatorEntry {
     }
 }
 
-static GLOBAL: LazyLock<Dispatcher> = LazyLock::new(Dispatcher::new);
-
 impl Default for Dispatcher {
     fn default() -> Dispatcher {
         Dispatcher::new()
@@ -114,8 +114,48 @@ impl Default for Dispatcher {
 
 impl Dispatcher {
     /// The process-wide dispatcher, created on first use.
+    ///
+    /// # When link-time registration takes effect
+    ///
+    /// Every `#[native_function]` in every crate linked into the program leaves an entry in a
+    /// link-time list (a `linkme` distributed slice). The first call of `global()` (from any
+    /// thread; generated functions make it on their first call) registers all of them before
+    /// it returns:
+    ///
+    /// 1. one fragment library per namespace (several crates may add to `aten`);
+    /// 2. every `def`: entries that restate the same schema (equal once printed canonically)
+    ///    are one `def`; a different schema for the same name is the duplicate-`def` error
+    ///    naming both schemas and both sites;
+    /// 3. every kernel, at each of its keys, checked against the schema.
+    ///
+    /// The registrations stay in force for the life of the program. Registrations that fail
+    /// do not stop the others: they are kept in [`Dispatcher::global_errors`], and
+    /// [`Dispatcher::find`] on the global dispatcher repeats those of the operator it cannot
+    /// find. Threads that call `global()` while the first one registers wait for it to
+    /// finish, so they never see a partly registered dispatcher. A call of `global()` made
+    /// on the registering thread during registration (from a kernel's registration code,
+    /// say) does not deadlock: it gets the dispatcher with the registrations made so far.
+    ///
+    /// Rust links a dependency only if the program names it: a crate that does nothing but
+    /// register kernels needs a `use that_crate as _;` somewhere in the program.
+    /// Registrations made at run time with [`Dispatcher::library`] and friends add to the
+    /// global dispatcher as to any other.
     pub fn global() -> &'static Dispatcher {
-        &GLOBAL
+        link::global()
+    }
+
+    /// The link-time registrations of [`Dispatcher::global`] that failed (a duplicate `def`,
+    /// a kernel whose signature does not fit the schema, ...), in registration order. Makes
+    /// the registrations first if `global()` was not called yet.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::Dispatcher;
+    /// for error in Dispatcher::global_errors() {
+    ///     eprintln!("opgen: {error}");
+    /// }
+    /// ```
+    pub fn global_errors() -> &'static [Error] {
+        link::global_errors()
     }
 
     /// A new, empty dispatcher, independent of the global one.
@@ -159,12 +199,30 @@ impl Dispatcher {
                 }
             })
             .collect();
+        drop(registry);
         Err(ErrorKind::OperatorNotFound {
             name: name.to_string(),
             overload: overload.to_string(),
             known_overloads,
+            registration_errors: link::errors_of(self, &key),
         }
         .into())
+    }
+
+    /// The active kernel at each key the operator `full_name` (`ns::op.overload`) has one
+    /// registered at directly (runtime or alias key), in key order; fallthroughs left out.
+    pub(crate) fn kernels_of(&self, full_name: &str) -> Vec<(DispatchKey, Arc<ErasedKernel>)> {
+        let registry = self.inner.lock();
+        let Some(op) = registry.ops.get(full_name) else {
+            return Vec::new();
+        };
+        let mut active: BTreeMap<DispatchKey, Option<&Arc<ErasedKernel>>> = BTreeMap::new();
+        for reg in &op.kernels {
+            active.insert(reg.key, reg.kernel.as_ref());
+        }
+        (active.into_iter())
+            .filter_map(|(key, kernel)| Some((key, kernel?.clone())))
+            .collect()
     }
 
     /// A typed handle to an operator: `A` is the tuple of the kernel parameter types, `R` the

@@ -1,38 +1,23 @@
 //! The Rust type of each schema return type, and of a kernel's output.
 
-use super::args::value_type;
+use std::sync::Arc;
+
 use super::error::Error;
 use super::ivalue::{IValue, Stack, kind_of};
 use super::tensor::Tensor;
 use super::value::{Device, Layout, MemoryFormat, QScheme, Scalar, ScalarType};
-use crate::schema::{ArgType, BaseType, Return};
+use crate::plan::{RustType, ValueType, return_type};
+use crate::schema::Return;
 
-/// The Rust type of a single schema return, with `tensor` as the tensor type's name; `None`
-/// for types without a mapping (fixed-size lists, most optionals: SCHEMA.md R87).
-pub(crate) fn return_type_of(ret: &Return, tensor: &str) -> Option<String> {
-    Some(match &ret.ty {
-        ArgType::Base(BaseType::Tensor) => tensor.to_string(),
-        ArgType::Base(BaseType::Str) => return None,
-        ArgType::Base(b) => value_type(*b)?.to_string(),
-        ArgType::List { elem, size: None } if **elem == ArgType::Base(BaseType::Tensor) => {
-            format!("Vec<{tensor}>")
-        }
-        ArgType::Optional(inner) if **inner == ArgType::Base(BaseType::Tensor) => {
-            format!("Option<{tensor}>")
-        }
-        _ => return None,
-    })
-}
-
-/// The Rust type of a list of returns: `()`, one type, or a tuple.
-pub(crate) fn returns_type_of(returns: &[Return], tensor: &str) -> Option<String> {
-    let types = returns
-        .iter()
-        .map(|r| return_type_of(r, tensor))
+/// The Rust type of a list of returns: `()`, the one return's type, or a tuple; each as
+/// [`crate::plan::return_type`] maps it. `None` if a return has no Rust type.
+pub(crate) fn returns_type(returns: &[Return]) -> Option<RustType> {
+    let mut types = (returns.iter())
+        .map(|r| return_type(&r.ty))
         .collect::<Option<Vec<_>>>()?;
-    Some(match types.as_slice() {
-        [one] => one.clone(),
-        many => format!("({})", many.join(", ")),
+    Some(match types.len() {
+        1 => types.remove(0),
+        _ => RustType::Tuple(types),
     })
 }
 
@@ -47,8 +32,8 @@ pub trait RetValue<T: Tensor>: Sized + 'static {
     /// How many values the returns occupy on a stack.
     const COUNT: usize;
 
-    /// The type as written in a signature, with `tensor` as the tensor type's name.
-    fn rust_type(tensor: &str) -> String;
+    /// The type, as [`crate::plan::return_type`] gives it for the schema returns it fits.
+    fn rust_type() -> RustType;
 
     /// Pushes the returns.
     fn push(self, stack: &mut Stack<T>);
@@ -56,7 +41,7 @@ pub trait RetValue<T: Tensor>: Sized + 'static {
     /// Replaces the values from `base` up (a call's arguments) with the returns.
     #[inline]
     fn replace_from(self, stack: &mut Stack<T>, base: usize) {
-        stack.truncate(base);
+        stack.drop_from(base);
         self.push(stack);
     }
 
@@ -66,8 +51,8 @@ pub trait RetValue<T: Tensor>: Sized + 'static {
 
 /// One return value, as part of a tuple.
 pub trait RetElem<T: Tensor>: Sized + 'static {
-    /// The type as written in a signature.
-    fn elem_type(tensor: &str) -> String;
+    /// The type, as [`crate::plan::return_type`] gives it for the schema return it fits.
+    fn elem_type() -> RustType;
     /// Boxes the value.
     fn into_ivalue(self) -> IValue<T>;
     /// Unboxes the value; on a mismatch, the value's kind.
@@ -75,9 +60,15 @@ pub trait RetElem<T: Tensor>: Sized + 'static {
 }
 
 macro_rules! single_return {
-    ($(<$g:ident>)? $ty:ty, |$tensor:ident| $name:expr, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
+    ($ty:ty, $name:expr, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
+        single_return!($ty, $name, |$v| $to, replace: |stack, base, value| {
+            stack.replace_from(base, RetElem::<T>::into_ivalue(value))
+        }, $($pat => $from),+);
+    };
+    ($ty:ty, $name:expr, |$v:ident| $to:expr,
+     replace: |$stack:ident, $base:ident, $value:ident| $replace:expr, $($pat:pat => $from:expr),+ $(,)?) => {
         impl<T: Tensor> RetElem<T> for $ty {
-            fn elem_type($tensor: &str) -> String {
+            fn elem_type() -> RustType {
                 $name
             }
             fn into_ivalue(self) -> IValue<T> {
@@ -93,26 +84,17 @@ macro_rules! single_return {
         }
         impl<T: Tensor> RetValue<T> for $ty {
             const COUNT: usize = 1;
-            fn rust_type(tensor: &str) -> String {
-                <$ty as RetElem<T>>::elem_type(tensor)
+            fn rust_type() -> RustType {
+                <$ty as RetElem<T>>::elem_type()
             }
             #[inline]
             fn push(self, stack: &mut Stack<T>) {
                 stack.push(RetElem::<T>::into_ivalue(self));
             }
-            // Writing over the first argument builds the value in place; a push would build
-            // it on the machine stack and copy it, which stalls store forwarding.
             #[inline(always)]
-            fn replace_from(self, stack: &mut Stack<T>, base: usize) {
-                match stack.get_mut(base) {
-                    Some(slot) => {
-                        *slot = RetElem::<T>::into_ivalue(self);
-                        if stack.len() > base + 1 {
-                            stack.truncate(base + 1);
-                        }
-                    }
-                    None => stack.push(RetElem::<T>::into_ivalue(self)),
-                }
+            fn replace_from(self, $stack: &mut Stack<T>, $base: usize) {
+                let $value = self;
+                $replace
             }
             #[inline]
             fn pop(stack: &mut Stack<T>) -> Result<Self, String> {
@@ -125,26 +107,28 @@ macro_rules! single_return {
     };
 }
 
-single_return!(T, |t| t.to_string(), |v| IValue::Tensor(v), IValue::Tensor(t) => Ok(t));
-single_return!(Vec<T>, |t| format!("Vec<{t}>"), |v| IValue::TensorList(v), IValue::TensorList(t) => Ok(t));
-single_return!(Option<T>, |t| format!("Option<{t}>"), |v| v.map_or(IValue::None, IValue::Tensor),
+single_return!(T, RustType::Tensor, |v| IValue::Tensor(v),
+    replace: |stack, base, value| stack.replace_from_with_tensor(base, value), IValue::Tensor(t) => Ok(t));
+single_return!(Vec<T>, RustType::Vec(Box::new(RustType::Tensor)), |v| IValue::TensorList(Arc::new(v)),
+    IValue::TensorList(t) => Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone())));
+single_return!(Option<T>, RustType::Option(Box::new(RustType::Tensor)), |v| v.map_or(IValue::None, IValue::Tensor),
     IValue::None => Ok(None), IValue::Tensor(t) => Ok(Some(t)));
-single_return!(i64, |_t| "i64".into(), |v| IValue::Int(v), IValue::Int(i) => Ok(i));
-single_return!(f64, |_t| "f64".into(), |v| IValue::Float(v), IValue::Float(f) => Ok(f));
-single_return!(bool, |_t| "bool".into(), |v| IValue::Bool(v), IValue::Bool(b) => Ok(b));
-single_return!(Scalar, |_t| "Scalar".into(), |v| IValue::Scalar(v),
-    IValue::Scalar(s) => Ok(s), IValue::Int(i) => Ok(Scalar::Int(i)), IValue::Float(f) => Ok(Scalar::Float(f)),
-    IValue::Bool(b) => Ok(Scalar::Bool(b)), IValue::Complex(c) => Ok(Scalar::Complex(c)));
-single_return!(ScalarType, |_t| "ScalarType".into(), |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(x));
-single_return!(QScheme, |_t| "QScheme".into(), |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(x));
-single_return!(Layout, |_t| "Layout".into(), |v| IValue::Layout(v), IValue::Layout(x) => Ok(x));
-single_return!(Device, |_t| "Device".into(), |v| IValue::Device(v), IValue::Device(x) => Ok(x));
-single_return!(MemoryFormat, |_t| "MemoryFormat".into(), |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(x));
+single_return!(i64, RustType::Value(ValueType::I64), |v| IValue::Int(v), IValue::Int(i) => Ok(i));
+single_return!(f64, RustType::Value(ValueType::F64), |v| IValue::Float(v), IValue::Float(f) => Ok(f));
+single_return!(bool, RustType::Value(ValueType::Bool), |v| IValue::Bool(v), IValue::Bool(b) => Ok(b));
+single_return!(Scalar, RustType::Value(ValueType::Scalar), |v| IValue::from(v),
+    IValue::Int(i) => Ok(Scalar::Int(i)), IValue::Float(f) => Ok(Scalar::Float(f)),
+    IValue::Bool(b) => Ok(Scalar::Bool(b)), IValue::Complex(c) => Ok(Scalar::Complex(*c)));
+single_return!(ScalarType, RustType::Value(ValueType::ScalarType), |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(x));
+single_return!(QScheme, RustType::Value(ValueType::QScheme), |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(x));
+single_return!(Layout, RustType::Value(ValueType::Layout), |v| IValue::Layout(v), IValue::Layout(x) => Ok(x));
+single_return!(Device, RustType::Value(ValueType::Device), |v| IValue::Device(v), IValue::Device(x) => Ok(x));
+single_return!(MemoryFormat, RustType::Value(ValueType::MemoryFormat), |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(x));
 
 impl<T: Tensor> RetValue<T> for () {
     const COUNT: usize = 0;
-    fn rust_type(_: &str) -> String {
-        "()".to_string()
+    fn rust_type() -> RustType {
+        RustType::Tuple(Vec::new())
     }
     #[inline]
     fn push(self, _: &mut Stack<T>) {}
@@ -158,9 +142,8 @@ macro_rules! tuple_return {
     ($n:literal; $($R:ident $r:ident),+) => {
         impl<T: Tensor, $($R: RetElem<T>),+> RetValue<T> for ($($R,)+) {
             const COUNT: usize = $n;
-            fn rust_type(tensor: &str) -> String {
-                let parts: Vec<String> = vec![$($R::elem_type(tensor)),+];
-                format!("({})", parts.join(", "))
+            fn rust_type() -> RustType {
+                RustType::Tuple(vec![$($R::elem_type()),+])
             }
             fn push(self, stack: &mut Stack<T>) {
                 let ($($r,)+) = self;
@@ -229,10 +212,12 @@ impl<T: Tensor, R: RetValue<T>, E: Into<Error>> KernelOutput<T, Fallible> for Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::tests::TestTensor;
     use crate::schema::parse_schema;
 
     fn returns(schema: &str) -> Option<String> {
-        returns_type_of(&parse_schema(schema).unwrap().returns, "T")
+        returns_type(&parse_schema(schema).unwrap().returns)
+            .map(|t| t.display_with("T").to_string())
     }
 
     #[test]
@@ -248,9 +233,16 @@ mod tests {
             returns("f(Tensor self) -> SymBool").as_deref(),
             Some("bool")
         );
+        assert_eq!(returns("f(Tensor self) -> str"), None);
+        let rust = |t: RustType| t.display_with("T").to_string();
         assert_eq!(
-            <(i64, f64) as RetValue<crate::dispatch::tests::TestTensor>>::rust_type("T"),
+            rust(<(i64, f64) as RetValue<TestTensor>>::rust_type()),
             "(i64, f64)"
         );
+        assert_eq!(
+            rust(<Vec<TestTensor> as RetValue<TestTensor>>::rust_type()),
+            "Vec<T>"
+        );
+        assert_eq!(rust(<() as RetValue<TestTensor>>::rust_type()), "()");
     }
 }

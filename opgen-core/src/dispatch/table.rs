@@ -2,6 +2,7 @@
 //! rules of the module documentation, with fallthrough resolved into a key mask.
 
 use std::fmt;
+use std::num::NonZeroU64;
 use std::sync::{Arc, LazyLock};
 
 use super::erased::AnyMut;
@@ -19,18 +20,26 @@ pub(crate) struct OpInfo {
     pub(crate) schema: Arc<Schema>,
     /// Positions of the arguments whose type may hold tensors.
     pub(crate) tensor_args: Vec<usize>,
+    /// The same positions as bits, when there are some and all are below 64; else `None`.
+    pub(crate) tensor_mask: Option<NonZeroU64>,
     pub(crate) num_args: usize,
 }
 
 impl OpInfo {
     pub(crate) fn new(schema: Arc<Schema>) -> OpInfo {
-        let tensor_args = (schema.arguments.iter().enumerate())
+        let tensor_args: Vec<usize> = (schema.arguments.iter().enumerate())
             .filter(|(_, a)| a.ty.is_tensor_like())
             .map(|(i, _)| i)
             .collect();
+        let tensor_mask = (tensor_args.iter())
+            .try_fold(0u64, |mask, &i| {
+                Some(mask | 1u64.checked_shl(u32::try_from(i).ok()?)?)
+            })
+            .and_then(NonZeroU64::new);
         OpInfo {
             num_args: schema.arguments.len(),
             tensor_args,
+            tensor_mask,
             schema,
         }
     }

@@ -339,18 +339,20 @@ impl FromStr for Device {
 macro_rules! opaque_handle {
     ($(#[doc = $doc:literal])* $name:ident) => {
         $(#[doc = $doc])*
+        // The `Box` keeps the handle one word wide (an `Arc<dyn Any>` is two), so that it
+        // fits in an `IValue` without a further box.
         #[derive(Clone)]
-        pub struct $name(Arc<dyn Any + Send + Sync>);
+        pub struct $name(Arc<Box<dyn Any + Send + Sync>>);
 
         impl $name {
             /// Wraps a backend's own object.
             pub fn new(inner: impl Any + Send + Sync) -> $name {
-                $name(Arc::new(inner))
+                $name(Arc::new(Box::new(inner)))
             }
 
             /// The wrapped object, if it is a `V`.
             pub fn downcast_ref<V: Any>(&self) -> Option<&V> {
-                self.0.downcast_ref()
+                (**self.0).downcast_ref()
             }
 
             /// Whether both handles refer to the same object.
@@ -404,13 +406,14 @@ pub struct Stream {
 /// A dimension name (PyTorch's `Dimname`, used by named-tensor operators).
 ///
 /// No schema type of the corpus maps to it; it exists so that boxed values can carry one.
+// `Arc<String>` rather than `Arc<str>`: one word, so that it fits in an `IValue`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Dimname(Arc<str>);
+pub struct Dimname(Arc<String>);
 
 impl Dimname {
     /// A dimension name.
     pub fn new(name: &str) -> Dimname {
-        Dimname(name.into())
+        Dimname(Arc::new(name.to_string()))
     }
 
     /// The name.

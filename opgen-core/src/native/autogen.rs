@@ -13,9 +13,10 @@ use crate::schema::{
 use super::dispatch_table::cpp_name;
 use super::entry::{DeviceCheck, Dispatch, DispatchOrigin, Kernel, NativeFunction, Site, Variants};
 use super::file::name_range;
-use super::keys::{DispatchKey, Field};
+use super::keys::Field;
 use super::tags::Tags;
 use super::{FnError, FxHashMap};
+use crate::dispatch::DispatchKey;
 
 /// Out variants torchgen lets stand alone (R73): their functional variants exist but do not
 /// group with them.

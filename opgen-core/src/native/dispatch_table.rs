@@ -5,7 +5,8 @@ use crate::schema::{Rule, Schema};
 
 use super::entry::{Dispatch, DispatchOrigin, EntryFields, Kernel, NativeFunction, Site};
 use super::fields::{self, Diag, WHOLE};
-use super::keys::{DispatchKey, Field};
+use super::keys::Field;
+use crate::dispatch::DispatchKey;
 
 /// torchgen's C++ API name: the operator name, plus `_out` for out schemas (§4.6). It names
 /// the implicit `CompositeImplicitAutograd` kernel.
@@ -96,7 +97,7 @@ pub(crate) fn read_dispatch(
     let cia_line = || {
         lines
             .iter()
-            .position(|(k, _)| k.split(',').any(|p| p.trim() == cia.as_str()))
+            .position(|(k, _)| k.split(',').any(|p| p.trim() == cia.name()))
             .unwrap_or(0)
     };
     if let (Some(i), true) = (redundant, count == 1) {
@@ -147,7 +148,7 @@ fn check_composites(d: &Dispatch, lines: &[(String, String)], diag: &mut Diag) {
     if ok {
         return;
     }
-    let second = composites[1].as_str();
+    let second = composites[1].name();
     let line = lines
         .iter()
         .position(|(k, _)| k.split(',').any(|p| p.trim() == second))
@@ -193,13 +194,13 @@ pub(crate) fn check_ufunc(
         );
         return;
     }
-    for key in [DispatchKey::Cpu, DispatchKey::Cuda] {
+    for key in [DispatchKey::CPU, DispatchKey::CUDA] {
         if f.dispatch.contains(key) {
             let line = fields
                 .dispatch
                 .iter()
                 .flatten()
-                .position(|(k, _)| k.split(',').any(|p| p.trim() == key.as_str()))
+                .position(|(k, _)| k.split(',').any(|p| p.trim() == key.name()))
                 .unwrap_or(0);
             diag.err(
                 Site::Key(Field::Dispatch, line),

@@ -6,7 +6,8 @@ use std::fmt;
 
 use crate::schema::{Argument, OperatorName, Schema, SchemaError, SchemaKind};
 
-use super::keys::{DispatchKey, Field, ScalarType, UfuncKey};
+use super::keys::{Field, ScalarType, UfuncKey};
+use crate::dispatch::DispatchKey;
 
 /// One native function: a parsed schema plus the entry's fields, defaults filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]

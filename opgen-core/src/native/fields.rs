@@ -7,7 +7,8 @@ use std::ops::Range;
 use crate::schema::{Argument, OperatorName, Rule, SchemaError, parse_operator_name, parse_schema};
 
 use super::entry::{DeviceCheck, EntryError, Kernel, Precomputed, Site, UfuncInnerLoop, Variants};
-use super::keys::{DispatchKey, Field, ScalarType, UfuncKey, closest, is_known_dispatch_key};
+use super::keys::{Field, ScalarType, UfuncKey, closest, is_known_dispatch_key};
+use crate::dispatch::DispatchKey;
 
 /// Errors collected while reading one entry.
 #[derive(Default)]
@@ -231,7 +232,7 @@ pub(crate) fn parse_dispatch_keys(text: &str, index: usize, diag: &mut Diag) -> 
         let name = piece.trim();
         let range = at + lead..at + lead + name.len();
         at += piece.len() + 1;
-        if let Some(k) = DispatchKey::from_name(name) {
+        if let Some(k) = DispatchKey::from_yaml_name(name) {
             keys.push(k);
             continue;
         }
@@ -251,11 +252,14 @@ pub(crate) fn parse_dispatch_keys(text: &str, index: usize, diag: &mut Diag) -> 
                 format!("unknown dispatch key `{name}`"),
             )
         };
-        let names = DispatchKey::ALL.iter().map(|k| k.as_str());
+        let names = DispatchKey::YAML_KEYS.iter().map(|k| k.name());
         match closest(name, names) {
             Some(c) => e.hint = Some(format!("did you mean `{c}`?")),
             None => {
-                let all: Vec<_> = DispatchKey::ALL.iter().map(|k| format!("`{k}`")).collect();
+                let all: Vec<_> = DispatchKey::YAML_KEYS
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect();
                 e.hint = Some(format!("expected one of {}", all.join(", ")));
             }
         }

@@ -50,13 +50,13 @@ fn err(
 pub(crate) fn check_duplicate_registrations<'a>(
     fs: &'a [NativeFunction],
     from: usize,
-    seen: &mut FxHashMap<&'a OperatorName, u32>,
+    seen: &mut FxHashMap<&'a OperatorName, u64>,
     errors: &mut Vec<FnError>,
 ) {
     for (i, f) in fs.iter().enumerate().skip(from) {
         let keys = seen.entry(&f.func.name).or_insert(0);
         for key in f.dispatch.keys() {
-            let bit = 1u32 << (key as u32);
+            let bit = 1u64 << key.index();
             if *keys & bit == 0 {
                 *keys |= bit;
                 continue;

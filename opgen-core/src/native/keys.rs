@@ -1,6 +1,9 @@
-//! The closed vocabularies of an entry: field names, dispatch keys, ufunc keys, dtypes.
+//! The closed vocabularies of an entry: field names, ufunc keys, dtypes. The dispatch keys
+//! are the runtime's [`DispatchKey`]s, restricted to [`DispatchKey::YAML_KEYS`].
 
 use std::fmt;
+
+use crate::dispatch::DispatchKey;
 
 macro_rules! names {
     ($(#[$doc:meta])* $ty:ident { $($(#[$vdoc:meta])* $variant:ident = $name:literal,)* }) => {
@@ -72,97 +75,6 @@ names! {
         UseConstRefForMutableTensors = "use_const_ref_for_mutable_tensors",
         /// `ufunc_inner_loop`: scalar inner loops for generated CPU/CUDA kernels.
         UfuncInnerLoop = "ufunc_inner_loop",
-    }
-}
-
-names! {
-    /// The dispatch keys an entry's `dispatch` table may name (SCHEMA.md §3.5, R48).
-    DispatchKey {
-        /// `CPU`.
-        Cpu = "CPU",
-        /// `CUDA`.
-        Cuda = "CUDA",
-        /// `MPS`.
-        Mps = "MPS",
-        /// `XPU`.
-        Xpu = "XPU",
-        /// `MTIA`.
-        Mtia = "MTIA",
-        /// `Meta`: shape and dtype only.
-        Meta = "Meta",
-        /// `MkldnnCPU`.
-        MkldnnCpu = "MkldnnCPU",
-        /// `ZeroTensor`.
-        ZeroTensor = "ZeroTensor",
-        /// `SparseCPU`.
-        SparseCpu = "SparseCPU",
-        /// `SparseCUDA`.
-        SparseCuda = "SparseCUDA",
-        /// `SparseMPS`.
-        SparseMps = "SparseMPS",
-        /// `SparseXPU`.
-        SparseXpu = "SparseXPU",
-        /// `SparseMeta`.
-        SparseMeta = "SparseMeta",
-        /// `SparseCsrCPU`.
-        SparseCsrCpu = "SparseCsrCPU",
-        /// `SparseCsrCUDA`.
-        SparseCsrCuda = "SparseCsrCUDA",
-        /// `SparseCsrMPS`.
-        SparseCsrMps = "SparseCsrMPS",
-        /// `SparseCsrXPU`.
-        SparseCsrXpu = "SparseCsrXPU",
-        /// `SparseCsrMeta`.
-        SparseCsrMeta = "SparseCsrMeta",
-        /// `QuantizedCPU`.
-        QuantizedCpu = "QuantizedCPU",
-        /// `QuantizedCUDA`.
-        QuantizedCuda = "QuantizedCUDA",
-        /// `QuantizedMeta`.
-        QuantizedMeta = "QuantizedMeta",
-        /// `NestedTensorCPU`.
-        NestedTensorCpu = "NestedTensorCPU",
-        /// `NestedTensorCUDA`.
-        NestedTensorCuda = "NestedTensorCUDA",
-        /// `NestedTensorXPU`.
-        NestedTensorXpu = "NestedTensorXPU",
-        /// `NestedTensorHPU`.
-        NestedTensorHpu = "NestedTensorHPU",
-        /// `NestedTensorMeta`.
-        NestedTensorMeta = "NestedTensorMeta",
-        /// `CompositeImplicitAutograd`: a decomposition, valid for every backend and autograd.
-        CompositeImplicitAutograd = "CompositeImplicitAutograd",
-        /// `CompositeImplicitAutogradNestedTensor`: the same for nested tensors.
-        CompositeImplicitAutogradNestedTensor = "CompositeImplicitAutogradNestedTensor",
-        /// `CompositeExplicitAutograd`: backend-agnostic, with an explicit derivative.
-        CompositeExplicitAutograd = "CompositeExplicitAutograd",
-        /// `CompositeExplicitAutogradNonFunctional`: like CEA, hidden from functionalization.
-        CompositeExplicitAutogradNonFunctional = "CompositeExplicitAutogradNonFunctional",
-    }
-}
-
-impl DispatchKey {
-    /// Keys with structured code generation: `CPU CUDA MPS XPU MTIA` (R59).
-    pub fn is_structured_backend(self) -> bool {
-        matches!(
-            self,
-            DispatchKey::Cpu
-                | DispatchKey::Cuda
-                | DispatchKey::Mps
-                | DispatchKey::Xpu
-                | DispatchKey::Mtia
-        )
-    }
-
-    /// One of the four composite keys (R53).
-    pub fn is_composite(self) -> bool {
-        matches!(
-            self,
-            DispatchKey::CompositeImplicitAutograd
-                | DispatchKey::CompositeImplicitAutogradNestedTensor
-                | DispatchKey::CompositeExplicitAutograd
-                | DispatchKey::CompositeExplicitAutogradNonFunctional
-        )
     }
 }
 
@@ -246,7 +158,7 @@ const FUNCTIONALITIES: &[&str] = &[
 
 /// Whether torchgen knows `name` as a dispatch key at all (supported or not).
 pub(crate) fn is_known_dispatch_key(name: &str) -> bool {
-    DispatchKey::from_name(name).is_some()
+    DispatchKey::from_yaml_name(name).is_some()
         || OTHER_KEYS.contains(&name)
         || FUNCTIONALITIES.iter().any(|f| {
             name.strip_prefix(f)
@@ -376,15 +288,24 @@ mod tests {
 
     #[test]
     fn dispatch_keys_round_trip_and_classify() {
-        assert_eq!(DispatchKey::ALL.len(), 30);
-        for k in DispatchKey::ALL {
-            assert_eq!(DispatchKey::from_name(k.as_str()), Some(*k));
+        assert_eq!(DispatchKey::YAML_KEYS.len(), 30);
+        for k in DispatchKey::YAML_KEYS {
+            assert_eq!(DispatchKey::from_yaml_name(k.name()), Some(*k));
+            assert!(k.is_yaml_dispatch_key());
         }
+        let runtime_only = DispatchKey::ALL
+            .iter()
+            .filter(|k| !k.is_yaml_dispatch_key());
+        for k in runtime_only {
+            assert_eq!(DispatchKey::from_yaml_name(k.name()), None, "{k}");
+        }
+        assert_eq!(DispatchKey::from_yaml_name("CatchAll"), None);
+        assert!(is_known_dispatch_key("CatchAll"));
         assert!(is_known_dispatch_key("AutogradCPU"));
         assert!(is_known_dispatch_key("QuantizedXLA"));
         assert!(!is_known_dispatch_key("Cpu"));
         assert_eq!(
-            closest("Cpu", DispatchKey::ALL.iter().map(|k| k.as_str())),
+            closest("Cpu", DispatchKey::YAML_KEYS.iter().map(|k| k.name())),
             Some("CPU")
         );
     }

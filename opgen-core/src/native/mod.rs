@@ -35,11 +35,12 @@ use std::path::Path;
 
 use crate::schema::{Rule, Schema, SchemaError};
 
+pub use crate::dispatch::DispatchKey;
 pub use entry::{
     DeviceCheck, Dispatch, DispatchOrigin, EntryError, EntryFields, EntrySource, Kernel,
     NativeFunction, Position, Precomputed, Site, UfuncInnerLoop, Variants,
 };
-pub use keys::{DispatchKey, Field, ScalarType, UfuncKey};
+pub use keys::{Field, ScalarType, UfuncKey};
 pub use load::LoadError;
 pub use tags::Tags;
 

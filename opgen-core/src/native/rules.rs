@@ -10,8 +10,9 @@ use super::entry::{
     DeviceCheck, Dispatch, DispatchOrigin, EntryError, EntryFields, NativeFunction, Site, Variants,
 };
 use super::fields::{self, Diag, WHOLE};
-use super::keys::{DispatchKey, Field, closest};
+use super::keys::{Field, closest};
 use super::tags::Tags;
+use crate::dispatch::DispatchKey;
 
 impl NativeFunction {
     /// Builds a native function from an entry's fields, checking every entry rule
@@ -263,7 +264,8 @@ fn check_with_schema(
     if f.structured_delegate.is_some() {
         for (i, (keys, _)) in fields.dispatch.iter().flatten().enumerate() {
             for key in keys.split(',').map(str::trim) {
-                if DispatchKey::from_name(key).is_some_and(DispatchKey::is_structured_backend) {
+                if DispatchKey::from_yaml_name(key).is_some_and(DispatchKey::is_structured_backend)
+                {
                     let start = keys.find(key).unwrap_or(0);
                     diag.err(
                         Site::Key(Field::Dispatch, i),

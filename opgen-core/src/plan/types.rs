@@ -206,25 +206,44 @@ pub fn return_type(ty: &ArgType) -> Option<RustType> {
     })
 }
 
-impl fmt::Display for RustType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl RustType {
+    /// The type as written, with `tensor` as the name of the tensor type (`Display` writes
+    /// `T`).
+    ///
+    /// ```
+    /// use opgen_core::plan::argument_type;
+    /// use opgen_core::schema::parse_type;
+    /// let t = argument_type(&parse_type("Tensor?[]").unwrap(), false).unwrap();
+    /// assert_eq!(t.display_with("MyTensor").to_string(), "&[Option<MyTensor>]");
+    /// ```
+    pub fn display_with<'a>(&'a self, tensor: &'a str) -> impl fmt::Display + 'a {
+        struct With<'a>(&'a RustType, &'a str);
+        impl fmt::Display for With<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.write(f, self.1)
+            }
+        }
+        With(self, tensor)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, tensor: &str) -> fmt::Result {
         match self {
-            RustType::Tensor => f.write_str("T"),
+            RustType::Tensor => f.write_str(tensor),
             RustType::Value(v) => f.write_str(v.as_str()),
             RustType::Str => f.write_str("&str"),
-            RustType::Ref(t) => write!(f, "&{t}"),
-            RustType::Mut(t) => write!(f, "&mut {t}"),
-            RustType::Slice(t) => write!(f, "[{t}]"),
-            RustType::Array(t, n) => write!(f, "[{t}; {n}]"),
-            RustType::Option(t) => write!(f, "Option<{t}>"),
-            RustType::Vec(t) => write!(f, "Vec<{t}>"),
+            RustType::Ref(t) => write!(f, "&{}", t.display_with(tensor)),
+            RustType::Mut(t) => write!(f, "&mut {}", t.display_with(tensor)),
+            RustType::Slice(t) => write!(f, "[{}]", t.display_with(tensor)),
+            RustType::Array(t, n) => write!(f, "[{}; {n}]", t.display_with(tensor)),
+            RustType::Option(t) => write!(f, "Option<{}>", t.display_with(tensor)),
+            RustType::Vec(t) => write!(f, "Vec<{}>", t.display_with(tensor)),
             RustType::Tuple(ts) => {
                 f.write_str("(")?;
                 for (i, t) in ts.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{t}")?;
+                    write!(f, "{}", t.display_with(tensor))?;
                 }
                 if ts.len() == 1 {
                     f.write_str(",")?;
@@ -232,5 +251,11 @@ impl fmt::Display for RustType {
                 f.write_str(")")
             }
         }
+    }
+}
+
+impl fmt::Display for RustType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, "T")
     }
 }

@@ -24,6 +24,7 @@ impl fmt::Display for ErrorKind {
                 name,
                 overload,
                 known_overloads,
+                registration_errors,
             } => {
                 let full = if overload.is_empty() {
                     name.clone()
@@ -32,8 +33,27 @@ impl fmt::Display for ErrorKind {
                 };
                 write!(f, "operator `{full}` not found")?;
                 match known_overloads.as_slice() {
-                    [] => write!(f, "; no library has a `def` for `{name}`"),
-                    known => write!(f, "; `{name}` has the overloads {}", ticked(known)),
+                    [] => write!(f, "; no library has a `def` for `{name}`")?,
+                    known => write!(f, "; `{name}` has the overloads {}", ticked(known))?,
+                }
+                for error in registration_errors {
+                    write!(f, "\n  its link-time registration failed: {error}")?;
+                }
+                Ok(())
+            }
+            ErrorKind::StaticDispatchMissingKernel {
+                operator,
+                key,
+                available,
+            } => {
+                let key = key.map_or("Undefined", DispatchKey::name);
+                write!(
+                    f,
+                    "static dispatch has no kernel for `{operator}` at `{key}`"
+                )?;
+                match available.as_slice() {
+                    [] => write!(f, "; no kernels are linked into the program"),
+                    some => write!(f, "; kernels: {}", keys(some)),
                 }
             }
             ErrorKind::MissingKernel {

@@ -40,7 +40,7 @@ fn typed_and_boxed_calls_reach_an_unboxed_kernel() {
     stack.push(IValue::Int(99)); // values below the arguments are left alone
     stack.push(IValue::Tensor(TestTensor::cpu(1)));
     stack.push(IValue::Tensor(TestTensor::cpu(2)));
-    stack.push(IValue::Scalar(Scalar::Int(10)));
+    stack.push(IValue::from(Scalar::Int(10)));
     op.call_boxed(&mut stack).unwrap();
     assert_eq!(
         stack.into_vec(),
@@ -60,11 +60,11 @@ fn typed_and_boxed_calls_reach_a_boxed_kernel() {
                 .push(format!("{op} {ks} {}", stack.len()));
             let base = stack.len() - 3;
             let args = stack.split_off(base);
-            let [IValue::Tensor(a), IValue::Tensor(b), IValue::Scalar(alpha)] = args.as_slice()
-            else {
+            // A `Scalar` is boxed as the number it holds.
+            let [IValue::Tensor(a), IValue::Tensor(b), IValue::Int(alpha)] = args.as_slice() else {
                 return Err(Error::from("unexpected arguments"));
             };
-            stack.push(IValue::Tensor(add_cpu(a, b, *alpha)));
+            stack.push(IValue::Tensor(add_cpu(a, b, Scalar::Int(*alpha))));
             Ok(())
         },
     );
@@ -230,8 +230,8 @@ fn the_key_set_comes_from_every_tensor_argument_and_no_other() {
     );
     let mut stack = Stack::from(vec![
         IValue::None,
-        IValue::TensorList(vec![t(K::XPU)]),
-        IValue::OptionalTensorList(vec![None]),
+        IValue::TensorList(Arc::new(vec![t(K::XPU)])),
+        IValue::OptionalTensorList(Arc::new(vec![None])),
         IValue::Int(0),
     ]);
     mix.handle().call_boxed(&mut stack).unwrap();
@@ -356,7 +356,7 @@ fn kernels_may_take_the_key_set_and_return_tuples() {
         stack.into_vec(),
         vec![
             IValue::Tensor(t.clone()),
-            IValue::TensorList(vec![t]),
+            IValue::TensorList(Arc::new(vec![t])),
             IValue::Int(1)
         ]
     );
@@ -415,4 +415,38 @@ fn the_largest_corpus_arity_works_typed_and_boxed() {
         op.typed::<_, Short<'_>, i64>().is_err(),
         "23 parameters for 24 arguments"
     );
+}
+
+#[test]
+fn boxed_calls_find_the_keys_of_every_tensor_argument() {
+    // Plain tensors take the inline path; an absent or listed tensor, or a tensor past the
+    // 64th argument, the general one.
+    let (d, lib, _def) = setup("pair(Tensor a, Tensor? b) -> int");
+    let key = |_: &OperatorHandle, ks: DispatchKeySet, stack: &mut Stack<TestTensor>| {
+        stack.clear();
+        stack.push(IValue::Int(ks.highest().map_or(-1, |k| k.index() as i64)));
+        Ok(())
+    };
+    let _cpu = lib.impl_("pair", K::CPU, boxed(key)).unwrap();
+    let _cuda = lib.impl_("pair", K::CUDA, boxed(key)).unwrap();
+    let op = d.find("test::pair", "").unwrap();
+    let t = |k| IValue::Tensor(TestTensor::new(&[k], 0));
+    for (b, expected) in [(IValue::None, K::CPU), (t(K::CUDA), K::CUDA)] {
+        let mut stack = Stack::from(vec![t(K::CPU), b]);
+        op.call_boxed(&mut stack).unwrap();
+        assert_eq!(stack.into_vec(), [IValue::Int(expected.index() as i64)]);
+    }
+    let wide = (0..70)
+        .map(|i| format!("{} a{i}", if i == 69 { "Tensor" } else { "int" }))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _wide = lib.def(&format!("wide({wide}) -> int")).unwrap();
+    let _wide_cuda = lib.impl_("wide", K::CUDA, boxed(key)).unwrap();
+    let mut stack: Stack<TestTensor> = (0..69).map(IValue::Int).collect();
+    stack.push(t(K::CUDA));
+    d.find("test::wide", "")
+        .unwrap()
+        .call_boxed(&mut stack)
+        .unwrap();
+    assert_eq!(stack.into_vec(), [IValue::Int(K::CUDA.index() as i64)]);
 }

@@ -332,7 +332,7 @@ fn wrong_stacks() {
         "argument 2 (`other`) of `test::add.Tensor` should be `Tensor` but the stack holds `int`"
     );
     let mut stack = Stack::from(vec![IValue::Tensor(OtherTensor(K::CPU.into())); 2]);
-    stack.push(IValue::Scalar(Scalar::Int(1)));
+    stack.push(IValue::from(Scalar::Int(1)));
     let err = message(op.call_boxed(&mut stack));
     assert!(
         err.starts_with("`test::add.Tensor` was called with tensors of type `"),

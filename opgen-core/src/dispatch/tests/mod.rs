@@ -2,7 +2,9 @@
 
 mod calls;
 mod errors;
+mod link;
 mod precedence;
+mod static_dispatch;
 mod stress;
 mod values;
 

@@ -72,22 +72,22 @@ fn every_argument_type_round_trips() {
     probe!(d, lib, log; "symint", "SymInt", i64, -3, IValue::Int(-3));
     probe!(d, lib, log; "int_opt", "int?", Option<i64>, Some(2), IValue::Int(2));
     probe!(d, lib, log; "int_none", "SymInt?", Option<i64>, None, IValue::None);
-    probe!(d, lib, log; "int_list", "int[]", &[i64], &[1, 2][..], IValue::IntList(vec![1, 2]));
-    probe!(d, lib, log; "symint_2", "SymInt[2]", &[i64], &[3, 4][..], IValue::IntList(vec![3, 4]));
-    probe!(d, lib, log; "int_list_opt", "int[1]?", Option<&[i64]>, Some(&[7][..]), IValue::IntList(vec![7]));
+    probe!(d, lib, log; "int_list", "int[]", &[i64], &[1, 2][..], IValue::IntList(Arc::new(vec![1, 2])));
+    probe!(d, lib, log; "symint_2", "SymInt[2]", &[i64], &[3, 4][..], IValue::IntList(Arc::new(vec![3, 4])));
+    probe!(d, lib, log; "int_list_opt", "int[1]?", Option<&[i64]>, Some(&[7][..]), IValue::IntList(Arc::new(vec![7])));
     probe!(d, lib, log; "float", "float", f64, 1.5, IValue::Float(1.5));
     probe!(d, lib, log; "float_opt", "float?", Option<f64>, None, IValue::None);
-    probe!(d, lib, log; "float_list", "float[]", &[f64], &[0.5][..], IValue::FloatList(vec![0.5]));
-    probe!(d, lib, log; "float_list_opt", "float[]?", Option<&[f64]>, Some(&[1.0][..]), IValue::FloatList(vec![1.0]));
+    probe!(d, lib, log; "float_list", "float[]", &[f64], &[0.5][..], IValue::FloatList(Arc::new(vec![0.5])));
+    probe!(d, lib, log; "float_list_opt", "float[]?", Option<&[f64]>, Some(&[1.0][..]), IValue::FloatList(Arc::new(vec![1.0])));
     probe!(d, lib, log; "bool", "bool", bool, true, IValue::Bool(true));
     probe!(d, lib, log; "symbool", "SymBool", bool, false, IValue::Bool(false));
     probe!(d, lib, log; "bool_opt", "bool?", Option<bool>, Some(false), IValue::Bool(false));
-    probe!(d, lib, log; "bool_3", "bool[3]", [bool; 3], [true, false, true], IValue::BoolList(vec![true, false, true]));
-    probe!(d, lib, log; "str", "str", &str, "hi", IValue::Str("hi".into()));
-    probe!(d, lib, log; "str_opt", "str?", Option<&str>, Some("x"), IValue::Str("x".into()));
-    probe!(d, lib, log; "scalar", "Scalar", Scalar, Scalar::Float(2.5), IValue::Scalar(Scalar::Float(2.5)));
-    probe!(d, lib, log; "scalar_opt", "Scalar?", Option<Scalar>, Some(Scalar::Bool(true)), IValue::Scalar(Scalar::Bool(true)));
-    probe!(d, lib, log; "scalar_list", "Scalar[]", &[Scalar], &[Scalar::Int(1)][..], IValue::ScalarList(vec![Scalar::Int(1)]));
+    probe!(d, lib, log; "bool_3", "bool[3]", [bool; 3], [true, false, true], IValue::BoolList(Arc::new(vec![true, false, true])));
+    probe!(d, lib, log; "str", "str", &str, "hi", IValue::from("hi"));
+    probe!(d, lib, log; "str_opt", "str?", Option<&str>, Some("x"), IValue::from("x"));
+    probe!(d, lib, log; "scalar", "Scalar", Scalar, Scalar::Float(2.5), IValue::Float(2.5));
+    probe!(d, lib, log; "scalar_opt", "Scalar?", Option<Scalar>, Some(Scalar::Bool(true)), IValue::Bool(true));
+    probe!(d, lib, log; "scalar_list", "Scalar[]", &[Scalar], &[Scalar::Int(1)][..], IValue::ScalarList(Arc::new(vec![Scalar::Int(1)])));
     probe!(d, lib, log; "dtype", "ScalarType", ScalarType, ScalarType::Half, IValue::ScalarType(ScalarType::Half));
     probe!(d, lib, log; "dtype_opt", "ScalarType?", Option<ScalarType>, Some(ScalarType::Long), IValue::ScalarType(ScalarType::Long));
     probe!(d, lib, log; "layout", "Layout?", Option<Layout>, Some(Layout::Strided), IValue::Layout(Layout::Strided));
@@ -99,16 +99,16 @@ fn every_argument_type_round_trips() {
     probe!(d, lib, log; "qscheme", "QScheme", QScheme, QScheme::PerTensorAffine, IValue::QScheme(QScheme::PerTensorAffine));
     probe!(d, lib, log; "generator", "Generator?", Option<Generator>, Some(g.clone()), IValue::Generator(g.clone()));
     probe!(d, lib, log; "storage", "Storage", Storage, s.clone(), IValue::Storage(s.clone()));
-    probe!(d, lib, log; "stream", "Stream", Stream, stream, IValue::Stream(stream));
+    probe!(d, lib, log; "stream", "Stream", Stream, stream, IValue::Stream(Arc::new(stream)));
     probe!(d, lib, log; "tensor", "Tensor", &TestTensor, &t, IValue::Tensor(t.clone()));
     probe!(d, lib, log; "tensor_opt", "Tensor?", Option<&TestTensor>, Some(&t), IValue::Tensor(t.clone()));
-    probe!(d, lib, log; "tensor_list", "Tensor[]", &[TestTensor], &[t.clone()][..], IValue::TensorList(vec![t.clone()]));
+    probe!(d, lib, log; "tensor_list", "Tensor[]", &[TestTensor], &[t.clone()][..], IValue::TensorList(Arc::new(vec![t.clone()])));
     probe!(d, lib, log; "tensor_opt_list", "Tensor?[]", &[Option<TestTensor>], &[None, Some(t.clone())][..],
-        IValue::OptionalTensorList(vec![None, Some(t.clone())]));
+        IValue::OptionalTensorList(Arc::new(vec![None, Some(t.clone())])));
     probe!(d, lib, log; "tensor_mut", "Tensor(a!)", &mut TestTensor, &mut t.clone(), IValue::Tensor(t.clone()));
     probe!(d, lib, log; "tensor_mut_opt", "Tensor(a!)?", Option<&mut TestTensor>, None, IValue::None);
     probe!(d, lib, log; "tensor_mut_list", "Tensor(a!)[]", &mut [TestTensor], &mut [t.clone()][..],
-        IValue::TensorList(vec![t.clone()]));
+        IValue::TensorList(Arc::new(vec![t.clone()])));
 }
 
 /// Defines `name(Tensor self, <arg> x) -> <ret>` echoing `x`, and checks the result of
@@ -135,7 +135,7 @@ macro_rules! echo {
                     stack.pop();
                     stack.push(match x {
                         IValue::TensorList(v) if $ret == "(Tensor, Tensor)" => {
-                            v.into_iter().for_each(|t| stack.push(IValue::Tensor(t)));
+                            v.iter().for_each(|t| stack.push(IValue::Tensor(t.clone())));
                             return Ok(());
                         }
                         x => x,
@@ -175,13 +175,10 @@ fn every_return_type_round_trips() {
     let ret = echo!(d, lib; "bool", "bool" -> "SymBool", bool => bool, |x| x, true, true, IValue::Bool(true));
     assert_eq!(one(ret), [IValue::Bool(true)]);
     let ret = echo!(d, lib; "scalar", "Scalar" -> "Scalar", Scalar => Scalar, |x| x, Scalar::Int(2), Scalar::Int(2),
-        IValue::Complex(Complex { re: 1.0, im: 2.0 }));
+        IValue::Complex(Arc::new(Complex { re: 1.0, im: 2.0 })));
     assert_eq!(
         one(ret),
-        [IValue::Scalar(Scalar::Complex(Complex {
-            re: 1.0,
-            im: 2.0
-        }))]
+        [IValue::Complex(Arc::new(Complex { re: 1.0, im: 2.0 }))]
     );
     let ret = echo!(d, lib; "dtype", "ScalarType" -> "ScalarType", ScalarType => ScalarType, |x| x, ScalarType::Bool,
         ScalarType::Bool, IValue::ScalarType(ScalarType::Int));
@@ -196,11 +193,11 @@ fn every_return_type_round_trips() {
         |x| x.cloned(), None, None, IValue::Tensor(t.clone()));
     assert_eq!(one(ret), [IValue::Tensor(t.clone())]);
     let ret = echo!(d, lib; "tensor_list", "Tensor[]" -> "Tensor[]", &[TestTensor] => Vec<TestTensor>,
-        |x| x.to_vec(), &[t.clone()][..], vec![t.clone()], IValue::TensorList(vec![]));
-    assert_eq!(one(ret), [IValue::TensorList(vec![])]);
+        |x| x.to_vec(), &[t.clone()][..], vec![t.clone()], IValue::TensorList(Arc::new(vec![])));
+    assert_eq!(one(ret), [IValue::TensorList(Arc::new(vec![]))]);
     let pair = vec![t.clone(), TestTensor::cpu(5)];
     let ret = echo!(d, lib; "pair", "Tensor[]" -> "(Tensor, Tensor)", &[TestTensor] => (TestTensor, TestTensor),
-        |x| (x[0].clone(), x[1].clone()), &pair[..], (pair[0].clone(), pair[1].clone()), IValue::TensorList(pair.clone()));
+        |x| (x[0].clone(), x[1].clone()), &pair[..], (pair[0].clone(), pair[1].clone()), IValue::TensorList(Arc::new(pair.clone())));
     assert_eq!(
         one(ret),
         [
@@ -228,14 +225,15 @@ fn values_without_a_schema_type_pass_through_boxed_calls() {
     let cuda = TestTensor::new(&[K::CUDA], 1);
     for value in [
         IValue::Dimname(Dimname::new("batch")),
-        IValue::Complex(Complex { re: 0.0, im: 1.0 }),
-        IValue::Tuple(vec![IValue::Int(1), IValue::Tensor(t.clone())]),
+        IValue::Complex(Arc::new(Complex { re: 0.0, im: 1.0 })),
+        IValue::Tuple(Arc::new(vec![IValue::Int(1), IValue::Tensor(t.clone())])),
     ] {
         let mut stack = Stack::from(vec![IValue::Tensor(t.clone()), value.clone()]);
         op.call_boxed(&mut stack).unwrap();
         assert_eq!(stack.into_vec(), [value]);
     }
-    let tuple: IValue<TestTensor> = IValue::Tuple(vec![IValue::Tensor(cuda), IValue::None]);
+    let tuple: IValue<TestTensor> =
+        IValue::Tuple(Arc::new(vec![IValue::Tensor(cuda), IValue::None]));
     assert_eq!(tuple.key_set(), DispatchKeySet::from_key(K::CUDA));
     assert_eq!(IValue::<TestTensor>::from(Some(2i64)), IValue::Int(2));
     assert_eq!(IValue::<TestTensor>::from(None::<i64>), IValue::None);

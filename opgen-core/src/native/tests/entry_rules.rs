@@ -262,7 +262,7 @@ fn r56_ufunc_needs_structured_out() {
     .unwrap();
     let d = &ok.entries()[0].dispatch;
     assert_eq!(
-        d.get(crate::native::DispatchKey::Cuda)
+        d.get(crate::native::DispatchKey::CUDA)
             .map(|k| k.name.as_str()),
         Some("ufunc_foo_CUDA")
     );

@@ -1,0 +1,113 @@
+//! `#[native_function]` attributes and matching kernels for every entry of the corpus,
+//! shared by the codegen benchmark and the codegen unit tests (which include this file).
+//! The includer brings `NativeFunction`, `DispatchOrigin`, `DeviceCheck`,
+//! `dispatcher_signature` and `returns_type` into scope.
+
+use super::*;
+
+/// One corpus entry as `(attribute arguments, kernel function)`, in source form.
+pub fn corpus_case(index: usize, f: &NativeFunction) -> (String, String) {
+    let mut args = vec![format!("{:?}", f.to_string())];
+    let mut push = |key: &str, value: String| args.push(format!("{key} = {value:?}"));
+    let variants = match (f.variants.function, f.variants.method) {
+        (true, true) => "function, method",
+        (false, true) => "method",
+        _ => "function",
+    };
+    push("variants", variants.to_string());
+    if f.dispatch.origin == DispatchOrigin::Explicit && !f.dispatch.entries.is_empty() {
+        let keys: Vec<&str> = f.dispatch.keys().map(|k| k.name()).collect();
+        push("dispatch", keys.join(", "));
+    }
+    if let Some(d) = &f.structured_delegate {
+        push("structured_delegate", d.to_string());
+    }
+    if let Some(i) = &f.structured_inherits {
+        push("structured_inherits", i.clone());
+    }
+    if let Some(p) = &f.precomputed {
+        let decls = |d: &[opgen_core::schema::Argument]| {
+            d.iter()
+                .map(|a| format!("{} {}", a.ty, a.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut lines: Vec<String> = p
+            .replace
+            .iter()
+            .map(|(param, d)| format!("{param} -> {}", decls(d)))
+            .collect();
+        if !p.add.is_empty() {
+            lines.push(decls(&p.add));
+        }
+        push("precomputed", lines.join("; "));
+    }
+    if f.device_check == DeviceCheck::NoCheck {
+        push("device_check", "NoCheck".to_string());
+    }
+    if let Some(m) = &f.python_module {
+        push("python_module", m.clone());
+    }
+    if let Some(c) = &f.category_override {
+        push("category_override", c.clone());
+    }
+    if !f.tags.is_empty() {
+        push(
+            "tags",
+            f.tags.iter().cloned().collect::<Vec<_>>().join(", "),
+        );
+    }
+    if !f.cpp_no_default_args.is_empty() {
+        push(
+            "cpp_no_default_args",
+            f.cpp_no_default_args
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+    }
+    if !f.autogen.is_empty() {
+        push(
+            "autogen",
+            f.autogen
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+    }
+    for (key, on) in [
+        ("structured", f.structured),
+        ("manual_kernel_registration", f.manual_kernel_registration),
+        ("manual_cpp_binding", f.manual_cpp_binding),
+        (
+            "use_const_ref_for_mutable_tensors",
+            f.use_const_ref_for_mutable_tensors,
+        ),
+    ] {
+        if on {
+            args.push(format!("{key} = true"));
+        }
+    }
+    if !f.device_guard {
+        args.push("device_guard = false".to_string());
+    }
+    let mentions_tensor = f.func.arguments.iter().any(|a| a.ty.is_tensor_like())
+        || f.func.returns.iter().any(|r| r.ty.is_tensor_like());
+    if !mentions_tensor {
+        args.push("tensor = \"MyTensor\"".to_string());
+    }
+    let sig = dispatcher_signature(&f.func);
+    let params: Vec<String> = sig
+        .arguments
+        .iter()
+        .map(|a| format!("{}: {}", a.name, a.ty.display_with("MyTensor")))
+        .collect();
+    let kernel = format!(
+        "fn kernel_{index}({}) -> {} {{ ::core::unimplemented!() }}",
+        params.join(", "),
+        returns_type(&f.func).display_with("MyTensor")
+    );
+    (args.join(", "), kernel)
+}

@@ -1,0 +1,212 @@
+//! What generated code calls. Outside semver: only `#[native_function]`'s expansion may use
+//! these items, and they change with opgen-core's version (the macro and the runtime are
+//! locked to the same version).
+//!
+//! # The items, and how an expansion uses them
+//!
+//! `#rt` is the runtime path (`::opgen`, or the `crate = ` option). `MyTensor` stands for the
+//! user's tensor type and `L` for the tuple of argument *families*: the kernel's parameter
+//! types in schema order with every lifetime `'static` (`(&'static MyTensor, &'static
+//! MyTensor, #rt::Scalar)`), as [`TypedOperator`] names them.
+//!
+//! * [`VERSION_0_1_0`]: named once by every expansion (`const _: () =
+//!   #rt::__private::VERSION_0_1_0;`), so a macro and a runtime of different versions do not
+//!   build together.
+//! * [`Registration`] in `REGISTRATIONS`: one `static` per annotated kernel, collected at
+//!   link time; [`Dispatcher::global`] registers them all on its first access.
+//!
+//!   ```ignore
+//!   #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
+//!   #[linkme(crate = #rt::__private::linkme)]
+//!   static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
+//!       namespace: "aten",
+//!       schema: ::core::option::Option::Some("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"),
+//!       name: "add.Tensor",
+//!       keys: &[#rt::dispatch::DispatchKey::CPU],
+//!       file: ::core::file!(),
+//!       line: ::core::line!(),
+//!       site: ::core::panic::Location::caller(),
+//!       register: __opgen_register,
+//!   };
+//!   fn __opgen_register(
+//!       lib: &#rt::dispatch::Library,
+//!       key: #rt::dispatch::DispatchKey,
+//!       site: #rt::dispatch::Site,
+//!   ) -> ::core::result::Result<#rt::dispatch::Registration, #rt::dispatch::Error> {
+//!       lib.impl_at("add.Tensor", key, add_cpu, site) // the kernel only, never a `def`
+//!   }
+//!   ```
+//!
+//! * [`OnceOp`]: the cached typed handle of the dispatching free functions and methods:
+//!
+//!   ```ignore
+//!   static __OPGEN_OP: #rt::__private::OnceOp<MyTensor, L, MyTensor> =
+//!       #rt::__private::OnceOp::new("aten::add", "Tensor");
+//!   // try_ forms:
+//!   __OPGEN_OP.get()?.try_call(self_, other, alpha)
+//!   // plain forms (panic with the error's message, at the caller's location):
+//!   #rt::__private::panic_on_error(__OPGEN_OP.get().and_then(|op| op.try_call(self_, other, alpha)))
+//!   // redispatch forms:
+//!   __OPGEN_OP.get()?.try_redispatch(keys, self_, other, alpha)
+//!   ```
+//!
+//! * [`StaticOp`]: the same for the static-dispatch mode (the user crate's feature
+//!   `opgen-static-dispatch`): `StaticOp::new` takes the same arguments as `OnceOp::new`,
+//!   and [`StaticOp::get`] gives a [`StaticOperator`] with the same `call` / `try_call`
+//!   methods (no `redispatch`: redispatch always goes through the dispatcher, so the
+//!   redispatch forms keep their `OnceOp`). Test the feature with `cfg!` in a body under
+//!   `#[allow(unexpected_cfgs)]`: a `#[cfg(feature = "opgen-static-dispatch")]` attribute
+//!   warns (`unexpected_cfgs`) in every crate that does not declare the feature, and no
+//!   `allow` on the item itself silences it.
+//!
+//!   ```ignore
+//!   #[allow(unexpected_cfgs)]
+//!   pub fn try_add_with(self_: &MyTensor, other: &MyTensor, args: AddArgs)
+//!       -> ::core::result::Result<MyTensor, #rt::dispatch::Error> {
+//!       let AddArgs { alpha } = args;
+//!       if ::core::cfg!(feature = "opgen-static-dispatch") {
+//!           static __OPGEN_STATIC: #rt::__private::StaticOp<MyTensor, L, MyTensor> =
+//!               #rt::__private::StaticOp::new("aten::add", "Tensor");
+//!           __OPGEN_STATIC.get()?.try_call(self_, other, alpha)
+//!       } else {
+//!           __opgen_op_add()?.try_call(self_, other, alpha) // the `OnceOp`
+//!       }
+//!   }
+//!   ```
+//!
+//!   A static call computes the union of the key sets of its tensor arguments (no
+//!   thread-local keys, no autograd), takes its highest backend key, and calls the kernel
+//!   linked for that key; without one, the first composite kernel of
+//!   `CompositeExplicitAutograd`, `CompositeExplicitAutogradNonFunctional`,
+//!   `CompositeImplicitAutograd`, `CompositeImplicitAutogradNestedTensor`; else the error
+//!   "static dispatch has no kernel for `aten::add.Tensor` at `Meta`; kernels: CPU". The
+//!   choice is computed once per operator, on the first call, from `REGISTRATIONS` (each
+//!   entry's `register` function registers into a private dispatcher, from which the
+//!   kernels are taken): kernels registered at run time with a `Library` are not seen.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use crate::dispatch::{
+    ArgList, DispatchKey, Dispatcher, Error, Library, RetValue, Site, Tensor, TypedOperator,
+};
+
+pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
+pub use linkme;
+
+/// Exists only in opgen-core 0.1.0; every expansion names it, so a macro crate of another
+/// version fails to build against this runtime.
+pub const VERSION_0_1_0: () = ();
+
+/// One annotated kernel (or schema), as collected at link time in `REGISTRATIONS`.
+///
+/// `site` is a field of its own because a [`Site`] (`&'static Location<'static>`) cannot be
+/// made from `file` and `line` on stable Rust; the expansion writes
+/// `::core::panic::Location::caller()`, which in a `static`'s initializer is the location of
+/// the macro's invocation. `file` and `line` are the same place, kept for messages.
+pub struct Registration {
+    /// The operator's namespace (`aten`).
+    pub namespace: &'static str,
+    /// The schema text to `def` (forms 1 and 3; with or without the namespace prefix);
+    /// `None` for a kernel of an operator defined elsewhere (`op = `).
+    pub schema: Option<&'static str>,
+    /// The operator's full name without namespace (`add.Tensor`; `relu` without overload).
+    pub name: &'static str,
+    /// The keys the kernel is registered at (empty: a `def` without kernel).
+    pub keys: &'static [DispatchKey],
+    /// `file!()` of the annotated item.
+    pub file: &'static str,
+    /// `line!()` of the annotated item.
+    pub line: u32,
+    /// The registration site shown in the dispatcher's messages.
+    pub site: Site,
+    /// Registers the kernel at one key (`Library::impl_at`); never `def`s, which the caller
+    /// does from `schema`.
+    pub register: fn(&Library, DispatchKey, Site) -> Result<crate::dispatch::Registration, Error>,
+}
+
+impl Registration {
+    /// `ns::name`: the operator as the dispatcher names it.
+    pub fn operator(&self) -> String {
+        format!("{}::{}", self.namespace, self.name)
+    }
+}
+
+impl fmt::Debug for Registration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registration")
+            .field("operator", &self.operator())
+            .field("schema", &self.schema)
+            .field("keys", &self.keys)
+            .field("site", &format_args!("{}:{}", self.file, self.line))
+            .finish()
+    }
+}
+
+/// Every [`Registration`] of every crate linked into the program.
+#[linkme::distributed_slice]
+pub static REGISTRATIONS: [Registration];
+
+/// A typed handle of an operator of the global dispatcher, looked up on the first successful
+/// [`OnceOp::get`] and kept for the life of the program. A failed lookup is not cached, so
+/// an operator registered later is found later.
+pub struct OnceOp<T, L, R> {
+    name: &'static str,
+    overload: &'static str,
+    cell: OnceLock<TypedOperator<T, L, R>>,
+}
+
+impl<T, L, R> OnceOp<T, L, R> {
+    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for none).
+    pub const fn new(name: &'static str, overload: &'static str) -> Self {
+        OnceOp {
+            name,
+            overload,
+            cell: OnceLock::new(),
+        }
+    }
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> OnceOp<T, L, R> {
+    /// The typed handle: after the first success, one atomic load.
+    #[inline]
+    pub fn get(&'static self) -> Result<&'static TypedOperator<T, L, R>, Error> {
+        match self.cell.get() {
+            Some(op) => Ok(op),
+            None => self.init(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init(&'static self) -> Result<&'static TypedOperator<T, L, R>, Error> {
+        let op = Dispatcher::global()
+            .find(self.name, self.overload)?
+            .typed_families::<T, L, R>()?;
+        Ok(self.cell.get_or_init(|| op))
+    }
+}
+
+impl<T, L, R> fmt::Debug for OnceOp<T, L, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OnceOp({}.{})", self.name, self.overload)
+    }
+}
+
+/// The value, or a panic with the error's message at the caller's location: what the plain
+/// (non-`try_`) generated functions do, as PyTorch raises.
+#[track_caller]
+#[inline]
+pub fn panic_on_error<V>(result: Result<V, Error>) -> V {
+    match result {
+        Ok(value) => value,
+        Err(error) => fail(error),
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail(error: Error) -> ! {
+    panic!("{error}")
+}

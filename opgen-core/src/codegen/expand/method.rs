@@ -1,0 +1,57 @@
+//! Method variants: the API's forms without `self`, as an inherent `impl` of the tensor type
+//! (in the crate that defines it) or as an extension trait implemented for it.
+
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+
+use super::docs;
+use super::free_fn::{Scope, expand_forms};
+use super::plan::OpPlan;
+use crate::codegen::args::Methods;
+
+/// The methods, if the operator has the `method` variant.
+pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods) -> Option<TokenStream2> {
+    plan.receiver?;
+    let tensor = plan.tensor;
+    Some(match methods {
+        Methods::Inherent => {
+            let forms = expand_forms(plan, Scope::Inherent)
+                .into_iter()
+                .map(|f| f.item);
+            quote! {
+                impl #tensor {
+                    #(#forms)*
+                }
+            }
+        }
+        Methods::Trait(name) => {
+            let forms = expand_forms(plan, Scope::Trait(name));
+            let decls = forms.iter().map(|f| &f.decl);
+            // Docs stay on the declarations.
+            let bodies = forms.iter().map(|f| &f.item);
+            let vis = plan.vis;
+            let doc = docs::item(
+                plan,
+                &[format!(
+                    "Methods of `{}::{}` on [`{}`], for a tensor type defined in another crate.",
+                    plan.namespace,
+                    plan.full_name,
+                    crate::codegen::kernel::type_string(tensor)
+                )],
+            );
+            let dead = plan.allow_dead_code();
+            quote! {
+                #doc
+                #dead
+                #vis trait #name {
+                    #(#decls)*
+                }
+
+                #[automatically_derived]
+                impl #name for #tensor {
+                    #(#bodies)*
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,74 @@
+//! The expand stage: a checked input → tokens. Never fails: everything that could go wrong
+//! was checked before (STYLE.md §1).
+//!
+//! For an operator defined here (forms 1 and 3), in this order: the kernel unchanged, the
+//! arguments struct, the free functions, the methods, the redispatch functions, the hidden
+//! typed handle, the registration. For a kernel of an operator defined elsewhere (form 2):
+//! the kernel and its registration.
+
+mod docs;
+mod free_fn;
+mod method;
+mod plan;
+mod redispatch;
+mod register;
+mod types;
+
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+
+use super::check::Checked;
+use crate::dispatch::DispatchKey;
+
+pub(crate) use plan::OpPlan;
+
+/// The whole expansion.
+pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
+    let input = checked.input;
+    let kernel = &input.kernel.tokens;
+    let Some(def) = &checked.def else {
+        return expand_kernel_only(checked);
+    };
+    let plan = OpPlan::new(checked, def);
+    let args_struct = free_fn::expand_args_struct(&plan);
+    let free_fns = plan.function.then(|| free_fn::expand_free_fns(&plan));
+    let methods = method::expand_methods(&plan, &input.methods);
+    let redispatch = redispatch::expand_redispatch(&plan);
+    let handle = redispatch::expand_handle(&plan);
+    let register =
+        register::expand_def_registration(&plan, &input.kernel, &def.signature.assertions);
+    // Owned pieces are moved into the output, not copied token by token.
+    let mut out = kernel.clone();
+    out.extend([args_struct, free_fns, methods].into_iter().flatten());
+    out.extend([redispatch, handle, register]);
+    out
+}
+
+/// Form 2 (`op = "..."`): the kernel and its registration; the operator's schema is
+/// checked against the kernel when it registers.
+fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
+    let input = checked.input;
+    let kernel = &input.kernel.tokens;
+    let Some((namespace, name)) = &input.op else {
+        return quote!(#kernel);
+    };
+    let keys: Vec<DispatchKey> = if input.keys.is_empty() {
+        vec![DispatchKey::CompositeImplicitAutograd]
+    } else {
+        input.keys.iter().map(|k| k.key).collect()
+    };
+    let entry = register::Entry {
+        rt: quote::ToTokens::to_token_stream(&input.rt),
+        kernel: &input.kernel,
+        namespace,
+        schema: None,
+        name: name.full_name(),
+        keys: &keys,
+        tensor_hint: input.tensor.as_ref(),
+    };
+    let register = register::expand_entry(&entry, None, None);
+    quote! {
+        #kernel
+        #register
+    }
+}

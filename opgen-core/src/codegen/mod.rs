@@ -1,0 +1,134 @@
+//! Code generation for `#[native_function]` (feature `codegen`): an ordinary library over
+//! `proc_macro2`, so it is unit tested and benchmarked in process. `opgen-macros` is a shim
+//! that calls [`native_function`]. The design is in `docs/MACROS.md`.
+//!
+//! Stages (STYLE.md §1): parse (`args.rs`: the attribute; `kernel.rs`: the function, and
+//! the schema inferred from it), check (`check.rs`: schema rules, entry rules, defaults,
+//! the kernel's signature against the schema), plan (`expand/plan.rs`, from `crate::plan`),
+//! expand (`expand/`). Within a stage every problem is reported; between stages we stop if
+//! anything was reported.
+
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+
+pub(crate) mod args;
+pub(crate) mod check;
+pub(crate) mod defaults;
+pub(crate) mod diag;
+pub(crate) mod expand;
+pub(crate) mod kernel;
+pub(crate) mod paths;
+
+#[cfg(test)]
+mod tests;
+
+pub use args::Options;
+pub use kernel::Kernel;
+
+use args::{KeyAt, Methods};
+use diag::Diagnostics;
+
+/// What one `#[native_function]` says, parsed.
+pub struct Input {
+    /// The schema literal, when written (form 1).
+    pub lit: Option<syn::LitStr>,
+    /// The schema: parsed from `lit`, or inferred from the kernel (form 3); `None` for a
+    /// kernel of an operator defined elsewhere (`op = `, form 2).
+    pub schema: Option<crate::schema::Schema>,
+    /// The schema's text: as written in `lit`, or as inferred.
+    pub text: Option<String>,
+    /// The attribute's options.
+    pub options: Options,
+    /// The annotated kernel function.
+    pub kernel: Kernel,
+    /// The runtime path (`::opgen` or the `crate = ` override).
+    pub rt: syn::Path,
+    pub(crate) keys: Vec<KeyAt>,
+    pub(crate) methods: Methods,
+    pub(crate) tensor: Option<syn::Type>,
+    pub(crate) op: Option<(String, crate::schema::OperatorName)>,
+}
+
+/// Expands `#[native_function(args)] item`. Never panics: every problem becomes a compile
+/// error, and the kernel is re-emitted so that its callers do not fail a second time.
+///
+/// ```
+/// use quote::quote;
+/// let out = opgen_core::codegen::native_function(
+///     quote!("relu(Tensor self) -> Tensor", dispatch = "CPU"),
+///     quote!(pub fn relu_cpu(self_: &MyTensor) -> MyTensor { self_.clone() }),
+/// );
+/// let out = out.to_string();
+/// assert!(out.contains("pub fn relu (self_ : & MyTensor"));
+/// assert!(out.contains("pub fn try_relu"));
+/// // A problem is a compile error, next to the unchanged kernel.
+/// let out = opgen_core::codegen::native_function(
+///     quote!("relu(Tensr self) -> Tensor"),
+///     quote!(pub fn relu_cpu(self_: &MyTensor) -> MyTensor { self_.clone() }),
+/// );
+/// assert!(out.to_string().contains("error[R16]: unknown type `Tensr`"));
+/// ```
+pub fn native_function(args: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    match run(args, item.clone()) {
+        Ok(tokens) => tokens,
+        Err(err) => {
+            let errors = err.into_compile_error();
+            quote! { #item #errors }
+        }
+    }
+}
+
+fn run(args: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
+    let input = Input::parse(args, item)?;
+    let checked = input.check()?;
+    Ok(expand::all(&checked))
+}
+
+impl Input {
+    /// The parse stage: the attribute, the kernel, and the schema (parsed from the literal
+    /// with rules R1–R35, or inferred from the kernel). Every problem is reported.
+    pub fn parse(args: TokenStream2, item: TokenStream2) -> syn::Result<Input> {
+        let (attr, kernel) = match (args::parse_attribute(args), kernel::parse_kernel(item)) {
+            (Ok(a), Ok(k)) => (a, k),
+            (Err(mut a), Err(k)) => {
+                a.combine(k);
+                return Err(a);
+            }
+            (Err(e), Ok(_)) | (Ok(_), Err(e)) => return Err(e),
+        };
+        let mut diag = Diagnostics::default();
+        let text = match (&attr.lit, &attr.op) {
+            (Some(lit), _) => Some(lit.value()),
+            (None, Some(_)) => None,
+            (None, None) => {
+                let keys: Vec<_> = attr.keys.iter().map(|k| k.key).collect();
+                let name = attr.options.name.as_ref();
+                kernel::infer_schema(&kernel, name, &keys, attr.tensor.as_ref(), &mut diag)
+            }
+        };
+        let schema = match &text {
+            Some(text) => match crate::schema::parse_schema(text) {
+                Ok(schema) => Some(schema),
+                Err(errors) => {
+                    for e in &errors {
+                        check::report_schema(&attr.lit, &kernel, text, e, &mut diag);
+                    }
+                    None
+                }
+            },
+            None => None,
+        };
+        diag.finish(Input {
+            lit: attr.lit,
+            schema,
+            text,
+            options: attr.options,
+            kernel,
+            rt: attr.rt,
+            keys: attr.keys,
+            methods: attr.methods,
+            tensor: attr.tensor,
+            op: attr.op,
+        })
+    }
+}

@@ -1,0 +1,301 @@
+pub(crate) fn empty_kernel(
+    size: &[i64],
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+    pin_memory: Option<bool>,
+    memory_format: Option<MemoryFormat>,
+) -> MyTensor {
+    MyTensor::empty(size)
+}
+/** The defaulted arguments of [`empty_memory_format_with`]; `Default` gives the schema's defaults.
+ Name only what changes: `EmptyMemoryFormatArgs { dtype: ..., ..Default::default() }`.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[derive(::core::clone::Clone)]
+#[allow(dead_code)]
+pub(crate) struct EmptyMemoryFormatArgs {
+    /// `ScalarType? dtype=None`
+    pub dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+    /// `Layout? layout=None`
+    pub layout: ::core::option::Option<::opgen::dispatch::Layout>,
+    /// `Device? device=None`
+    pub device: ::core::option::Option<::opgen::dispatch::Device>,
+    /// `bool? pin_memory=None`
+    pub pin_memory: ::core::option::Option<bool>,
+    /// `MemoryFormat? memory_format=None`
+    pub memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+}
+#[automatically_derived]
+impl ::core::default::Default for EmptyMemoryFormatArgs {
+    fn default() -> Self {
+        EmptyMemoryFormatArgs {
+            dtype: ::core::option::Option::None,
+            layout: ::core::option::Option::None,
+            device: ::core::option::Option::None,
+            pin_memory: ::core::option::Option::None,
+            memory_format: ::core::option::Option::None,
+        }
+    }
+}
+/** Calls the operator, with the schema's defaults for `dtype`, `layout`, `device`, `pin_memory`, `memory_format`.
+
+ # Panics
+ On error, with its message; [`try_empty_memory_format`] returns the error instead.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+pub(crate) fn empty_memory_format(size: &[i64]) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_empty_memory_format(size))
+}
+/** Calls the operator, with the defaulted arguments given in [`EmptyMemoryFormatArgs`].
+
+ # Panics
+ On error, with its message; [`try_empty_memory_format_with`] returns the error instead.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+pub(crate) fn empty_memory_format_with(
+    size: &[i64],
+    args: EmptyMemoryFormatArgs,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_empty_memory_format_with(size, args))
+}
+/** Calls the operator, with the schema's defaults for `dtype`, `layout`, `device`, `pin_memory`, `memory_format`.
+ Errors are returned.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[allow(dead_code)]
+pub(crate) fn try_empty_memory_format(
+    size: &[i64],
+) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+    try_empty_memory_format_with(size, ::core::default::Default::default())
+}
+/** Calls the operator, with the defaulted arguments given in [`EmptyMemoryFormatArgs`].
+ Errors are returned.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[allow(dead_code)]
+pub(crate) fn try_empty_memory_format_with(
+    size: &[i64],
+    args: EmptyMemoryFormatArgs,
+) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+    let EmptyMemoryFormatArgs { dtype, layout, device, pin_memory, memory_format } = args;
+    __opgen_call_empty_memory_format(
+        size,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        memory_format,
+    )
+}
+/** Calls the operator with every argument in schema order, without defaults.
+
+ # Panics
+ On error, with its message; [`try_empty_memory_format_faithful`] returns the error instead.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+pub(crate) fn empty_memory_format_faithful(
+    size: &[i64],
+    dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+    layout: ::core::option::Option<::opgen::dispatch::Layout>,
+    device: ::core::option::Option<::opgen::dispatch::Device>,
+    pin_memory: ::core::option::Option<bool>,
+    memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(
+        try_empty_memory_format_faithful(
+            size,
+            dtype,
+            layout,
+            device,
+            pin_memory,
+            memory_format,
+        ),
+    )
+}
+/** Calls the operator with every argument in schema order, without defaults.
+ Errors are returned.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[allow(dead_code)]
+pub(crate) fn try_empty_memory_format_faithful(
+    size: &[i64],
+    dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+    layout: ::core::option::Option<::opgen::dispatch::Layout>,
+    device: ::core::option::Option<::opgen::dispatch::Device>,
+    pin_memory: ::core::option::Option<bool>,
+    memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+    __opgen_call_empty_memory_format(
+        size,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        memory_format,
+    )
+}
+/** Calls the operator with the key set given (in a kernel, typically its own key set below its key), every argument in schema order; the thread-local key sets are not applied again.
+
+ # Panics
+ On error, with its message; [`try_empty_memory_format_redispatch`] returns the error instead.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+pub(crate) fn empty_memory_format_redispatch(
+    key_set: ::opgen::dispatch::DispatchKeySet,
+    size: &[i64],
+    dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+    layout: ::core::option::Option<::opgen::dispatch::Layout>,
+    device: ::core::option::Option<::opgen::dispatch::Device>,
+    pin_memory: ::core::option::Option<bool>,
+    memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(
+        try_empty_memory_format_redispatch(
+            key_set,
+            size,
+            dtype,
+            layout,
+            device,
+            pin_memory,
+            memory_format,
+        ),
+    )
+}
+/** Calls the operator with the key set given (in a kernel, typically its own key set below its key), every argument in schema order; the thread-local key sets are not applied again.
+ Errors are returned.*/
+/**
+ # Schema
+ ```text
+ aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ ```
+ Variants: `function`. Kernels in this crate: `CompositeExplicitAutograd` (`empty_kernel`).*/
+#[inline]
+#[allow(dead_code)]
+pub(crate) fn try_empty_memory_format_redispatch(
+    key_set: ::opgen::dispatch::DispatchKeySet,
+    size: &[i64],
+    dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+    layout: ::core::option::Option<::opgen::dispatch::Layout>,
+    device: ::core::option::Option<::opgen::dispatch::Device>,
+    pin_memory: ::core::option::Option<bool>,
+    memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+    __OPGEN_OP_EMPTY_MEMORY_FORMAT
+        .get()?
+        .try_redispatch(key_set, size, dtype, layout, device, pin_memory, memory_format)
+}
+#[doc(hidden)]
+#[allow(dead_code)]
+static __OPGEN_OP_EMPTY_MEMORY_FORMAT: ::opgen::__private::OnceOp<
+    MyTensor,
+    (
+        &'static [i64],
+        ::core::option::Option<::opgen::dispatch::ScalarType>,
+        ::core::option::Option<::opgen::dispatch::Layout>,
+        ::core::option::Option<::opgen::dispatch::Device>,
+        ::core::option::Option<bool>,
+        ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+    ),
+    MyTensor,
+> = ::opgen::__private::OnceOp::new("aten::empty", "memory_format");
+#[doc(hidden)]
+#[inline]
+#[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
+fn __opgen_call_empty_memory_format(
+    size: &[i64],
+    dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+    layout: ::core::option::Option<::opgen::dispatch::Layout>,
+    device: ::core::option::Option<::opgen::dispatch::Device>,
+    pin_memory: ::core::option::Option<bool>,
+    memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+    if ::core::cfg!(feature = "opgen-static-dispatch") {
+        static __OPGEN_STATIC: ::opgen::__private::StaticOp<
+            MyTensor,
+            (
+                &'static [i64],
+                ::core::option::Option<::opgen::dispatch::ScalarType>,
+                ::core::option::Option<::opgen::dispatch::Layout>,
+                ::core::option::Option<::opgen::dispatch::Device>,
+                ::core::option::Option<bool>,
+                ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+            ),
+            MyTensor,
+        > = ::opgen::__private::StaticOp::new("aten::empty", "memory_format");
+        __OPGEN_STATIC
+            .get()?
+            .try_call(size, dtype, layout, device, pin_memory, memory_format)
+    } else {
+        __OPGEN_OP_EMPTY_MEMORY_FORMAT
+            .get()?
+            .try_call(size, dtype, layout, device, pin_memory, memory_format)
+    }
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::REGISTRATIONS)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_REGISTRATION: ::opgen::__private::Registration = ::opgen::__private::Registration {
+        namespace: "aten",
+        schema: ::core::option::Option::Some(
+            "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        ),
+        name: "empty.memory_format",
+        keys: &[::opgen::dispatch::DispatchKey::CompositeExplicitAutograd],
+        file: ::core::file!(),
+        line: ::core::line!(),
+        site: ::core::panic::Location::caller(),
+        register: |lib, key, site| {
+            lib.impl_at("empty.memory_format", key, empty_kernel, site)
+        },
+    };
+};

@@ -1,0 +1,139 @@
+//! Link-time registration: the global dispatcher registers every entry of
+//! `__private::REGISTRATIONS` on its first access (see [`Dispatcher::global`]).
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use super::{Dispatcher, Registration};
+use crate::__private::{REGISTRATIONS, Registration as Entry};
+use crate::dispatch::error::Error;
+use crate::dispatch::library::Library;
+use crate::schema::parse_schema;
+
+/// The global dispatcher, created empty (creating it runs no registration code).
+static DISPATCHER: OnceLock<Dispatcher> = OnceLock::new();
+/// Set once every entry is registered.
+static LINKED: OnceLock<Linked> = OnceLock::new();
+
+thread_local! {
+    /// Whether this thread is registering the entries: its calls of `global()` must not wait
+    /// for `LINKED`, which it is initialising.
+    static LINKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// What linking did: the registrations, kept for the life of the program, and the failures.
+pub(crate) struct Linked {
+    _registrations: Vec<Registration>,
+    errors: Vec<Error>,
+    /// `ns::name` of the entry of each error, in the same order.
+    operators: Vec<String>,
+}
+
+impl Linked {
+    /// The registrations that failed.
+    pub(crate) fn errors(&self) -> &[Error] {
+        &self.errors
+    }
+}
+
+pub(super) fn global() -> &'static Dispatcher {
+    let dispatcher = DISPATCHER.get_or_init(Dispatcher::new);
+    if LINKED.get().is_none() && !LINKING.get() {
+        LINKED.get_or_init(|| {
+            let _linking = LinkingGuard::enter();
+            link(dispatcher, &REGISTRATIONS)
+        });
+    }
+    dispatcher
+}
+
+pub(super) fn global_errors() -> &'static [Error] {
+    global();
+    LINKED.get().map_or(&[], Linked::errors)
+}
+
+/// The messages of the failed link-time registrations of `operator` (`ns::op.overload`), if
+/// `dispatcher` is the global one.
+pub(super) fn errors_of(dispatcher: &Dispatcher, operator: &str) -> Vec<String> {
+    let is_global = DISPATCHER
+        .get()
+        .is_some_and(|global| Arc::ptr_eq(&global.inner, &dispatcher.inner));
+    match LINKED.get() {
+        Some(linked) if is_global => (linked.operators.iter().zip(&linked.errors))
+            .filter(|(op, _)| *op == operator)
+            .map(|(_, error)| error.to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Marks this thread as linking until dropped (also on unwinding).
+struct LinkingGuard;
+
+impl LinkingGuard {
+    fn enter() -> LinkingGuard {
+        LINKING.set(true);
+        LinkingGuard
+    }
+}
+
+impl Drop for LinkingGuard {
+    fn drop(&mut self) {
+        LINKING.set(false);
+    }
+}
+
+/// Registers `entries` in `dispatcher`: per namespace a fragment library, all `def`s, then
+/// every kernel at every key. Entries are taken in (namespace, name, file, line) order, so
+/// which of two conflicting `def`s wins does not depend on the link order.
+pub(crate) fn link(dispatcher: &Dispatcher, entries: &[Entry]) -> Linked {
+    let mut order: Vec<&Entry> = entries.iter().collect();
+    order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
+    let mut libraries: BTreeMap<&str, Library> = BTreeMap::new();
+    for entry in &order {
+        (libraries.entry(entry.namespace)).or_insert_with(|| dispatcher.fragment(entry.namespace));
+    }
+    let mut linked = Linked {
+        _registrations: Vec::new(),
+        errors: Vec::new(),
+        operators: Vec::new(),
+    };
+    let mut keep = |entry: &Entry, result: Result<Registration, Error>| match result {
+        Ok(registration) => linked._registrations.push(registration),
+        Err(error) => {
+            linked.errors.push(error);
+            linked.operators.push(entry.operator());
+        }
+    };
+    // One `def` per distinct schema of an operator: restating the same schema is allowed,
+    // a different one meets the dispatcher's duplicate-`def` error.
+    let mut defined: Vec<(&str, &str, String)> = Vec::new();
+    for entry in &order {
+        let (Some(text), Some(lib)) = (entry.schema, libraries.get(entry.namespace)) else {
+            continue;
+        };
+        let canonical = parse_schema(text).map_or_else(
+            |_| text.to_string(),
+            |mut schema| {
+                schema.name.namespace = None;
+                schema.to_string()
+            },
+        );
+        let seen = (defined.iter())
+            .any(|(ns, name, c)| *ns == entry.namespace && *name == entry.name && *c == canonical);
+        if !seen {
+            defined.push((entry.namespace, entry.name, canonical));
+            keep(entry, lib.def_at(text, entry.site));
+        }
+    }
+    for entry in &order {
+        let Some(lib) = libraries.get(entry.namespace) else {
+            continue;
+        };
+        for &key in entry.keys {
+            keep(entry, (entry.register)(lib, key, entry.site));
+        }
+    }
+    linked
+}

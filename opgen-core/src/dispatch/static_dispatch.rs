@@ -1,0 +1,270 @@
+//! Static dispatch (torchgen's `static_dispatch_backend`, SCHEMA.md §5.4): calls go straight
+//! to the kernel linked for the highest backend key of the arguments, with no dispatch table,
+//! thread-local keys or autograd in the path. Generated code reaches it through
+//! `__private::StaticOp`; the module documentation of `__private` describes the use.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+use super::error::{Error, ErrorKind};
+use super::handle::{OperatorHandle, call_boxed_kernel};
+use super::kernel::{ArgList, ErasedKernel, KernelKind, Sig, SignatureMarker};
+use super::keys::{BACKENDS, DispatchKey};
+use super::keyset::DispatchKeySet;
+use super::registry::{Dispatcher, Registration};
+use super::returns::RetValue;
+use super::tensor::Tensor;
+use crate::__private::{REGISTRATIONS, Registration as Entry};
+
+/// The composite keys a static call falls back to, in torchgen's order.
+const COMPOSITES: [DispatchKey; 4] = [
+    DispatchKey::CompositeExplicitAutograd,
+    DispatchKey::CompositeExplicitAutogradNonFunctional,
+    DispatchKey::CompositeImplicitAutograd,
+    DispatchKey::CompositeImplicitAutogradNestedTensor,
+];
+
+/// The slot of calls whose arguments have no backend key.
+const NO_BACKEND: usize = DispatchKey::NUM_RUNTIME;
+
+/// A statically dispatched operator, built on the first successful [`StaticOp::get`] and kept
+/// for the life of the program (the kernels linked into a program do not change).
+pub struct StaticOp<T, L, R> {
+    name: &'static str,
+    overload: &'static str,
+    cell: OnceLock<StaticOperator<T, L, R>>,
+}
+
+impl<T, L, R> StaticOp<T, L, R> {
+    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for none).
+    pub const fn new(name: &'static str, overload: &'static str) -> Self {
+        StaticOp {
+            name,
+            overload,
+            cell: OnceLock::new(),
+        }
+    }
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOp<T, L, R> {
+    /// The operator's kernels by backend key: after the first success, one atomic load.
+    /// Fails only when the signature `(T, L, R)` does not fit the operator's schema.
+    #[inline]
+    pub fn get(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
+        match self.cell.get() {
+            Some(op) => Ok(op),
+            None => self.init(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
+        let op = StaticOperator::build(self.name, self.overload, &REGISTRATIONS)?;
+        Ok(self.cell.get_or_init(|| op))
+    }
+}
+
+impl<T, L, R> fmt::Debug for StaticOp<T, L, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StaticOp({}.{})", self.name, self.overload)
+    }
+}
+
+/// The kernels of one operator chosen for each backend key, in a private dispatcher that
+/// holds the link-time registrations of this operator only.
+pub struct StaticOperator<T, L, R> {
+    /// `ns::op.overload`.
+    operator: String,
+    /// Indexed by backend key, then [`NO_BACKEND`].
+    slots: Vec<Option<Arc<ErasedKernel>>>,
+    /// The keys of the kernels found (runtime and alias keys).
+    available: Vec<DispatchKey>,
+    /// The operator in the private dispatcher, for boxed calls; `None` without a schema.
+    handle: Option<OperatorHandle>,
+    /// The registrations into the private dispatcher that failed.
+    errors: Vec<Error>,
+    _registrations: Vec<Registration>,
+    _signature: SignatureMarker<T, L, R>,
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
+    /// Collects the kernels of `name.overload` from `entries`. The schema comes from an entry
+    /// that has one, else from the global dispatcher (an operator defined by hand).
+    pub(crate) fn build(name: &str, overload: &str, entries: &[Entry]) -> Result<Self, Error> {
+        let (namespace, op_name) = name.split_once("::").unwrap_or(("aten", name));
+        let full = match overload {
+            "" => op_name.to_string(),
+            overload => format!("{op_name}.{overload}"),
+        };
+        let operator = format!("{namespace}::{full}");
+        let mine: Vec<&Entry> = (entries.iter())
+            .filter(|e| e.namespace == namespace && e.name == full)
+            .collect();
+        let dispatcher = Dispatcher::new();
+        let lib = dispatcher.fragment(namespace);
+        let mut registrations: Vec<Registration> = Vec::new();
+        let mut errors: Vec<Error> = Vec::new();
+        let mut keep = |result: Result<Registration, Error>| match result {
+            Ok(registration) => registrations.push(registration),
+            Err(error) => errors.push(error),
+        };
+        let schema = (mine.iter())
+            .find_map(|e| Some((e.schema?.to_string(), e.site)))
+            .or_else(|| {
+                let handle = Dispatcher::global().find(name, overload).ok()?;
+                let site = mine
+                    .first()
+                    .map_or(std::panic::Location::caller(), |e| e.site);
+                Some((handle.schema()?.to_string(), site))
+            });
+        if let Some((text, site)) = schema {
+            keep(lib.def_at(&text, site));
+        }
+        for entry in &mine {
+            for &key in entry.keys {
+                keep((entry.register)(&lib, key, entry.site));
+            }
+        }
+        let handle = dispatcher
+            .find(&format!("{namespace}::{op_name}"), overload)
+            .ok();
+        if let Some(handle) = &handle {
+            let schema = handle
+                .schema()
+                .ok_or_else(|| Error::internal("a def without schema"))?;
+            handle.check_typed::<T, L, R>(&schema)?;
+        }
+        let kernels = dispatcher.kernels_of(&operator);
+        let at = |key: DispatchKey| kernels.iter().find(|(k, _)| *k == key).map(|(_, k)| k);
+        let composite = COMPOSITES.iter().find_map(|&key| at(key));
+        let slots = (0..=NO_BACKEND)
+            .map(
+                |i| match DispatchKey::from_index(i).filter(|k| k.is_backend()) {
+                    Some(key) => at(key).or(composite).cloned(),
+                    None => composite.cloned(),
+                },
+            )
+            .collect();
+        Ok(StaticOperator {
+            operator,
+            slots,
+            available: kernels.iter().map(|(k, _)| *k).collect(),
+            handle,
+            errors,
+            _registrations: registrations,
+            _signature: PhantomData,
+        })
+    }
+}
+
+impl<T, L, R> StaticOperator<T, L, R> {
+    /// `ns::op.overload`.
+    pub fn name(&self) -> &str {
+        &self.operator
+    }
+
+    /// The keys (runtime and alias) of the kernels linked into the program.
+    pub fn keys_with_kernels(&self) -> &[DispatchKey] {
+        &self.available
+    }
+
+    /// The link-time registrations of this operator that failed (also in
+    /// [`Dispatcher::global_errors`]); their kernels are not used.
+    pub fn errors(&self) -> &[Error] {
+        &self.errors
+    }
+
+    /// The kernel serving the arguments' key set `ks`.
+    #[inline(always)]
+    fn slot(&self, ks: DispatchKeySet) -> Option<&ErasedKernel> {
+        let backend = ks
+            .intersection(DispatchKeySet::from_bits(BACKENDS))
+            .highest();
+        let index = backend.map_or(NO_BACKEND, DispatchKey::index);
+        self.slots.get(index).and_then(Option::as_deref)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, ks: DispatchKeySet) -> Error {
+        ErrorKind::StaticDispatchMissingKernel {
+            operator: self.operator.clone(),
+            key: ks
+                .intersection(DispatchKeySet::from_bits(BACKENDS))
+                .highest(),
+            available: self.available.clone(),
+        }
+        .into()
+    }
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
+    /// A kernel without an unboxed entry of this signature, called boxed.
+    #[cold]
+    #[inline(never)]
+    fn call_slow(
+        &self,
+        kernel: &ErasedKernel,
+        ks: DispatchKeySet,
+        push_args: impl FnOnce(&mut super::ivalue::Stack<T>),
+    ) -> Result<R, Error> {
+        match (&self.handle, kernel.kind) {
+            (Some(handle), KernelKind::Kernel) => {
+                call_boxed_kernel::<T, L, R>(handle, kernel, ks, push_args)
+            }
+            _ => Err(Error::internal(format!(
+                "static dispatch of `{}` found a kernel of another signature and no schema to box its arguments",
+                self.operator
+            ))),
+        }
+    }
+}
+
+impl<T, L, R> fmt::Debug for StaticOperator<T, L, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StaticOperator({}; kernels:", self.operator)?;
+        for key in &self.available {
+            write!(f, " {key}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+macro_rules! static_calls {
+    ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+        impl<T: Tensor, R: RetValue<T>, $($F: super::args::ArgFamily<T>),*> StaticOperator<T, ($($F,)*), R> {
+            /// Calls the kernel chosen for the arguments' highest backend key.
+            ///
+            /// # Panics
+            /// If there is no such kernel or it fails, with the error's message;
+            /// [`Self::try_call`] returns the error instead.
+            #[inline]
+            #[track_caller]
+            pub fn call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> R {
+                crate::__private::panic_on_error(self.try_call($($a),*))
+            }
+
+            /// Calls the kernel chosen for the arguments' highest backend key; errors are
+            /// values.
+            #[inline]
+            pub fn try_call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
+                let ks = DispatchKeySet::EMPTY $(| $F::key_set(&$a))*;
+                let Some(kernel) = self.slot(ks) else {
+                    return Err(self.missing(ks));
+                };
+                match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
+                    Some(f) => f(&kernel.functor, ks, $($a),*),
+                    #[allow(unused_variables)]
+                    None => self.call_slow(kernel, ks, |stack| {
+                        $(stack.push($F::to_ivalue($a));)*
+                    }),
+                }
+            }
+        }
+    };
+}
+
+for_each_arity!(static_calls);

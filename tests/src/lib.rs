@@ -1,0 +1,12 @@
+//! The example operator library of opgen's integration tests: a small tensor type
+//! ([`TestTensor`]: `f64` values with a shape, on the `CPU`, `Meta` or `PrivateUse1`
+//! device) and operators defined on it with `#[native_function]` ([`ops`]).
+//!
+//! The integration tests (`tests/integration/`) call what the attribute generated, through
+//! every route; `opgen-tests-ext` adds kernels and operators from another crate, and
+//! `opgen-tests-static` defines operators in static-dispatch mode.
+
+pub mod ops;
+mod tensor;
+
+pub use tensor::{TestTensor, broadcast_shapes, numel, zip_with};

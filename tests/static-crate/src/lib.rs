@@ -1,0 +1,47 @@
+//! Operators in static-dispatch mode: this crate's feature `opgen-static-dispatch` is on by
+//! default, so the functions generated here call the kernels directly (the kernel of the
+//! highest backend key of the arguments, else a composite kernel), with no dispatcher in the
+//! path. The kernels also register with the global dispatcher, as in dynamic mode, so the
+//! operators are callable by name too.
+
+use opgen::prelude::*;
+use opgen_tests::{TestTensor, zip_with};
+
+/// The elementwise product, on CPU.
+#[native_function(
+    "mul(Tensor self, Tensor other) -> Tensor",
+    namespace = "static_test",
+    dispatch = "CPU"
+)]
+pub fn mul_cpu(self_: &TestTensor, other: &TestTensor) -> Result<TestTensor, String> {
+    zip_with(self_, other, |a, b| a * b)
+}
+
+/// The elementwise product on Meta: the broadcast shape.
+#[native_function(op = "static_test::mul", dispatch = "Meta")]
+pub fn mul_meta(self_: &TestTensor, other: &TestTensor) -> Result<TestTensor, String> {
+    zip_with(self_, other, |_, _| 0.0)
+}
+
+/// `self + self`, for every backend (`CompositeExplicitAutograd`).
+#[native_function(
+    "twice(Tensor self) -> Tensor",
+    namespace = "static_test",
+    dispatch = "CompositeExplicitAutograd"
+)]
+pub fn twice_any(self_: &TestTensor) -> TestTensor {
+    self_.like(
+        self_.shape(),
+        Some(self_.data().iter().map(|x| 2.0 * x).collect()),
+    )
+}
+
+/// A CPU-only operator: calling it with a Meta tensor is a static-dispatch error.
+#[native_function(
+    "only_cpu(Tensor self) -> Tensor",
+    namespace = "static_test",
+    dispatch = "CPU"
+)]
+pub fn only_cpu_kernel(self_: &TestTensor) -> TestTensor {
+    self_.clone()
+}

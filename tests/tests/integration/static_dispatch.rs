@@ -1,0 +1,55 @@
+//! Static dispatch (`opgen-tests-static` has its feature `opgen-static-dispatch` on): the
+//! kernel of the highest backend key of the arguments, else the composite kernel, with no
+//! dispatcher tables, thread-local keys or autograd keys in the path.
+
+use opgen::dispatch::IncludeDispatchKeyGuard;
+use opgen_tests_static as st;
+
+use super::*;
+
+#[test]
+fn the_backend_key_of_the_arguments_picks_the_kernel() {
+    let (a, b) = (cpu(&[2.0, 3.0]), cpu(&[10.0, 10.0]));
+    assert_eq!(st::mul(&a, &b).data(), [20.0, 30.0]);
+    let m = st::mul(&TestTensor::meta(&[2, 1]), &TestTensor::meta(&[4]));
+    assert_eq!((m.device(), m.shape()), (DispatchKey::Meta, &[2, 4][..]));
+}
+
+#[test]
+fn a_backend_without_kernel_falls_back_to_the_composite_kernel() {
+    let p = TestTensor::on(DispatchKey::PrivateUse1, &[2], &[1.0, 2.0]);
+    assert_eq!(st::twice(&p).data(), [2.0, 4.0]);
+    assert_eq!(st::twice(&cpu(&[5.0])).data(), [10.0]);
+}
+
+#[test]
+fn no_kernel_and_no_composite_is_an_error() {
+    let m = TestTensor::meta(&[1]);
+    assert_eq!(
+        message(st::try_only_cpu(&m)),
+        "static dispatch has no kernel for `static_test::only_cpu` at `Meta`; kernels: CPU"
+    );
+}
+
+#[test]
+fn autograd_and_thread_local_keys_play_no_part() {
+    let t = cpu(&[2.0]).requires_grad();
+    // Dynamic dispatch lands on AutogradCPU, which has no kernel here...
+    let dynamic = Dispatcher::global()
+        .typed::<_, (&TestTensor, &TestTensor), TestTensor>("static_test::mul", "")
+        .unwrap();
+    assert!(message(dynamic.try_call(&t, &t)).contains("`AutogradCPU` backend"));
+    // ...static dispatch looks at the backend key only.
+    assert_eq!(st::mul(&t, &t).data(), [4.0]);
+    let _meta = IncludeDispatchKeyGuard::new(DispatchKey::Meta);
+    assert_eq!(st::mul(&t, &t).data(), [4.0]);
+}
+
+#[test]
+fn statically_dispatched_operators_are_registered_too() {
+    let op = Dispatcher::global().find("static_test::mul", "").unwrap();
+    let (a, b) = (cpu(&[3.0]), cpu(&[4.0]));
+    let mut stack = Stack::from(vec![IValue::Tensor(a), IValue::Tensor(b)]);
+    op.call_boxed(&mut stack).unwrap();
+    assert!(matches!(stack.pop(), Some(IValue::Tensor(t)) if t.data() == [12.0]));
+}

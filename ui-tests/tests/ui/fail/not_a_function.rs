@@ -1,0 +1,8 @@
+#![allow(unused)]
+
+use opgen::prelude::*;
+
+#[native_function("neg(Tensor self) -> Tensor")]
+struct Neg;
+
+fn main() {}
