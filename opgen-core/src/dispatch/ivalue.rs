@@ -286,7 +286,7 @@ pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue
         (BaseType::Float, Literal::Int(i)) => IValue::Float(*i as f64),
         (BaseType::Float, Literal::Float(f)) => IValue::Float(f.0),
         (BaseType::Bool | BaseType::SymBool, Literal::Bool(b)) => IValue::Bool(*b),
-        (BaseType::Str, Literal::Str(s)) => IValue::Str(s.clone()),
+        (BaseType::Str, Literal::Str(s)) => IValue::Str(s.to_string()),
         (BaseType::Scalar, Literal::Int(i)) => IValue::Scalar(Scalar::Int(*i)),
         (BaseType::Scalar, Literal::Float(f)) => IValue::Scalar(Scalar::Float(f.0)),
         (BaseType::Scalar, Literal::Bool(b)) => IValue::Scalar(Scalar::Bool(*b)),
