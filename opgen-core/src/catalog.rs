@@ -46,11 +46,11 @@ pub fn function_json(func: &str, schema: &Schema, entry: &EntryFacts) -> Value {
     let namespace = entry
         .namespace
         .clone()
-        .or_else(|| schema.name.namespace.clone());
+        .or_else(|| schema.name.namespace.as_ref().map(|ns| ns.to_string()));
     m.insert("namespace".into(), namespace.into());
     m.insert("operator_name".into(), schema.name.operator_name().into());
-    m.insert("name".into(), schema.name.name.base.clone().into());
-    m.insert("overload".into(), schema.name.overload.clone().into());
+    m.insert("name".into(), schema.name.name.base.as_str().into());
+    m.insert("overload".into(), schema.name.overload.as_deref().into());
     m.insert("inplace".into(), schema.name.name.inplace.into());
     m.insert("dunder".into(), schema.name.name.dunder.into());
     m.insert("kind".into(), schema.kind().as_str().into());
@@ -59,7 +59,7 @@ pub fn function_json(func: &str, schema: &Schema, entry: &EntryFacts) -> Value {
         schema.name.unambiguous_name().into(),
     );
     let names = |it: &mut dyn Iterator<Item = &Argument>| -> Value {
-        it.map(|a| Value::from(a.name.clone())).collect()
+        it.map(|a| Value::from(a.name.as_str())).collect()
     };
     m.insert(
         "positional".into(),
@@ -72,7 +72,7 @@ pub fn function_json(func: &str, schema: &Schema, entry: &EntryFacts) -> Value {
     m.insert("out".into(), names(&mut schema.out_arguments().iter()));
     m.insert(
         "self_arg".into(),
-        schema.self_arg().map(|a| a.name.clone()).into(),
+        schema.self_arg().map(|a| a.name.as_str()).into(),
     );
     m.insert(
         "arguments".into(),

@@ -362,7 +362,10 @@ fn parse_op(lit: &LitStr, diag: &mut Diagnostics) -> Option<(String, OperatorNam
     let text = lit.value();
     match parse_operator_name(&text) {
         Ok(mut name) => {
-            let ns = name.namespace.take().unwrap_or_else(|| "aten".to_string());
+            let ns = name
+                .namespace
+                .take()
+                .map_or_else(|| "aten".to_string(), |ns| ns.to_string());
             Some((ns, name))
         }
         Err(errors) => {

@@ -96,7 +96,7 @@ impl Input {
                 defaults.push(None);
                 continue;
             };
-            if function.cpp_no_default_args.contains(&a.name) {
+            if function.cpp_no_default_args.contains(a.name.as_str()) {
                 defaults.push(None);
                 continue;
             }
@@ -160,9 +160,9 @@ impl Input {
                         lit.value()
                     ),
                 );
-                written.clone()
+                written.to_string()
             }
-            (Some(written), _) => written.clone(),
+            (Some(written), _) => written.to_string(),
             (None, Some(lit)) => lit.value(),
             (None, None) => "aten".to_string(),
         }

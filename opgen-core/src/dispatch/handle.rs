@@ -199,15 +199,15 @@ impl OperatorHandle {
             let Some(default) = &arg.default else {
                 return Err(ErrorKind::MissingArgument {
                     operator: self.to_string(),
-                    name: arg.name.clone(),
+                    name: arg.name.to_string(),
                 }
                 .into());
             };
             let value = default_value(&arg.ty, &default.value).ok_or_else(|| {
                 ErrorKind::UnsupportedDefault {
                     operator: self.to_string(),
-                    name: arg.name.clone(),
-                    default: default.text.clone(),
+                    name: arg.name.to_string(),
+                    default: default.text.to_string(),
                 }
             })?;
             stack.push(value);

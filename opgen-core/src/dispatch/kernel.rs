@@ -174,7 +174,7 @@ pub(crate) fn wrong_argument(op: &OperatorHandle, index: usize, found: &'static 
     ErrorKind::WrongArgument {
         operator: op.to_string(),
         index,
-        name: arg.map_or_else(|| "?".to_string(), |a| a.name.clone()),
+        name: arg.map_or_else(|| "?".to_string(), |a| a.name.to_string()),
         expected: arg.map_or_else(|| "?".to_string(), |a| a.ty.to_string()),
         found,
     }

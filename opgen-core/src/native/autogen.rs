@@ -5,9 +5,12 @@
 use std::collections::BTreeSet;
 use std::hash::BuildHasher;
 
+use smallvec::smallvec;
+use smol_str::{SmolStr, format_smolstr};
+
 use crate::schema::{
-    AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, OperatorName, Return, Rule,
-    Schema, SchemaError, SchemaKind,
+    AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, OperatorName, Return,
+    Rule, Schema, SchemaError, SchemaKind,
 };
 
 use super::dispatch_table::cpp_name;
@@ -295,10 +298,10 @@ fn generated(base: &NativeFunction, func: Schema, tags: &Tags) -> NativeFunction
 }
 
 /// The overload of a generated out variant: `out`, or `{overload}_out`.
-fn out_overload(name: &OperatorName) -> Option<String> {
+fn out_overload(name: &OperatorName) -> Option<SmolStr> {
     Some(match &name.overload {
-        Some(o) => format!("{o}_out"),
-        None => "out".to_string(),
+        Some(o) => format_smolstr!("{o}_out"),
+        None => SmolStr::new_static("out"),
     })
 }
 
@@ -328,11 +331,11 @@ fn signature_arguments(s: &Schema) -> Vec<Argument> {
         .collect()
 }
 
-fn out_argument(name: String, ty: ArgType, letter: char) -> Argument {
+fn out_argument(name: SmolStr, ty: ArgType, letter: char) -> Argument {
     let annotation = AliasAnnotation {
-        before: vec![letter],
+        before: smallvec![letter],
         is_write: true,
-        after: Vec::new(),
+        after: AliasSet::new(),
     };
     Argument {
         name,
@@ -406,9 +409,9 @@ fn out_schema(s: &Schema) -> Schema {
             continue;
         }
         let name = if s.returns.len() == 1 {
-            "out".to_string()
+            SmolStr::new_static("out")
         } else {
-            format!("out{i}")
+            format_smolstr!("out{i}")
         };
         let letter = free.get(i).copied().unwrap_or('z');
         let out = out_argument(name, r.ty.clone(), letter);
@@ -457,7 +460,7 @@ fn functional_schema(s: &Schema) -> Schema {
         let a = &s.arguments[i];
         if a.is_write() && !s.returns.iter().any(|r| r.annotation == a.annotation) {
             returns.push(Return {
-                name: Some(format!("{}_out", a.name)),
+                name: Some(format_smolstr!("{}_out", a.name)),
                 ty: a.ty.clone(),
                 annotation: None,
             });

@@ -78,7 +78,7 @@ fn rust_words(name: &OperatorName, is_out: bool) -> String {
     } else if n.functional_overload {
         format!("{}_functional", n.base)
     } else {
-        n.base.clone()
+        n.base.to_string()
     };
     if let Some(o) = name.overload.as_deref().filter(|o| *o != "Tensor") {
         s.push('_');

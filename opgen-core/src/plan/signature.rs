@@ -183,7 +183,8 @@ pub fn rust_api_signature(schema: &Schema, no_default: &[String]) -> Signature {
     let mut outs = Vec::new();
     let mut rest = Vec::new();
     for mut arg in parts {
-        if no_default.contains(&schema.arguments[arg.index.unwrap_or(0)].name) {
+        let name = &schema.arguments[arg.index.unwrap_or(0)].name;
+        if no_default.iter().any(|n| n == name) {
             arg.default = None;
         }
         match arg.role {

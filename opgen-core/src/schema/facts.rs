@@ -89,33 +89,44 @@ impl Schema {
 
     /// Positional arguments after `self` (all positional arguments if there is no `self`).
     pub fn post_self_positional(&self) -> impl Iterator<Item = (usize, &Argument)> {
-        let from = self.self_index().map_or(0, |i| i + 1);
+        self.post_self_positional_from(self.self_index())
+    }
+
+    /// [`Schema::post_self_positional`], given [`Schema::self_index`].
+    pub(crate) fn post_self_positional_from(
+        &self,
+        self_index: Option<usize>,
+    ) -> impl Iterator<Item = (usize, &Argument)> {
+        let from = self_index.map_or(0, |i| i + 1);
         self.positional().filter(move |(i, _)| *i >= from)
     }
 
     /// Index of the first argument of the TensorOptions group (`dtype, layout, device,
     /// pin_memory`), if the schema has one.
     pub fn tensor_options_start(&self) -> Option<usize> {
-        let kw: Vec<usize> = self.kwarg_only().map(|(i, _)| i).collect();
-        kw.windows(4).find_map(|w| {
-            let ok = w
-                .iter()
+        self.tensor_options_start_from(self.out_start())
+    }
+
+    /// [`Schema::tensor_options_start`], given [`Schema::out_start`].
+    pub(crate) fn tensor_options_start_from(&self, out_start: usize) -> Option<usize> {
+        const BASES: [BaseType; 4] = [
+            BaseType::ScalarType,
+            BaseType::Layout,
+            BaseType::Device,
+            BaseType::Bool,
+        ];
+        // Four adjacent keyword-only arguments before the outs, so four adjacent entries of
+        // `kwarg_only()`; the first such group.
+        let before_out = &self.arguments[..out_start];
+        before_out.windows(4).position(|w| {
+            w.iter()
                 .zip(TENSOR_OPTIONS)
-                .enumerate()
-                .all(|(k, (&i, name))| {
-                    let a = &self.arguments[i];
-                    let base = [
-                        BaseType::ScalarType,
-                        BaseType::Layout,
-                        BaseType::Device,
-                        BaseType::Bool,
-                    ][k];
-                    a.name == name
-                        && (a.ty == ArgType::Base(base)
-                            || a.ty == ArgType::Optional(Box::new(ArgType::Base(base))))
-                        && (k == 0 || w[k] == w[k - 1] + 1)
-                });
-            ok.then_some(w[0])
+                .zip(BASES)
+                .all(|((a, name), base)| {
+                    a.kwarg_only
+                        && a.name == name
+                        && (a.ty == ArgType::Base(base) || a.ty.is_optional_of(base))
+                })
         })
     }
 
@@ -127,14 +138,22 @@ impl Schema {
     /// The kind (SCHEMA.md §3.1). A schema that is both in-place and out (rejected by R35)
     /// reports [`SchemaKind::Inplace`].
     pub fn kind(&self) -> SchemaKind {
-        let out = self.out_arguments();
+        self.kind_from(self.out_start(), self.self_index())
+    }
+
+    /// [`Schema::kind`], given [`Schema::out_start`] and [`Schema::self_index`].
+    pub(crate) fn kind_from(&self, out_start: usize, self_index: Option<usize>) -> SchemaKind {
+        let out = &self.arguments[out_start..];
         if self.name.name.inplace {
             SchemaKind::Inplace
         } else if out.iter().any(|a| a.name.starts_with("_scratch_")) {
             SchemaKind::Scratch
         } else if !out.is_empty() {
             SchemaKind::Out
-        } else if self.post_self_positional().any(|(_, a)| a.is_write()) {
+        } else if self
+            .post_self_positional_from(self_index)
+            .any(|(_, a)| a.is_write())
+        {
             SchemaKind::Mutable
         } else {
             SchemaKind::Functional
@@ -201,9 +220,9 @@ impl Schema {
         if view {
             // torchgen replaces every occurrence once the suffix matches.
             if base.ends_with("_copy") {
-                base = base.replace("_copy", "");
+                base = base.replace("_copy", "").into();
             } else if base.ends_with("_scatter") {
-                base = base.replace("scatter", "inverse");
+                base = base.replace("scatter", "inverse").into();
             }
         }
         let name = OperatorName {
@@ -217,23 +236,28 @@ impl Schema {
             overload: None,
         };
         let out_start = self.out_start();
-        let to = self.tensor_options_start();
+        let to = self.tensor_options_start_from(out_start);
         let is_bernoulli_p =
             self.name.name.base == "bernoulli" && self.name.overload.as_deref() == Some("p");
-        let mut arguments = Vec::new();
-        for (i, a) in self.arguments.iter().enumerate() {
-            if i >= out_start || to.is_some_and(|t| i >= t && i < t + 4) {
+        let mut arguments = Vec::with_capacity(out_start - if to.is_some() { 4 } else { 0 });
+        for (i, a) in self.arguments[..out_start].iter().enumerate() {
+            if to.is_some_and(|t| i >= t && i < t + 4) {
                 continue;
             }
-            let mut a = a.clone();
-            a.annotation = None;
-            if is_bernoulli_p && a.name == "p" && a.default.is_none() {
-                a.default = Some(super::DefaultValue {
+            let mut default = a.default.clone();
+            if is_bernoulli_p && a.name == "p" && default.is_none() {
+                default = Some(super::DefaultValue {
                     text: "0.5".into(),
                     value: super::parser::parse_literal("0.5"),
                 });
             }
-            arguments.push(a);
+            arguments.push(Argument {
+                name: a.name.clone(),
+                ty: a.ty.clone(),
+                annotation: None,
+                default,
+                kwarg_only: a.kwarg_only,
+            });
         }
         let mut returns: Vec<Return> = self
             .returns

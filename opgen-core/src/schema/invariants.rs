@@ -26,7 +26,8 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
             .unwrap_or_else(|| layout.returns_all.clone())
     };
     let out_start = schema.out_start();
-    let outs = schema.out_arguments();
+    let outs = &schema.arguments[out_start..];
+    let self_i = schema.self_index();
     let ann = |a: &Option<super::AliasAnnotation>| {
         a.as_ref().map_or("none".to_string(), |a| format!("({a})"))
     };
@@ -56,7 +57,7 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
         }
     }
     // R25
-    for (i, a) in schema.post_self_positional() {
+    for (i, a) in schema.post_self_positional_from(self_i) {
         if a.is_write() && schema.returns.iter().any(|r| r.annotation == a.annotation) {
             errors.push(
                 SchemaError::new(
@@ -69,10 +70,9 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
         }
     }
     // R26, R27
-    let mutable: Vec<usize> = (0..schema.returns.len())
-        .filter(|&i| schema.returns[i].is_write())
-        .collect();
-    if !mutable.is_empty() && mutable.len() != schema.returns.len() {
+    let mutable = || (0..schema.returns.len()).filter(|&i| schema.returns[i].is_write());
+    let mutable_count = mutable().count();
+    if mutable_count != 0 && mutable_count != schema.returns.len() {
         errors.push(
             SchemaError::new(
                 Rule::MixedReturns,
@@ -82,8 +82,7 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
             .with_hint("return either only written aliases or only fresh values; drop the written argument from the returns"),
         );
     }
-    let self_i = schema.self_index();
-    for &k in &mutable {
+    for k in mutable() {
         let r = &schema.returns[k];
         let aliased = schema.arguments[out_start..]
             .iter()
@@ -135,7 +134,8 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
     }
     // R30–R32
     if schema.name.name.inplace {
-        let op = schema.name.operator_name();
+        // Built only for an error: most in-place schemas have none.
+        let op = || schema.name.operator_name();
         match self_i.map(|i| (i, &schema.arguments[i])) {
             Some((_, a)) if a.is_write() => {
                 if a.ty.is_plain_tensor() {
@@ -145,7 +145,7 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
                             SchemaError::new(
                                 Rule::InplaceMustReturnSelf,
                                 layout.returns_all.clone(),
-                                format!("in-place operator `{op}` must return `self`"),
+                                format!("in-place operator `{}` must return `self`", op()),
                             )
                             .with_hint(format!("write `-> Tensor({})`", a.annotation.as_ref().map(|x| x.to_string()).unwrap_or_default())),
                         );
@@ -155,7 +155,7 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
                         SchemaError::new(
                             Rule::InplaceNonTensorSelf,
                             layout.returns_all.clone(),
-                            format!("in-place operator `{op}` with a `{}` self must return nothing", a.ty),
+                            format!("in-place operator `{}` with a `{}` self must return nothing", op(), a.ty),
                         )
                         .with_hint("write `-> ()`"),
                     );
@@ -165,7 +165,7 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
                 SchemaError::new(
                     Rule::InplaceWithoutMutableSelf,
                     arg_range(i),
-                    format!("in-place operator `{op}` must write `self`, but `self` has no `!` annotation"),
+                    format!("in-place operator `{}` must write `self`, but `self` has no `!` annotation", op()),
                 )
                 .with_hint(format!("write `{}(a!) self`, or drop the trailing `_` from the name", a.ty)),
             ),
@@ -173,7 +173,7 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
                 SchemaError::new(
                     Rule::InplaceWithoutMutableSelf,
                     layout.name.clone(),
-                    format!("in-place operator `{op}` has no `self` argument"),
+                    format!("in-place operator `{}` has no `self` argument", op()),
                 )
                 .with_hint("add a positional `Tensor(a!) self`, or drop the trailing `_` from the name"),
             ),
@@ -195,11 +195,11 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
         );
     }
     // R33, R34
-    let kind = schema.kind();
+    let kind = schema.kind_from(out_start, self_i);
     // Kind first: looking for the group costs more, and most schemas are functional.
     if kind != SchemaKind::Functional
         && !inplace_and_out
-        && let Some(t) = schema.tensor_options_start()
+        && let Some(t) = schema.tensor_options_start_from(out_start)
     {
         errors.push(
             SchemaError::new(
@@ -210,9 +210,9 @@ pub(crate) fn check_invariants(schema: &Schema, layout: &Layout) -> Vec<SchemaEr
             .with_hint("only functional schemas take TensorOptions; an out variant takes its options from `out`"),
         );
     }
-    if schema.is_functional_fn() && kind != SchemaKind::Functional && !inplace_and_out {
+    if kind != SchemaKind::Functional && !inplace_and_out && schema.is_functional_fn() {
         // Point at the overload (the name ends with it), not the whole name.
-        let overload_len = schema.name.overload.as_ref().map_or(0, String::len);
+        let overload_len = schema.name.overload.as_ref().map_or(0, |o| o.len());
         errors.push(
             SchemaError::new(
                 Rule::FunctionalOverload,

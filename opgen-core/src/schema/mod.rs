@@ -6,6 +6,7 @@
 
 mod error;
 mod facts;
+mod fast;
 mod invariants;
 mod layout;
 mod model;
@@ -18,7 +19,10 @@ pub use error::{Rule, SchemaError, caret_excerpt};
 pub use facts::{SchemaKind, TENSOR_OPTIONS};
 pub use layout::{ArgumentLayout, ReturnLayout, SchemaLayout, layout};
 pub use model::{
-    AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
-    OperatorName, Return, Schema,
+    AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float,
+    Literal, OperatorName, Return, Schema, TypeBox,
 };
 pub use parser::{canonicalize, parse_operator_name, parse_schema, parse_type};
+/// The string type of the model's names, overloads, default texts and literals (re-exported
+/// so that users need not depend on `smol_str` themselves).
+pub use smol_str::SmolStr;

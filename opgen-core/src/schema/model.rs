@@ -4,6 +4,11 @@
 //! `parse_schema(s)?.to_string() == s` for every schema torchgen accepts (SCHEMA.md §1.10).
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+
+use smallvec::SmallVec;
+use smol_str::SmolStr;
 
 /// A whole schema: `add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -21,18 +26,18 @@ pub struct Schema {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OperatorName {
     /// The namespace written before `::` in the schema itself, if any.
-    pub namespace: Option<String>,
+    pub namespace: Option<SmolStr>,
     /// The operator name proper (`add_`, `__iand__`).
     pub name: BaseOperatorName,
     /// The overload name (`Tensor`); `None` when the schema has none.
-    pub overload: Option<String>,
+    pub overload: Option<SmolStr>,
 }
 
 /// The operator name without overload, decomposed as torchgen does (SCHEMA.md §1.4).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BaseOperatorName {
     /// The base: `add` for `add`, `add_` and `__iadd__`; `normal` for `normal_functional`.
-    pub base: String,
+    pub base: SmolStr,
     /// A trailing `_`, or a `__iX__` dunder.
     pub inplace: bool,
     /// Written `__X__`.
@@ -45,7 +50,7 @@ pub struct BaseOperatorName {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Argument {
     /// The argument's name (`self`, `other`).
-    pub name: String,
+    pub name: SmolStr,
     /// Its type, without the alias annotation.
     pub ty: ArgType,
     /// The alias annotation written after `Tensor`, if any.
@@ -60,7 +65,7 @@ pub struct Argument {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Return {
     /// The return's name, if it has one.
-    pub name: Option<String>,
+    pub name: Option<SmolStr>,
     /// Its type, without the alias annotation.
     pub ty: ArgType,
     /// The alias annotation written after `Tensor`, if any.
@@ -73,17 +78,37 @@ pub enum ArgType {
     /// One of the 19 base types.
     Base(BaseType),
     /// `T?`.
-    Optional(Box<ArgType>),
+    Optional(TypeBox),
     /// `T[]` (size `None`) or `T[N]`.
     List {
         /// The element type.
-        elem: Box<ArgType>,
+        elem: TypeBox,
         /// The fixed size, if written.
         size: Option<u32>,
     },
     /// `__torch__.torch.classes.NS.Name`; holds the part after `__torch__.torch.classes.`.
-    CustomClass(String),
+    CustomClass(SmolStr),
 }
+
+/// The inner type of `T?` and `T[]`: dereferences to an [`ArgType`], as the `Box` it stands
+/// for would, and compares, hashes, prints and debug-prints as that type.
+///
+/// Every `?` and `[]` of every parsed type needs one, so the common inner types (a base type
+/// `B`, and `B?`, `B[]`, `B[N]` for `N` up to [`TypeBox::SHARED_SIZES`]) point into a static
+/// table shared by all schemas instead of a heap box of their own; the rest (custom classes,
+/// deeper nesting, larger sizes) are boxed. [`TypeBox::new`] picks the form.
+#[derive(Clone)]
+pub struct TypeBox(TypeBoxRepr);
+
+#[derive(Clone)]
+enum TypeBoxRepr {
+    Shared(&'static ArgType),
+    Boxed(Box<ArgType>),
+}
+
+/// The alias sets on one side of an annotation, in the order written: up to four letters are
+/// kept inline (the vector is no larger for four than for two).
+pub type AliasSet = SmallVec<[char; 4]>;
 
 /// The 19 base types torchgen knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,18 +139,18 @@ pub enum BaseType {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AliasAnnotation {
     /// The alias sets before the arrow (one or two lowercase letters).
-    pub before: Vec<char>,
+    pub before: AliasSet,
     /// Written with `!`: the operator writes to this tensor.
     pub is_write: bool,
     /// The alias sets after ` -> `; `'*'` is the wildcard. Empty when there is no arrow.
-    pub after: Vec<char>,
+    pub after: AliasSet,
 }
 
 /// A default value: the text as written (printed back verbatim) and what it means.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DefaultValue {
     /// The text after `=`, exactly as written.
-    pub text: String,
+    pub text: SmolStr,
     /// The text read as a literal.
     pub value: Literal,
 }
@@ -142,13 +167,13 @@ pub enum Literal {
     /// A float such as `1e-05` or `0.5`.
     Float(Float),
     /// A quoted string, with its escapes resolved.
-    Str(String),
+    Str(SmolStr),
     /// `[]`, `[0,1]`.
     List(Vec<Literal>),
     /// An enum-like identifier: `Mean`, `contiguous_format`, `long`.
-    Ident(String),
+    Ident(SmolStr),
     /// Text torchgen accepts but that is none of the above (kept for printing only).
-    Other(String),
+    Other(SmolStr),
 }
 
 /// An `f64` that compares and hashes by its bits, so that literals can be `Eq`.
@@ -161,8 +186,8 @@ impl PartialEq for Float {
     }
 }
 impl Eq for Float {}
-impl std::hash::Hash for Float {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+impl Hash for Float {
+    fn hash<H: Hasher>(&self, state: &mut H) {
         self.0.to_bits().hash(state);
     }
 }
@@ -223,6 +248,19 @@ impl BaseType {
 }
 
 impl ArgType {
+    /// `T?`.
+    pub fn optional(inner: ArgType) -> ArgType {
+        ArgType::Optional(TypeBox::new(inner))
+    }
+
+    /// `T[]` (size `None`) or `T[N]`.
+    pub fn list(elem: ArgType, size: Option<u32>) -> ArgType {
+        ArgType::List {
+            elem: TypeBox::new(elem),
+            size,
+        }
+    }
+
     /// The innermost base type, if the type is not a custom class.
     pub fn base(&self) -> Option<BaseType> {
         match self {
@@ -230,6 +268,11 @@ impl ArgType {
             ArgType::Optional(t) | ArgType::List { elem: t, .. } => t.base(),
             ArgType::CustomClass(_) => None,
         }
+    }
+
+    /// Exactly `B?` for the base type `b`.
+    pub fn is_optional_of(&self, b: BaseType) -> bool {
+        matches!(self, ArgType::Optional(t) if **t == ArgType::Base(b))
     }
 
     /// `T?`.
@@ -265,6 +308,163 @@ impl ArgType {
     /// does not count).
     pub fn is_symint_like(&self) -> bool {
         self.base() == Some(BaseType::SymInt)
+    }
+}
+
+/// Expands to `[f(0), f(1), ..., f(18)]`: one entry per base type, in [`BaseType::ALL`] order.
+macro_rules! per_base {
+    ($f:ident) => {
+        [
+            $f(0),
+            $f(1),
+            $f(2),
+            $f(3),
+            $f(4),
+            $f(5),
+            $f(6),
+            $f(7),
+            $f(8),
+            $f(9),
+            $f(10),
+            $f(11),
+            $f(12),
+            $f(13),
+            $f(14),
+            $f(15),
+            $f(16),
+            $f(17),
+            $f(18),
+        ]
+    };
+}
+
+/// `B` for every base type.
+static SHARED_BASE: [ArgType; 19] = per_base!(shared_base);
+/// `B?` for every base type.
+static SHARED_OPTIONAL: [ArgType; 19] = per_base!(shared_optional);
+/// `B[]` for every base type.
+static SHARED_LIST: [ArgType; 19] = per_base!(shared_list);
+/// `B[N]` for every base type and `N` in `1..=SHARED_SIZES`.
+static SHARED_SIZED: [[ArgType; TypeBox::SHARED_SIZES as usize]; 19] = per_base!(shared_sized);
+
+const fn shared_base(b: usize) -> ArgType {
+    ArgType::Base(BaseType::ALL[b])
+}
+
+const fn shared_optional(b: usize) -> ArgType {
+    ArgType::Optional(TypeBox(TypeBoxRepr::Shared(&SHARED_BASE[b])))
+}
+
+const fn shared_list(b: usize) -> ArgType {
+    ArgType::List {
+        elem: TypeBox(TypeBoxRepr::Shared(&SHARED_BASE[b])),
+        size: None,
+    }
+}
+
+const fn shared_sized(b: usize) -> [ArgType; TypeBox::SHARED_SIZES as usize] {
+    const fn sized(b: usize, n: u32) -> ArgType {
+        ArgType::List {
+            elem: TypeBox(TypeBoxRepr::Shared(&SHARED_BASE[b])),
+            size: Some(n),
+        }
+    }
+    [
+        sized(b, 1),
+        sized(b, 2),
+        sized(b, 3),
+        sized(b, 4),
+        sized(b, 5),
+        sized(b, 6),
+        sized(b, 7),
+        sized(b, 8),
+    ]
+}
+
+impl TypeBox {
+    /// The largest `N` for which `B[N]` is shared rather than boxed.
+    pub const SHARED_SIZES: u32 = 8;
+
+    /// Holds `ty`: shared if it is a base type, `B?`, `B[]` or a small `B[N]`, boxed otherwise.
+    pub fn new(ty: ArgType) -> TypeBox {
+        match TypeBox::shared(&ty) {
+            Some(shared) => TypeBox(TypeBoxRepr::Shared(shared)),
+            None => TypeBox(TypeBoxRepr::Boxed(Box::new(ty))),
+        }
+    }
+
+    /// The base type `b`.
+    pub fn base(b: BaseType) -> TypeBox {
+        TypeBox(TypeBoxRepr::Shared(&SHARED_BASE[b as usize]))
+    }
+
+    /// The shared copy of `ty`, if the table has one.
+    fn shared(ty: &ArgType) -> Option<&'static ArgType> {
+        match ty {
+            ArgType::Base(b) => Some(&SHARED_BASE[*b as usize]),
+            ArgType::Optional(t) => match **t {
+                ArgType::Base(b) => Some(&SHARED_OPTIONAL[b as usize]),
+                _ => None,
+            },
+            ArgType::List { elem, size } => match (&**elem, *size) {
+                (ArgType::Base(b), None) => Some(&SHARED_LIST[*b as usize]),
+                (ArgType::Base(b), Some(n @ 1..=TypeBox::SHARED_SIZES)) => {
+                    Some(&SHARED_SIZED[*b as usize][n as usize - 1])
+                }
+                _ => None,
+            },
+            ArgType::CustomClass(_) => None,
+        }
+    }
+}
+
+impl Deref for TypeBox {
+    type Target = ArgType;
+
+    #[inline]
+    fn deref(&self) -> &ArgType {
+        match &self.0 {
+            TypeBoxRepr::Shared(t) => t,
+            TypeBoxRepr::Boxed(t) => t,
+        }
+    }
+}
+
+impl AsRef<ArgType> for TypeBox {
+    fn as_ref(&self) -> &ArgType {
+        self
+    }
+}
+
+impl From<ArgType> for TypeBox {
+    fn from(ty: ArgType) -> TypeBox {
+        TypeBox::new(ty)
+    }
+}
+
+impl PartialEq for TypeBox {
+    fn eq(&self, other: &TypeBox) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for TypeBox {}
+
+impl Hash for TypeBox {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl fmt::Debug for TypeBox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl fmt::Display for TypeBox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
     }
 }
 
@@ -463,5 +663,60 @@ fn write_letters(f: &mut fmt::Formatter<'_>, letters: &[char]) -> fmt::Result {
 impl fmt::Display for DefaultValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::{BuildHasher, RandomState};
+
+    use super::{ArgType, BaseType, TypeBox, TypeBoxRepr};
+
+    fn is_shared(t: &TypeBox) -> bool {
+        matches!(t.0, TypeBoxRepr::Shared(_))
+    }
+
+    #[test]
+    fn common_inner_types_are_shared_and_the_rest_boxed() {
+        let int = || ArgType::Base(BaseType::Int);
+        for (inner, shared) in [
+            (int(), true),
+            (ArgType::optional(int()), true),
+            (ArgType::list(int(), None), true),
+            (ArgType::list(int(), Some(1)), true),
+            (ArgType::list(int(), Some(TypeBox::SHARED_SIZES)), true),
+            (ArgType::list(int(), Some(TypeBox::SHARED_SIZES + 1)), false),
+            (ArgType::optional(ArgType::optional(int())), false),
+            (ArgType::CustomClass("ns.Class".into()), false),
+        ] {
+            let boxed = TypeBox::new(inner.clone());
+            assert_eq!(is_shared(&boxed), shared, "{inner}");
+            assert_eq!(*boxed, inner);
+        }
+        for b in BaseType::ALL {
+            assert_eq!(*TypeBox::base(b), ArgType::Base(b));
+        }
+    }
+
+    #[test]
+    fn a_type_box_compares_hashes_and_prints_as_its_type() {
+        let sized = |n| ArgType::list(ArgType::Base(BaseType::SymInt), Some(n));
+        let shared = ArgType::optional(sized(2));
+        let boxed = ArgType::optional(sized(9));
+        assert_eq!(shared.to_string(), "SymInt[2]?");
+        assert_eq!(boxed.to_string(), "SymInt[9]?");
+        assert_eq!(
+            format!("{boxed:?}"),
+            "Optional(List { elem: Base(SymInt), size: Some(9) })"
+        );
+        assert_ne!(shared, boxed);
+        // A boxed and a shared copy of the same type are equal, with equal hashes.
+        let a = TypeBox::new(sized(3));
+        let b = TypeBox(TypeBoxRepr::Boxed(Box::new(sized(3))));
+        let hasher = RandomState::new();
+        assert_eq!(a, b);
+        assert_eq!(hasher.hash_one(&a), hasher.hash_one(&b));
+        assert_eq!(hasher.hash_one(&a), hasher.hash_one(sized(3)));
+        assert_eq!(b.clone(), a);
     }
 }

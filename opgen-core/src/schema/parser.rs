@@ -1,13 +1,20 @@
 //! The schema parser. It splits the text exactly where torchgen splits it (SCHEMA.md §1.2),
 //! so it accepts and rejects the same strings, but it keeps byte offsets, reports every
 //! independent problem it finds, and names the rule each one breaks.
+//!
+//! [`parse_schema`] first tries the fast path (`fast.rs`), which reads the common, valid
+//! schemas in one pass and gives up on anything else; this full parser then reads the text
+//! and is the reference for what is accepted and for every error.
 
 use std::ops::Range;
 
+use smallvec::smallvec;
+use smol_str::SmolStr;
+
 use super::error::{Rule, SchemaError};
 use super::model::{
-    AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
-    OperatorName, Return, Schema,
+    AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float,
+    Literal, OperatorName, Return, Schema, TypeBox,
 };
 
 const AUGMENTED_ASSIGNMENT: [&str; 11] = [
@@ -28,9 +35,32 @@ const CUSTOM_CLASS_PREFIX: &str = "__torch__.torch.classes.";
 /// assert_eq!((errors[0].rule, errors[0].range.clone()), (Rule::UnknownType, 5..10));
 /// ```
 pub fn parse_schema(text: &str) -> Result<Schema, Vec<SchemaError>> {
+    // Most schemas are read by the fast path; it leaves everything else, errors included, to
+    // the full parser below (see `fast.rs`).
+    if let Some(schema) = super::fast::parse(text) {
+        #[cfg(any(test, fuzzing))]
+        assert_full_parser_agrees(text, &schema);
+        return Ok(schema);
+    }
     match parse_lenient(text) {
         (Some(schema), errors) if errors.is_empty() => Ok(schema),
         (_, errors) => Err(errors),
+    }
+}
+
+/// The fast path may only accept what the full parser accepts, as the same model. Checked
+/// in this crate's unit tests (the corpus and property tests go through here) and under
+/// cargo-fuzz; never in users' builds, where a panic would reach the macro's callers.
+#[cfg(any(test, fuzzing))]
+fn assert_full_parser_agrees(text: &str, fast: &Schema) {
+    match parse_lenient(text) {
+        (Some(full), errors) if errors.is_empty() => assert_eq!(
+            &full, fast,
+            "the fast path read `{text}` differently from the full parser"
+        ),
+        (_, errors) => {
+            panic!("the fast path accepted `{text}`, which the full parser rejects: {errors:?}")
+        }
     }
 }
 
@@ -82,7 +112,7 @@ fn parse_lenient(text: &str) -> (Option<Schema>, Vec<SchemaError>) {
 /// ```
 /// use opgen_core::schema::{parse_type, ArgType, BaseType};
 /// let t = parse_type("Tensor?[]").unwrap();
-/// assert_eq!(t, ArgType::List { elem: Box::new(ArgType::Optional(Box::new(ArgType::Base(BaseType::Tensor)))), size: None });
+/// assert_eq!(t, ArgType::list(ArgType::optional(ArgType::Base(BaseType::Tensor)), None));
 /// ```
 pub fn parse_type(text: &str) -> Result<ArgType, SchemaError> {
     let mut p = Parser::new(text);
@@ -208,7 +238,7 @@ impl<'a> Parser<'a> {
                     .hint = Some("write the overload name after `.`, or remove the `.`".into());
                     return None;
                 }
-                (&text[..dot], Some(ov.to_string()))
+                (&text[..dot], Some(SmolStr::new(ov)))
             }
             None => (text, None),
         };
@@ -226,7 +256,7 @@ impl<'a> Parser<'a> {
                     return None;
                 }
                 (
-                    Some(op_part[..i].to_string()),
+                    Some(SmolStr::new(&op_part[..i])),
                     &op_part[i + 2..],
                     at + i + 2,
                 )
@@ -300,7 +330,7 @@ impl<'a> Parser<'a> {
             base = b;
         }
         Some(BaseOperatorName {
-            base: base.to_string(),
+            base: SmolStr::new(base),
             inplace,
             dunder,
             functional_overload,
@@ -322,7 +352,7 @@ impl<'a> Parser<'a> {
         let mut ok = true;
         let mut star: Option<Range<usize>> = None;
         let mut after_star = 0;
-        let mut first_out: Option<String> = None;
+        let mut first_out: Option<SmolStr> = None;
         for (piece, at) in split_at_comma_space(&src[start..end], start) {
             let range = at..at + piece.len();
             if piece.is_empty() {
@@ -499,11 +529,11 @@ impl<'a> Parser<'a> {
         }
         let (ty, annotation) = self.annotated_type(type_part, at)?;
         let default = default.map(|text| DefaultValue {
-            text: text.to_string(),
+            text: SmolStr::new(text),
             value: parse_literal(text),
         });
         Some(Argument {
-            name: name.to_string(),
+            name: SmolStr::new(name),
             ty,
             annotation,
             default,
@@ -525,9 +555,9 @@ impl<'a> Parser<'a> {
             let inner_at = at + 7;
             let ty = match suffix {
                 "" => ArgType::Base(BaseType::Tensor),
-                "?" => ArgType::Optional(Box::new(ArgType::Base(BaseType::Tensor))),
+                "?" => ArgType::Optional(TypeBox::base(BaseType::Tensor)),
                 "[]" => ArgType::List {
-                    elem: Box::new(ArgType::Base(BaseType::Tensor)),
+                    elem: TypeBox::base(BaseType::Tensor),
                     size: None,
                 },
                 _ => {
@@ -612,7 +642,7 @@ impl<'a> Parser<'a> {
         if let Some(inner) = t.strip_suffix('?')
             && !inner.is_empty()
         {
-            return Some(ArgType::Optional(Box::new(self.ty(inner, at)?)));
+            return Some(ArgType::optional(self.ty(inner, at)?));
         }
         if let Some(body) = t.strip_suffix(']')
             && let Some(open) = body.rfind('[')
@@ -634,10 +664,7 @@ impl<'a> Parser<'a> {
                 }
             };
             let elem = self.ty(&body[..open], at)?;
-            return Some(ArgType::List {
-                elem: Box::new(elem),
-                size,
-            });
+            return Some(ArgType::list(elem, size));
         }
         if let Some(class) = t.strip_prefix(CUSTOM_CLASS_PREFIX)
             && !class.is_empty()
@@ -645,7 +672,7 @@ impl<'a> Parser<'a> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
         {
-            return Some(ArgType::CustomClass(class.to_string()));
+            return Some(ArgType::CustomClass(SmolStr::new(class)));
         }
         if let Some(b) = base_type(t) {
             return Some(ArgType::Base(b));
@@ -717,7 +744,7 @@ impl<'a> Parser<'a> {
 
     fn ret(&mut self, piece: &str, at: usize) -> Option<Return> {
         let (type_part, name) = match piece.rfind(' ') {
-            Some(sp) => (&piece[..sp], Some(piece[sp + 1..].to_string())),
+            Some(sp) => (&piece[..sp], Some(SmolStr::new(&piece[sp + 1..]))),
             None => (piece, None),
         };
         if piece.is_empty() {
@@ -837,7 +864,7 @@ fn has_line_break(text: &str) -> bool {
 
 /// [`BaseType::from_name`] as one `match`, which the compiler turns into a switch on the
 /// length before comparing bytes.
-fn base_type(name: &str) -> Option<BaseType> {
+pub(super) fn base_type(name: &str) -> Option<BaseType> {
     Some(match name {
         "Tensor" => BaseType::Tensor,
         "Scalar" => BaseType::Scalar,
@@ -871,16 +898,14 @@ fn is_tensor_options(four: &[Argument]) -> bool {
     ];
     four.len() == 4
         && four.iter().zip(expected).all(|(a, (name, base))| {
-            a.name == name
-                && (a.ty == ArgType::Base(base)
-                    || a.ty == ArgType::Optional(Box::new(ArgType::Base(base))))
+            a.name == name && (a.ty == ArgType::Base(base) || a.ty.is_optional_of(base))
         })
 }
 
 /// The grammar `[a-z](|[a-z])* !? ( -> (\*|[a-z](|[a-z])*))?`, anchored at both ends.
 fn scan_annotation(text: &str) -> Option<AliasAnnotation> {
-    fn letters(s: &str) -> Option<Vec<char>> {
-        let mut out = Vec::new();
+    fn letters(s: &str) -> Option<AliasSet> {
+        let mut out = AliasSet::new();
         for (i, part) in s.split('|').enumerate() {
             let mut cs = part.chars();
             let (Some(c), None) = (cs.next(), cs.next()) else {
@@ -903,8 +928,8 @@ fn scan_annotation(text: &str) -> Option<AliasAnnotation> {
     };
     let before = letters(before_part)?;
     let after = match after {
-        None => Vec::new(),
-        Some("*") => vec!['*'],
+        None => AliasSet::new(),
+        Some("*") => smallvec!['*'],
         Some(a) => letters(a)?,
     };
     Some(AliasAnnotation {
@@ -930,12 +955,12 @@ pub(crate) fn parse_literal(text: &str) -> Literal {
         return Literal::List(body.split(',').map(|e| parse_literal(e.trim())).collect());
     }
     if let Some(s) = unquote(text) {
-        return Literal::Str(s);
+        return Literal::Str(SmolStr::from(s));
     }
     if is_int(text) {
         return match text.parse::<i64>() {
             Ok(i) => Literal::Int(i),
-            Err(_) => Literal::Other(text.to_string()),
+            Err(_) => Literal::Other(SmolStr::new(text)),
         };
     }
     if is_float(text)
@@ -949,9 +974,9 @@ pub(crate) fn parse_literal(text: &str) -> Literal {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
     {
-        return Literal::Ident(text.to_string());
+        return Literal::Ident(SmolStr::new(text));
     }
-    Literal::Other(text.to_string())
+    Literal::Other(SmolStr::new(text))
 }
 
 fn is_int(t: &str) -> bool {

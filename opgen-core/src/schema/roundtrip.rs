@@ -3,7 +3,8 @@
 //!
 //! Printing through `fmt` and comparing cost as much as the rest of parsing, so this walks
 //! the model the way `Display for Schema` prints it (SCHEMA.md §1.10) and compares each
-//! piece with the text as it goes. It must agree with the printer byte for byte: the corpus
+//! piece with the text as it goes. Only the full parser needs it: what the fast path
+//! (`fast.rs`) accepts is canonical by construction. It must agree with the printer byte for byte: the corpus
 //! test, the round-trip property tests and the fuzz target (which asserts that an accepted
 //! schema prints back as written) all check that.
 

@@ -103,7 +103,7 @@ fn type_error(rule: Rule, range: Range<usize>, sub: &ArgType, what: &str) -> Sch
         ),
         _ if sub.is_list() => (
             format!("{what} has the fixed-size list type `{sub}`"),
-            format!("return an unsized list such as `{}`", ArgType::List { elem: Box::new(list_elem(sub).clone()), size: None }),
+            format!("return an unsized list such as `{}`", ArgType::list(list_elem(sub).clone(), None)),
         ),
         _ => (
             format!("{what} has the optional type `{sub}`, which has no Rust return type"),

@@ -12,6 +12,7 @@ use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
+use smallvec::smallvec;
 
 use crate::schema::{
     AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
@@ -40,7 +41,7 @@ fn base_name(
     functional_overload: bool,
 ) -> BaseOperatorName {
     BaseOperatorName {
-        base,
+        base: base.into(),
         inplace,
         dunder,
         functional_overload,
@@ -74,9 +75,9 @@ fn operator_name(
         option::of(overload),
     )
         .prop_map(|(namespace, name, overload)| OperatorName {
-            namespace,
+            namespace: namespace.map(Into::into),
             name,
-            overload,
+            overload: overload.map(Into::into),
         })
 }
 
@@ -101,20 +102,17 @@ fn base(b: BaseType) -> ArgType {
 }
 
 fn optional(t: ArgType) -> ArgType {
-    ArgType::Optional(Box::new(t))
+    ArgType::optional(t)
 }
 
 fn list(t: ArgType, size: Option<u32>) -> ArgType {
-    ArgType::List {
-        elem: Box::new(t),
-        size,
-    }
+    ArgType::list(t, size)
 }
 
 fn arg_type() -> impl Strategy<Value = ArgType> {
     let leaf = prop_oneof![
         12 => select(&BaseType::ALL[..]).prop_map(base),
-        1 => "[A-Za-z_][A-Za-z0-9_]{0,6}(\\.[A-Za-z_][A-Za-z0-9_]{0,6})?".prop_map(ArgType::CustomClass),
+        1 => "[A-Za-z_][A-Za-z0-9_]{0,6}(\\.[A-Za-z_][A-Za-z0-9_]{0,6})?".prop_map(|c| ArgType::CustomClass(c.into())),
     ];
     leaf.prop_recursive(3, 6, 1, |inner| {
         prop_oneof![
@@ -138,18 +136,18 @@ fn view_annotation(arrow: bool) -> impl Strategy<Value = AliasAnnotation> {
                 after.truncate(1);
             }
             AliasAnnotation {
-                before,
+                before: before.into(),
                 is_write: false,
-                after,
+                after: after.into(),
             }
         })
 }
 
 fn written(letter: char) -> Option<AliasAnnotation> {
     Some(AliasAnnotation {
-        before: vec![letter],
+        before: smallvec![letter],
         is_write: true,
-        after: vec![],
+        after: smallvec![],
     })
 }
 
@@ -186,7 +184,7 @@ fn string_default() -> impl Strategy<Value = (String, Literal)> {
         let quote = if single { '\'' } else { '"' };
         let text: String = pieces.iter().map(|(t, _)| t.as_str()).collect();
         let value: String = pieces.iter().map(|(_, v)| v.as_str()).collect();
-        (format!("{quote}{text}{quote}"), Literal::Str(value))
+        (format!("{quote}{text}{quote}"), Literal::Str(value.into()))
     })
 }
 
@@ -223,9 +221,12 @@ fn default_value() -> impl Strategy<Value = DefaultValue> {
         "[A-Za-z_][A-Za-z0-9_]{0,10}"
             .prop_filter("keywords", |w| !["None", "True", "False"]
                 .contains(&w.as_str()))
-            .prop_map(|w| (w.clone(), Literal::Ident(w))),
+            .prop_map(|w| (w.clone(), Literal::Ident(w.into()))),
     ];
-    literal.prop_map(|(text, value)| DefaultValue { text, value })
+    literal.prop_map(|(text, value)| DefaultValue {
+        text: text.into(),
+        value,
+    })
 }
 
 // Arguments and returns
@@ -238,7 +239,7 @@ fn plain_argument() -> impl Strategy<Value = Argument> {
         option::weighted(0.3, default_value()),
     )
         .prop_map(|(name, (ty, annotation), default)| Argument {
-            name,
+            name: name.into(),
             ty,
             annotation,
             default,
@@ -271,7 +272,7 @@ fn fresh_return() -> impl Strategy<Value = Return> {
         }),
         ("[a-z_][a-z0-9_]{0,5}", annotated_type(true)).prop_map(|(name, (ty, annotation))| {
             Return {
-                name: Some(name),
+                name: Some(name.into()),
                 ty,
                 annotation,
             }
@@ -291,15 +292,15 @@ fn tensor_options() -> impl Strategy<Value = Vec<Argument>> {
             .iter()
             .zip(opt)
             .map(|((name, b), opt)| Argument {
-                name: name.to_string(),
+                name: (*name).into(),
                 ty: if opt { optional(base(*b)) } else { base(*b) },
                 annotation: None,
                 default: Some(DefaultValue {
-                    text: d.to_string(),
+                    text: d.into(),
                     value: match d {
                         "None" => Literal::None,
                         "False" => Literal::Bool(false),
-                        _ => Literal::Ident(d.to_string()),
+                        _ => Literal::Ident(d.into()),
                     },
                 }),
                 kwarg_only: true,
@@ -370,7 +371,7 @@ fn inplace() -> impl Strategy<Value = Schema> {
             // R31/R32: a `Tensor` self is returned, any other self is not.
             let returns = if self_ty.is_plain_tensor() {
                 vec![Return {
-                    name: ret_name,
+                    name: ret_name.map(Into::into),
                     ty: self_ty.clone(),
                     annotation: annotation.clone(),
                 }]
@@ -420,13 +421,13 @@ fn out() -> impl Strategy<Value = Schema> {
                     // R24/R29: one return per plain out, annotated alike; R28: none for lists.
                     if !list_outs {
                         returns.push(Return {
-                            name: ret_name,
+                            name: ret_name.map(Into::into),
                             ty: ty.clone(),
                             annotation: written(letter),
                         });
                     }
                     arguments.push(Argument {
-                        name: out,
+                        name: out.into(),
                         ty,
                         annotation: written(letter),
                         default: None,
@@ -460,7 +461,7 @@ fn mutable() -> impl Strategy<Value = Schema> {
                 }
                 // Written after `self` (R14), and not returned (R25): fresh returns only.
                 arguments.push(Argument {
-                    name: buffer,
+                    name: buffer.into(),
                     ty: base(BaseType::Tensor),
                     annotation: written(letters[0]),
                     default: None,

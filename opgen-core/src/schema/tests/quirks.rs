@@ -1,6 +1,8 @@
 //! What parses: the quirks torchgen accepts (SCHEMA.md §6.1), printing round trips, the
 //! default spellings of §1.8 read as typed literals, and the layout of a printed schema.
 
+use smallvec::smallvec;
+
 use crate::schema::{
     AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
     OperatorName, Return, Schema, SchemaKind, layout, parse_schema,
@@ -22,14 +24,11 @@ fn base(b: BaseType) -> ArgType {
 }
 
 fn optional(t: ArgType) -> ArgType {
-    ArgType::Optional(Box::new(t))
+    ArgType::optional(t)
 }
 
 fn list(t: ArgType, size: Option<u32>) -> ArgType {
-    ArgType::List {
-        elem: Box::new(t),
-        size,
-    }
+    ArgType::list(t, size)
 }
 
 // §6.1: inputs torchgen accepts although they look wrong
@@ -67,9 +66,9 @@ fn keyword_only_self_is_no_self_argument() {
 fn wildcard_annotation_is_accepted_on_a_named_return() {
     let s = parses("foo(Tensor(a -> *) self) -> Tensor(a -> *) y");
     let wildcard = Some(AliasAnnotation {
-        before: vec!['a'],
+        before: smallvec!['a'],
         is_write: false,
-        after: vec!['*'],
+        after: smallvec!['*'],
     });
     assert_eq!(s.arguments[0].annotation, wildcard);
     assert_eq!(
@@ -178,11 +177,14 @@ fn annotation_forms() {
         "foo(Tensor(a) self, Tensor(b!)? x, Tensor(c!)[] y, Tensor(d|e) z, Tensor(f! -> g) w) -> Tensor(a)",
     );
     let ann = |i: usize| s.arguments[i].annotation.clone().unwrap();
-    assert_eq!(ann(1).before, ['b']);
+    assert_eq!(ann(1).before[..], ['b']);
     assert!(ann(1).is_write && s.arguments[1].ty.is_optional());
     assert_eq!(s.arguments[2].ty, list(base(BaseType::Tensor), None));
-    assert_eq!(ann(3).before, ['d', 'e']);
-    assert_eq!((ann(4).is_write, ann(4).after.clone()), (true, vec!['g']));
+    assert_eq!(ann(3).before[..], ['d', 'e']);
+    assert_eq!(
+        (ann(4).is_write, ann(4).after.clone()),
+        (true, smallvec!['g'])
+    );
 }
 
 // Printing
