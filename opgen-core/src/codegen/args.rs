@@ -302,7 +302,7 @@ fn parse_dispatch(lit: &LitStr, diag: &mut Diagnostics) -> Vec<KeyAt> {
             )),
             None => {
                 let names = DispatchKey::ALL.iter().map(|k| k.name());
-                let hint = match super::diag::closest(name, names) {
+                let hint = match crate::schema::suggest::closest(name, names) {
                     Some(c) => format!("did you mean `{c}`?"),
                     None => {
                         "write backend keys such as `CPU`, `CUDA`, `Meta`, or alias keys such as \

@@ -7,8 +7,9 @@ use std::ops::Range;
 use crate::schema::{Argument, OperatorName, Rule, SchemaError, parse_operator_name, parse_schema};
 
 use super::entry::{DeviceCheck, EntryError, Kernel, Precomputed, Site, UfuncInnerLoop, Variants};
-use super::keys::{Field, ScalarType, UfuncKey, closest, is_known_dispatch_key};
+use super::keys::{Field, ScalarType, UfuncKey, is_known_dispatch_key};
 use crate::dispatch::DispatchKey;
+use crate::schema::suggest::closest;
 
 /// Errors collected while reading one entry.
 #[derive(Default)]

@@ -255,33 +255,6 @@ impl ScalarType {
     }
 }
 
-/// The closest of `candidates` to `word`, for "did you mean" hints.
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), c))
-        .filter(|(d, _)| *d <= 2.max(word.len() / 4))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = Vec::with_capacity(b.len() + 1);
-        cur.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,7 +278,7 @@ mod tests {
         assert!(is_known_dispatch_key("QuantizedXLA"));
         assert!(!is_known_dispatch_key("Cpu"));
         assert_eq!(
-            closest("Cpu", DispatchKey::YAML_KEYS.iter().map(|k| k.name())),
+            crate::schema::suggest::closest("Cpu", DispatchKey::YAML_KEYS.iter().map(|k| k.name())),
             Some("CPU")
         );
     }

@@ -287,7 +287,7 @@ pub(crate) fn read_entry<'n>(
             None => {
                 let name = key.as_str().unwrap_or("?");
                 let names = Field::ALL.iter().map(|f| f.as_str());
-                let hint = match super::keys::closest(name, names) {
+                let hint = match crate::schema::suggest::closest(name, names) {
                     Some(c) => format!("did you mean `{c}`?"),
                     None => "remove it; see SCHEMA.md §3.5 for the fields an entry may have".into(),
                 };

@@ -10,9 +10,10 @@ use super::entry::{
     DeviceCheck, Dispatch, DispatchOrigin, EntryError, EntryFields, NativeFunction, Site, Variants,
 };
 use super::fields::{self, Diag, WHOLE};
-use super::keys::{Field, closest};
+use super::keys::Field;
 use super::tags::Tags;
 use crate::dispatch::DispatchKey;
+use crate::schema::suggest::closest;
 
 impl NativeFunction {
     /// Builds a native function from an entry's fields, checking every entry rule

@@ -12,6 +12,7 @@ mod layout;
 mod model;
 mod parser;
 mod roundtrip;
+pub(crate) mod suggest;
 #[cfg(test)]
 mod tests;
 

@@ -1049,7 +1049,7 @@ fn unknown_type_hint(t: &str) -> String {
         .iter()
         .map(|n| {
             (
-                edit_distance(&t.to_ascii_lowercase(), &n.to_ascii_lowercase()),
+                super::suggest::edit_distance(&t.to_ascii_lowercase(), &n.to_ascii_lowercase()),
                 *n,
             )
         })
@@ -1058,21 +1058,6 @@ fn unknown_type_hint(t: &str) -> String {
         Some((d, n)) if d <= 2 && !t.is_empty() => format!("did you mean `{n}`?"),
         _ => format!("schema types are {}", names.join(", ")),
     }
-}
-
-/// Levenshtein distance, for "did you mean" hints.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// The R2 error for a schema that parsed but prints differently: the range covers the
