@@ -210,3 +210,42 @@ pub fn panic_on_error<V>(result: Result<V, Error>) -> V {
 fn fail(error: Error) -> ! {
     panic!("{error}")
 }
+
+/// An [`OnceOp`] and a [`StaticOp`] of the same operator in one `static`: what an expansion
+/// holds per operator, so that it names the operator's types and name once. The public
+/// forms call [`Op::get`] or, with the user crate's feature `opgen-static-dispatch` (tested
+/// with `cfg!` in the body), [`Op::get_static`]; the redispatch forms always [`Op::get`].
+pub struct Op<T, L, R> {
+    once: OnceOp<T, L, R>,
+    static_op: StaticOp<T, L, R>,
+}
+
+impl<T, L, R> Op<T, L, R> {
+    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for none).
+    pub const fn new(name: &'static str, overload: &'static str) -> Self {
+        Op {
+            once: OnceOp::new(name, overload),
+            static_op: StaticOp::new(name, overload),
+        }
+    }
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Op<T, L, R> {
+    /// The typed handle of the global dispatcher ([`OnceOp::get`]).
+    #[inline]
+    pub fn get(&'static self) -> Result<&'static TypedOperator<T, L, R>, Error> {
+        self.once.get()
+    }
+
+    /// The static-dispatch handle ([`StaticOp::get`]).
+    #[inline]
+    pub fn get_static(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
+        self.static_op.get()
+    }
+}
+
+impl<T, L, R> fmt::Debug for Op<T, L, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.once.fmt(f)
+    }
+}

@@ -29,8 +29,13 @@ pub(crate) fn string(text: &str) -> Literal {
     let mut repr = String::with_capacity(text.len() + 8);
     repr.push('"');
     let mut rest = text;
-    // Runs of characters that need no escape are copied at once.
-    while let Some(i) = rest.find(|c: char| c == '"' || c == '\\' || c.is_control()) {
+    // Runs of characters that need no escape are copied at once. The scan is over bytes:
+    // the characters to escape are ASCII or C1 controls (U+0080–U+009F, lead byte 0xC2), so
+    // a 0xC2 byte is only a candidate, looked at as a char below.
+    while let Some(i) = rest
+        .bytes()
+        .position(|b| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f || b == 0xc2)
+    {
         repr.push_str(&rest[..i]);
         let mut chars = rest[i..].chars();
         match chars.next() {
@@ -39,7 +44,8 @@ pub(crate) fn string(text: &str) -> Literal {
             Some('\n') => repr.push_str("\\n"),
             Some('\r') => repr.push_str("\\r"),
             Some('\t') => repr.push_str("\\t"),
-            Some(c) => repr.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            Some(c) if c.is_control() => repr.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            Some(c) => repr.push(c),
             None => {}
         }
         rest = chars.as_str();

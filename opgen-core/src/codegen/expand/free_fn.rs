@@ -1,7 +1,7 @@
 //! The public API's forms (plain and `try_`, with and without the arguments struct), as
 //! free functions or methods, and the arguments struct with its `Default`.
 
-use proc_macro2::TokenStream as TokenStream2;
+use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2, TokenTree};
 use quote::quote;
 
 use super::docs;
@@ -117,38 +117,48 @@ fn form(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> Form
     match scope {
         Scope::Trait(_) => {
             let decls2 = params.iter().map(|&i| &plan.decls[i]);
+            let mut decl = doc;
+            decl.extend(quote! {
+                #lints
+                fn #name(#receiver #(#decls2,)* #args_param) -> #ret;
+            });
+            let head = quote! {
+                #[inline]
+                #track
+                #lints
+                fn #name(#receiver #(#decls,)* #args_param) -> #ret
+            };
             Form {
-                decl: Some(quote! {
-                    #doc
-                    #lints
-                    fn #name(#receiver #(#decls2,)* #args_param) -> #ret;
-                }),
-                item: quote! {
-                    #[inline]
-                    #track
-                    #lints
-                    fn #name(#receiver #(#decls,)* #args_param) -> #ret {
-                        #body
-                    }
-                },
+                decl: Some(decl),
+                item: function(TokenStream2::new(), head, body),
             }
         }
         _ => {
             let vis = plan.vis;
+            let head = quote! {
+                #[inline]
+                #track
+                #lints
+                #vis fn #name(#receiver #(#decls,)* #args_param) -> #ret
+            };
             Form {
                 decl: None,
-                item: quote! {
-                    #doc
-                    #[inline]
-                    #track
-                    #lints
-                    #vis fn #name(#receiver #(#decls,)* #args_param) -> #ret {
-                        #body
-                    }
-                },
+                item: function(doc, head, body),
             }
         }
     }
+}
+
+/// `attrs head { body }`, the pieces moved rather than copied token by token (as
+/// interpolating them in `quote!` would).
+pub(crate) fn function(
+    mut attrs: TokenStream2,
+    head: TokenStream2,
+    body: TokenStream2,
+) -> TokenStream2 {
+    attrs.extend(head);
+    attrs.extend([TokenTree::Group(Group::new(Delimiter::Brace, body))]);
+    attrs
 }
 
 fn form_doc(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> TokenStream2 {
@@ -227,26 +237,30 @@ fn expand_faithful(plan: &OpPlan<'_>) -> Option<TokenStream2> {
         .any(|i| i.to_string().chars().any(|c| c.is_ascii_uppercase()))
         .then(|| quote!(#[allow(non_snake_case)]));
     let dead = plan.allow_dead_code();
-    Some(quote! {
-        #plain_doc
-        #[inline]
-        #[track_caller]
-        #dead
-        #many
-        #snake
-        #vis fn #plain(#(#decls),*) -> #ret {
-            #rt::__private::panic_on_error(#fallible(#(#ids),*))
-        }
-
-        #try_doc
-        #[inline]
-        #dead
-        #many
-        #snake
-        #vis fn #fallible(#(#decls),*) -> #result {
-            #call_fn(#(#ids),*)
-        }
-    })
+    let mut out = function(
+        plain_doc,
+        quote! {
+            #[inline]
+            #[track_caller]
+            #dead
+            #many
+            #snake
+            #vis fn #plain(#(#decls),*) -> #ret
+        },
+        quote!(#rt::__private::panic_on_error(#fallible(#(#ids),*))),
+    );
+    out.extend(function(
+        try_doc,
+        quote! {
+            #[inline]
+            #dead
+            #many
+            #snake
+            #vis fn #fallible(#(#decls),*) -> #result
+        },
+        quote!(#call_fn(#(#ids),*)),
+    ));
+    Some(out)
 }
 
 /// The arguments struct: one public field per defaulted argument, and `Default` from the

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 
 use super::docs;
-use super::free_fn::{Scope, expand_forms};
+use super::free_fn::{Scope, expand_forms, function};
 use super::plan::OpPlan;
 use crate::codegen::args::Methods;
 
@@ -15,20 +15,21 @@ pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods) -> Option<Tok
     let tensor = plan.tensor;
     Some(match methods {
         Methods::Inherent => {
-            let forms = expand_forms(plan, Scope::Inherent)
+            let forms: TokenStream2 = expand_forms(plan, Scope::Inherent)
                 .into_iter()
-                .map(|f| f.item);
-            quote! {
-                impl #tensor {
-                    #(#forms)*
-                }
-            }
+                .map(|f| f.item)
+                .collect();
+            function(TokenStream2::new(), quote!(impl #tensor), forms)
         }
         Methods::Trait(name) => {
             let forms = expand_forms(plan, Scope::Trait(name));
-            let decls = forms.iter().map(|f| &f.decl);
+            let mut decls = TokenStream2::new();
             // Docs stay on the declarations.
-            let bodies = forms.iter().map(|f| &f.item);
+            let mut bodies = TokenStream2::new();
+            for f in forms {
+                decls.extend(f.decl);
+                bodies.extend([f.item]);
+            }
             let vis = plan.vis;
             let doc = docs::item(
                 plan,
@@ -40,18 +41,13 @@ pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods) -> Option<Tok
                 )],
             );
             let dead = plan.allow_dead_code();
-            quote! {
-                #doc
-                #dead
-                #vis trait #name {
-                    #(#decls)*
-                }
-
-                #[automatically_derived]
-                impl #name for #tensor {
-                    #(#bodies)*
-                }
-            }
+            let mut out = function(doc, quote!(#dead #vis trait #name), decls);
+            out.extend(function(
+                quote!(#[automatically_derived]),
+                quote!(impl #name for #tensor),
+                bodies,
+            ));
+            out
         }
     })
 }

@@ -5,6 +5,7 @@ use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 
 use super::docs;
+use super::free_fn::function;
 use super::plan::OpPlan;
 use super::types::Lifetimes;
 
@@ -33,35 +34,39 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
         .any(|i| i.to_string().chars().any(|c| c.is_ascii_uppercase()))
         .then(|| quote!(#[allow(non_snake_case)]));
     let dead = plan.allow_dead_code();
-    quote! {
-        #plain_doc
-        #[inline]
-        #[track_caller]
-        #dead
-        #many
-        #snake
-        #vis fn #plain(key_set: #rt::dispatch::DispatchKeySet, #(#decls),*) -> #ret {
-            #rt::__private::panic_on_error(#fallible(key_set, #(#ids),*))
-        }
-
-        #try_doc
-        #[inline]
-        #dead
-        #many
-        #snake
-        #vis fn #fallible(
-            key_set: #rt::dispatch::DispatchKeySet,
-            #(#decls),*
-        ) -> #result {
-            #handle.get()?.try_redispatch(key_set, #(#ids),*)
-        }
-    }
+    let mut out = function(
+        plain_doc,
+        quote! {
+            #[inline]
+            #[track_caller]
+            #dead
+            #many
+            #snake
+            #vis fn #plain(key_set: #rt::dispatch::DispatchKeySet, #(#decls),*) -> #ret
+        },
+        quote!(#rt::__private::panic_on_error(#fallible(key_set, #(#ids),*))),
+    );
+    out.extend(function(
+        try_doc,
+        quote! {
+            #[inline]
+            #dead
+            #many
+            #snake
+            #vis fn #fallible(
+                key_set: #rt::dispatch::DispatchKeySet,
+                #(#decls),*
+            ) -> #result
+        },
+        quote!(#handle.get()?.try_redispatch(key_set, #(#ids),*)),
+    ));
+    out
 }
 
-/// The hidden static holding the operator's typed handle (looked up once for the life of
-/// the program), and the hidden function every public form calls. With the user crate's
-/// feature `opgen-static-dispatch`, the function calls the kernel linked for the
-/// arguments' backend instead (`__private::StaticOp`); redispatch always uses the handle.
+/// The hidden static holding the operator's typed handles (`__private::Op`: looked up once
+/// for the life of the program), and the hidden function every public form calls. With the
+/// user crate's feature `opgen-static-dispatch`, the function calls the kernel linked for
+/// the arguments' backend instead (`Op::get_static`); redispatch always uses `Op::get`.
 /// The feature is tested with `cfg!` in the body: a `#[cfg]` attribute would warn
 /// (`unexpected_cfgs`) in every crate that does not declare the feature.
 pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
@@ -80,17 +85,15 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
     quote! {
         #[doc(hidden)]
         #[allow(dead_code)]
-        static #handle: #rt::__private::OnceOp<#tensor, #families, #ret> =
-            #rt::__private::OnceOp::new(#name, #overload);
+        static #handle: #rt::__private::Op<#tensor, #families, #ret> =
+            #rt::__private::Op::new(#name, #overload);
 
         #[doc(hidden)]
         #[inline]
         #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
         fn #call_fn(#(#decls),*) -> #result {
             if ::core::cfg!(feature = "opgen-static-dispatch") {
-                static __OPGEN_STATIC: #rt::__private::StaticOp<#tensor, #families, #ret> =
-                    #rt::__private::StaticOp::new(#name, #overload);
-                __OPGEN_STATIC.get()?.try_call(#(#ids),*)
+                #handle.get_static()?.try_call(#(#ids),*)
             } else {
                 #handle.get()?.try_call(#(#ids2),*)
             }

@@ -129,11 +129,11 @@ pub fn try_add_redispatch_(
 }
 #[doc(hidden)]
 #[allow(dead_code)]
-static __OPGEN_OP_ADD_: ::opgen::__private::OnceOp<
+static __OPGEN_OP_ADD_: ::opgen::__private::Op<
     MyTensor,
     (&'static mut MyTensor, &'static MyTensor, ::opgen::dispatch::Scalar),
     MyTensor,
-> = ::opgen::__private::OnceOp::new("aten::add_", "Tensor");
+> = ::opgen::__private::Op::new("aten::add_", "Tensor");
 #[doc(hidden)]
 #[inline]
 #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
@@ -143,12 +143,7 @@ fn __opgen_call_add_(
     alpha: ::opgen::dispatch::Scalar,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     if ::core::cfg!(feature = "opgen-static-dispatch") {
-        static __OPGEN_STATIC: ::opgen::__private::StaticOp<
-            MyTensor,
-            (&'static mut MyTensor, &'static MyTensor, ::opgen::dispatch::Scalar),
-            MyTensor,
-        > = ::opgen::__private::StaticOp::new("aten::add_", "Tensor");
-        __OPGEN_STATIC.get()?.try_call(self_, other, alpha)
+        __OPGEN_OP_ADD_.get_static()?.try_call(self_, other, alpha)
     } else {
         __OPGEN_OP_ADD_.get()?.try_call(self_, other, alpha)
     }

@@ -174,7 +174,7 @@ pub fn try_add_out_redispatch(
 }
 #[doc(hidden)]
 #[allow(dead_code)]
-static __OPGEN_OP_ADD_OUT: ::opgen::__private::OnceOp<
+static __OPGEN_OP_ADD_OUT: ::opgen::__private::Op<
     MyTensor,
     (
         &'static MyTensor,
@@ -183,7 +183,7 @@ static __OPGEN_OP_ADD_OUT: ::opgen::__private::OnceOp<
         &'static mut MyTensor,
     ),
     MyTensor,
-> = ::opgen::__private::OnceOp::new("aten::add", "out");
+> = ::opgen::__private::Op::new("aten::add", "out");
 #[doc(hidden)]
 #[inline]
 #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
@@ -194,17 +194,7 @@ fn __opgen_call_add_out(
     out: &mut MyTensor,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     if ::core::cfg!(feature = "opgen-static-dispatch") {
-        static __OPGEN_STATIC: ::opgen::__private::StaticOp<
-            MyTensor,
-            (
-                &'static MyTensor,
-                &'static MyTensor,
-                ::opgen::dispatch::Scalar,
-                &'static mut MyTensor,
-            ),
-            MyTensor,
-        > = ::opgen::__private::StaticOp::new("aten::add", "out");
-        __OPGEN_STATIC.get()?.try_call(self_, other, alpha, out)
+        __OPGEN_OP_ADD_OUT.get_static()?.try_call(self_, other, alpha, out)
     } else {
         __OPGEN_OP_ADD_OUT.get()?.try_call(self_, other, alpha, out)
     }

@@ -210,11 +210,11 @@ pub fn try_add_redispatch(
 }
 #[doc(hidden)]
 #[allow(dead_code)]
-static __OPGEN_OP_ADD: ::opgen::__private::OnceOp<
+static __OPGEN_OP_ADD: ::opgen::__private::Op<
     MyTensor,
     (&'static MyTensor, &'static MyTensor, ::opgen::dispatch::Scalar),
     MyTensor,
-> = ::opgen::__private::OnceOp::new("aten::add", "Tensor");
+> = ::opgen::__private::Op::new("aten::add", "Tensor");
 #[doc(hidden)]
 #[inline]
 #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
@@ -224,12 +224,7 @@ fn __opgen_call_add(
     alpha: ::opgen::dispatch::Scalar,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     if ::core::cfg!(feature = "opgen-static-dispatch") {
-        static __OPGEN_STATIC: ::opgen::__private::StaticOp<
-            MyTensor,
-            (&'static MyTensor, &'static MyTensor, ::opgen::dispatch::Scalar),
-            MyTensor,
-        > = ::opgen::__private::StaticOp::new("aten::add", "Tensor");
-        __OPGEN_STATIC.get()?.try_call(self_, other, alpha)
+        __OPGEN_OP_ADD.get_static()?.try_call(self_, other, alpha)
     } else {
         __OPGEN_OP_ADD.get()?.try_call(self_, other, alpha)
     }

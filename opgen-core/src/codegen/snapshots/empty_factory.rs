@@ -234,7 +234,7 @@ pub(crate) fn try_empty_memory_format_redispatch(
 }
 #[doc(hidden)]
 #[allow(dead_code)]
-static __OPGEN_OP_EMPTY_MEMORY_FORMAT: ::opgen::__private::OnceOp<
+static __OPGEN_OP_EMPTY_MEMORY_FORMAT: ::opgen::__private::Op<
     MyTensor,
     (
         &'static [i64],
@@ -245,7 +245,7 @@ static __OPGEN_OP_EMPTY_MEMORY_FORMAT: ::opgen::__private::OnceOp<
         ::core::option::Option<::opgen::dispatch::MemoryFormat>,
     ),
     MyTensor,
-> = ::opgen::__private::OnceOp::new("aten::empty", "memory_format");
+> = ::opgen::__private::Op::new("aten::empty", "memory_format");
 #[doc(hidden)]
 #[inline]
 #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
@@ -258,20 +258,8 @@ fn __opgen_call_empty_memory_format(
     memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     if ::core::cfg!(feature = "opgen-static-dispatch") {
-        static __OPGEN_STATIC: ::opgen::__private::StaticOp<
-            MyTensor,
-            (
-                &'static [i64],
-                ::core::option::Option<::opgen::dispatch::ScalarType>,
-                ::core::option::Option<::opgen::dispatch::Layout>,
-                ::core::option::Option<::opgen::dispatch::Device>,
-                ::core::option::Option<bool>,
-                ::core::option::Option<::opgen::dispatch::MemoryFormat>,
-            ),
-            MyTensor,
-        > = ::opgen::__private::StaticOp::new("aten::empty", "memory_format");
-        __OPGEN_STATIC
-            .get()?
+        __OPGEN_OP_EMPTY_MEMORY_FORMAT
+            .get_static()?
             .try_call(size, dtype, layout, device, pin_memory, memory_format)
     } else {
         __OPGEN_OP_EMPTY_MEMORY_FORMAT

@@ -161,11 +161,11 @@ pub fn try_scale_redispatch(
 }
 #[doc(hidden)]
 #[allow(dead_code)]
-static __OPGEN_OP_SCALE: ::opgen::__private::OnceOp<
+static __OPGEN_OP_SCALE: ::opgen::__private::Op<
     MyTensor,
     (&'static MyTensor, f64, ::core::option::Option<&'static [i64]>),
     MyTensor,
-> = ::opgen::__private::OnceOp::new("vision::scale", "");
+> = ::opgen::__private::Op::new("vision::scale", "");
 #[doc(hidden)]
 #[inline]
 #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
@@ -175,12 +175,7 @@ fn __opgen_call_scale(
     dims: ::core::option::Option<&[i64]>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     if ::core::cfg!(feature = "opgen-static-dispatch") {
-        static __OPGEN_STATIC: ::opgen::__private::StaticOp<
-            MyTensor,
-            (&'static MyTensor, f64, ::core::option::Option<&'static [i64]>),
-            MyTensor,
-        > = ::opgen::__private::StaticOp::new("vision::scale", "");
-        __OPGEN_STATIC.get()?.try_call(self_, factor, dims)
+        __OPGEN_OP_SCALE.get_static()?.try_call(self_, factor, dims)
     } else {
         __OPGEN_OP_SCALE.get()?.try_call(self_, factor, dims)
     }
