@@ -15,7 +15,7 @@
 //! * [`Registration`] in `REGISTRATIONS`: one `static` per annotated kernel, collected at
 //!   link time; [`Dispatcher::global`] registers them all on its first access.
 //!
-//!   ```ignore
+//!   ```text
 //!   #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
 //!   #[linkme(crate = #rt::__private::linkme)]
 //!   static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
@@ -39,7 +39,7 @@
 //!
 //! * [`OnceOp`]: the cached typed handle of the dispatching free functions and methods:
 //!
-//!   ```ignore
+//!   ```text
 //!   static __OPGEN_OP: #rt::__private::OnceOp<MyTensor, L, MyTensor> =
 //!       #rt::__private::OnceOp::new("aten::add", "Tensor");
 //!   // try_ forms:
@@ -59,7 +59,7 @@
 //!   warns (`unexpected_cfgs`) in every crate that does not declare the feature, and no
 //!   `allow` on the item itself silences it.
 //!
-//!   ```ignore
+//!   ```text
 //!   #[allow(unexpected_cfgs)]
 //!   pub fn try_add_with(self_: &MyTensor, other: &MyTensor, args: AddArgs)
 //!       -> ::core::result::Result<MyTensor, #rt::dispatch::Error> {
