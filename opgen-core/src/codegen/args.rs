@@ -281,12 +281,7 @@ fn value_error(lit: &LitStr, error: &SchemaError) -> syn::Error {
 fn parse_dispatch(lit: &LitStr, diag: &mut Diagnostics) -> Vec<KeyAt> {
     let text = lit.value();
     let mut keys = Vec::new();
-    let mut at = 0;
-    for piece in text.split(',') {
-        let lead = piece.len() - piece.trim_start().len();
-        let name = piece.trim();
-        let range = at + lead..at + lead + name.len();
-        at += piece.len() + 1;
+    for (name, range) in crate::native::split_trimmed(&text, ',') {
         match DispatchKey::from_name(name) {
             Some(key) if !keys.iter().any(|k: &KeyAt| k.key == key) => {
                 keys.push(KeyAt { key, range })

@@ -180,13 +180,9 @@ impl Input {
             lit.as_ref().map(|lit| {
                 let value = lit.value();
                 let mut items = Vec::new();
-                let mut at = 0;
-                for piece in value.split(sep) {
-                    let lead = piece.len() - piece.trim_start().len();
-                    let item = piece.trim();
-                    ranges.push(at + lead..at + lead + item.len());
+                for (item, range) in crate::native::split_trimmed(&value, sep) {
+                    ranges.push(range);
                     items.push(item.to_string());
-                    at += piece.len() + 1;
                 }
                 items
             })

@@ -227,12 +227,7 @@ pub(crate) fn parse_kernel(text: &str, index: usize, diag: &mut Diag) -> Kernel 
 /// The keys of one `dispatch` line: `CPU, CUDA` (R48), split at `,` and trimmed.
 pub(crate) fn parse_dispatch_keys(text: &str, index: usize, diag: &mut Diag) -> Vec<DispatchKey> {
     let mut keys = Vec::new();
-    let mut at = 0;
-    for piece in text.split(',') {
-        let lead = piece.len() - piece.trim_start().len();
-        let name = piece.trim();
-        let range = at + lead..at + lead + name.len();
-        at += piece.len() + 1;
+    for (name, range) in split_trimmed(text, ',') {
         if let Some(k) = DispatchKey::from_yaml_name(name) {
             keys.push(k);
             continue;
@@ -320,16 +315,20 @@ fn parse_declaration(decl: &str, at: usize, index: usize, diag: &mut Diag) -> Op
     }
 }
 
-/// Splits at `,` and trims each piece, keeping each piece's offset in `text`.
-fn split_trimmed(text: &str) -> Vec<(&str, usize)> {
-    let mut out = Vec::new();
+/// Splits `text` at `sep` and trims each piece, with the byte range of the trimmed piece in
+/// `text`: the one splitter for comma lists in yaml values and attribute strings.
+pub(crate) fn split_trimmed(
+    text: &str,
+    sep: char,
+) -> impl Iterator<Item = (&str, std::ops::Range<usize>)> {
     let mut at = 0;
-    for piece in text.split(',') {
+    text.split(sep).map(move |piece| {
         let lead = piece.len() - piece.trim_start().len();
-        out.push((piece.trim(), at + lead));
-        at += piece.len() + 1;
-    }
-    out
+        let item = piece.trim();
+        let start = at + lead;
+        at += piece.len() + sep.len_utf8();
+        (item, start..start + item.len())
+    })
 }
 
 /// `precomputed` (R45, R46): `param -> decl, decl` lines, the last possibly a plain list.
@@ -340,8 +339,8 @@ pub(crate) fn parse_precomputed(lines: &[String], diag: &mut Diag) -> Option<Pre
     if let Some((last, rest)) = lines.split_last()
         && !last.contains(" -> ")
     {
-        for (decl, at) in split_trimmed(last) {
-            add.extend(parse_declaration(decl, at, rest.len(), diag));
+        for (decl, range) in split_trimmed(last, ',') {
+            add.extend(parse_declaration(decl, range.start, rest.len(), diag));
         }
         replace_lines = rest;
     }
@@ -370,9 +369,8 @@ pub(crate) fn parse_precomputed(lines: &[String], diag: &mut Diag) -> Option<Pre
             continue;
         }
         let offset = param.len() + 4;
-        let args: Vec<Argument> = split_trimmed(decls)
-            .into_iter()
-            .filter_map(|(d, at)| parse_declaration(d, offset + at, index, diag))
+        let args: Vec<Argument> = split_trimmed(decls, ',')
+            .filter_map(|(d, range)| parse_declaration(d, offset + range.start, index, diag))
             .collect();
         let printed: Vec<String> = args.iter().map(ToString::to_string).collect();
         let canonical = format!("{param} -> {}", printed.join(", "));
