@@ -31,5 +31,5 @@ pub mod __private;
 pub use dispatch::{
     Complex, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Generator, IValue, Layout,
     Library, MemoryFormat, OperatorHandle, QScheme, Registration, Scalar, ScalarType, Stack,
-    Storage, Stream, Tensor, TypedOperator,
+    Storage, Stream, Tensor, TensorOptions, TypedOperator,
 };

@@ -82,7 +82,7 @@ pub use opgen_macros::native_function;
 pub mod prelude {
     pub use crate::native_function;
     pub use opgen_core::dispatch::{
-        DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Scalar, ScalarType, Stack, Tensor,
-        TypedOperator,
+        Device, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout, Scalar, ScalarType,
+        Stack, Tensor, TensorOptions, TypedOperator,
     };
 }

@@ -216,6 +216,14 @@ pub enum ErrorKind {
         /// The kernel's error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A [`Tensor`](super::Tensor) hook the tensor type does not implement (its default
+    /// body), called by a feature that needs it.
+    Unsupported {
+        /// The tensor type's name.
+        tensor_type: &'static str,
+        /// The hook (`resize_`).
+        hook: &'static str,
+    },
     /// A bug in opgen.
     Internal {
         /// What went wrong.

@@ -264,7 +264,7 @@ pub use library::{Library, LibraryKind};
 pub use registry::{Dispatcher, Registration, RegistrationId};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};
-pub use tensor::Tensor;
+pub use tensor::{Tensor, TensorOptions};
 pub use tls::{ExcludeDispatchKeyGuard, IncludeDispatchKeyGuard};
 pub use value::{
     Complex, Device, DeviceIndex, DeviceType, Dimname, Generator, Layout, MemoryFormat, QScheme,

@@ -1,16 +1,26 @@
-//! The trait a user's tensor type implements.
+//! The trait a user's tensor type implements, and [`TensorOptions`].
 
+use std::any::type_name;
+
+use super::error::{Error, ErrorKind};
 use super::keyset::DispatchKeySet;
+use super::value::{Device, DeviceType, Layout, ScalarType};
 
 /// What the dispatcher needs from a tensor type: the runtime works with any type that
-/// implements it, typically a reference-counted handle (`Arc`-backed), whose `clone` is cheap.
+/// implements it, typically a reference-counted handle (`Arc`-backed), whose `clone` is cheap
+/// and shares the tensor's data (as PyTorch's `Tensor` does).
 ///
 /// A tensor's key set names its backend (`CPU`, `SparseCUDA`, ...) and the functionality keys
 /// that apply to it, such as its autograd key when it takes part in autograd
 /// (`AutogradCPU` for a CPU tensor).
 ///
-/// The trait is kept minimal; later features (device transfer, version counters) will
-/// arrive as methods with default bodies, so implementations keep compiling.
+/// Only [`key_set`](Tensor::key_set) is required. The other methods are *hooks* with default
+/// bodies that return an [`ErrorKind::Unsupported`] error naming the tensor type and the
+/// hook; the machinery built on the dispatcher uses them: structured kernels (`sizes`,
+/// `options`, `empty`, `resize_`, `copy_`), out and in-place wrappers derived from a
+/// functional kernel (`resize_`, `copy_`), in-place-or-view kernels (`bump_version`,
+/// `set_view_of`) and fallbacks to the CPU (`to_device`). A tensor type implements the hooks
+/// of the features it uses.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -22,13 +32,237 @@ use super::keyset::DispatchKeySet;
 ///
 /// impl Tensor for MyTensor {
 ///     fn key_set(&self) -> DispatchKeySet { self.0.keys }
+///     fn sizes(&self) -> Result<Vec<i64>, opgen_core::dispatch::Error> {
+///         Ok(vec![self.0.data.len() as i64])
+///     }
 /// }
 ///
 /// let t = MyTensor(Arc::new(MyImpl { keys: DispatchKey::CPU.into(), data: vec![1.0] }));
 /// assert_eq!(t.key_set().highest(), Some(DispatchKey::CPU));
+/// assert_eq!(t.sizes().unwrap(), [1]);
+/// // A hook the type does not implement is an error value naming the type and the hook.
+/// let err = t.strides().unwrap_err().to_string();
+/// assert!(err.contains("does not implement `Tensor::strides`"), "{err}");
 /// ```
 pub trait Tensor: Clone + Send + Sync + 'static {
     /// The dispatch keys of this tensor. Called on every dispatched call, so it should be a
     /// field read.
     fn key_set(&self) -> DispatchKeySet;
+
+    /// The tensor's shape.
+    fn sizes(&self) -> Result<Vec<i64>, Error> {
+        Err(unsupported::<Self>("sizes"))
+    }
+
+    /// The tensor's strides, in elements.
+    fn strides(&self) -> Result<Vec<i64>, Error> {
+        Err(unsupported::<Self>("strides"))
+    }
+
+    /// The tensor's dtype, layout and device, every field set (`pin_memory` may stay
+    /// `None`).
+    fn options(&self) -> Result<TensorOptions, Error> {
+        Err(unsupported::<Self>("options"))
+    }
+
+    /// A new tensor of `sizes` with `options` (unset fields take
+    /// [`TensorOptions`]' defaults): contiguous when `strides` is `None`, else with those
+    /// strides. On the `Meta` device, a tensor without data. Its values are unspecified.
+    fn empty(
+        sizes: &[i64],
+        strides: Option<&[i64]>,
+        options: &TensorOptions,
+    ) -> Result<Self, Error> {
+        let _ = (sizes, strides, options);
+        Err(unsupported::<Self>("empty"))
+    }
+
+    /// Gives the tensor the shape `sizes` (contiguous strides), keeping its dtype and device;
+    /// its values are unspecified afterwards unless the shape is unchanged. Used on out
+    /// arguments, which other handles may share.
+    fn resize_(&mut self, sizes: &[i64]) -> Result<(), Error> {
+        let _ = sizes;
+        Err(unsupported::<Self>("resize_"))
+    }
+
+    /// Copies the values of `src`, which has this tensor's shape, into this tensor
+    /// (converting the dtype if needed).
+    fn copy_(&mut self, src: &Self) -> Result<(), Error> {
+        let _ = src;
+        Err(unsupported::<Self>("copy_"))
+    }
+
+    /// A copy of this tensor on `device` (a new tensor; the same handle if already there).
+    fn to_device(&self, device: Device) -> Result<Self, Error> {
+        let _ = device;
+        Err(unsupported::<Self>("to_device"))
+    }
+
+    /// The value of the tensor's version counter, which in-place operations bump.
+    fn version(&self) -> Result<u64, Error> {
+        Err(unsupported::<Self>("version"))
+    }
+
+    /// Bumps the version counter: called after an operator wrote into the tensor.
+    fn bump_version(&self) -> Result<(), Error> {
+        Err(unsupported::<Self>("bump_version"))
+    }
+
+    /// Records that this tensor (the output of a view operator) is a view of `base`.
+    fn set_view_of(&self, base: &Self) -> Result<(), Error> {
+        let _ = base;
+        Err(unsupported::<Self>("set_view_of"))
+    }
+
+    /// Whether `self` and `other` are handles of the same tensor.
+    fn is_same(&self, other: &Self) -> Result<bool, Error> {
+        let _ = other;
+        Err(unsupported::<Self>("is_same"))
+    }
+}
+
+/// The error of a hook the tensor type does not implement.
+#[cold]
+fn unsupported<T>(hook: &'static str) -> Error {
+    ErrorKind::Unsupported {
+        tensor_type: type_name::<T>(),
+        hook,
+    }
+    .into()
+}
+
+/// The options of a new tensor, as PyTorch's `TensorOptions`: the four schema arguments
+/// `ScalarType? dtype, Layout? layout, Device? device, bool? pin_memory` of a factory
+/// function as one value. Unset fields take the defaults (`Float`, `Strided`, `cpu`,
+/// `false`).
+///
+/// ```
+/// use opgen_core::dispatch::{Device, Layout, ScalarType, TensorOptions};
+/// let options = TensorOptions::new().dtype(ScalarType::Long);
+/// assert_eq!(options.dtype, Some(ScalarType::Long));
+/// assert_eq!(options.dtype_or_default(), ScalarType::Long);
+/// assert_eq!(options.layout_or_default(), Layout::Strided);
+/// assert_eq!(options.device_or_default(), Device::CPU);
+/// assert_eq!(TensorOptions::default().dtype_or_default(), ScalarType::Float);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct TensorOptions {
+    /// `ScalarType? dtype`.
+    pub dtype: Option<ScalarType>,
+    /// `Layout? layout`.
+    pub layout: Option<Layout>,
+    /// `Device? device`.
+    pub device: Option<Device>,
+    /// `bool? pin_memory`.
+    pub pin_memory: Option<bool>,
+}
+
+impl TensorOptions {
+    /// No field set.
+    pub const fn new() -> TensorOptions {
+        TensorOptions {
+            dtype: None,
+            layout: None,
+            device: None,
+            pin_memory: None,
+        }
+    }
+
+    /// From the four schema arguments, in schema order.
+    pub const fn from_parts(
+        dtype: Option<ScalarType>,
+        layout: Option<Layout>,
+        device: Option<Device>,
+        pin_memory: Option<bool>,
+    ) -> TensorOptions {
+        TensorOptions {
+            dtype,
+            layout,
+            device,
+            pin_memory,
+        }
+    }
+
+    /// The four schema arguments, in schema order.
+    pub const fn into_parts(
+        self,
+    ) -> (
+        Option<ScalarType>,
+        Option<Layout>,
+        Option<Device>,
+        Option<bool>,
+    ) {
+        (self.dtype, self.layout, self.device, self.pin_memory)
+    }
+
+    /// With `dtype` set.
+    pub const fn dtype(mut self, dtype: ScalarType) -> TensorOptions {
+        self.dtype = Some(dtype);
+        self
+    }
+
+    /// With `layout` set.
+    pub const fn layout(mut self, layout: Layout) -> TensorOptions {
+        self.layout = Some(layout);
+        self
+    }
+
+    /// With `device` set.
+    pub const fn device(mut self, device: Device) -> TensorOptions {
+        self.device = Some(device);
+        self
+    }
+
+    /// With `pin_memory` set.
+    pub const fn pin_memory(mut self, pin_memory: bool) -> TensorOptions {
+        self.pin_memory = Some(pin_memory);
+        self
+    }
+
+    /// Each field of `self` that is unset, taken from `other` (`self` wins).
+    pub const fn merge(self, other: TensorOptions) -> TensorOptions {
+        TensorOptions {
+            dtype: match self.dtype {
+                Some(v) => Some(v),
+                None => other.dtype,
+            },
+            layout: match self.layout {
+                Some(v) => Some(v),
+                None => other.layout,
+            },
+            device: match self.device {
+                Some(v) => Some(v),
+                None => other.device,
+            },
+            pin_memory: match self.pin_memory {
+                Some(v) => Some(v),
+                None => other.pin_memory,
+            },
+        }
+    }
+
+    /// The dtype, or PyTorch's default `Float`.
+    pub fn dtype_or_default(&self) -> ScalarType {
+        self.dtype.unwrap_or(ScalarType::Float)
+    }
+
+    /// The layout, or `Strided`.
+    pub fn layout_or_default(&self) -> Layout {
+        self.layout.unwrap_or(Layout::Strided)
+    }
+
+    /// The device, or the CPU.
+    pub fn device_or_default(&self) -> Device {
+        self.device.unwrap_or(Device::CPU)
+    }
+
+    /// Whether the device is the `Meta` device (shapes and dtypes, no data).
+    pub fn is_meta(&self) -> bool {
+        self.device.is_some_and(|d| d.kind == DeviceType::Meta)
+    }
+
+    /// `pin_memory`, or `false`.
+    pub fn pin_memory_or_default(&self) -> bool {
+        self.pin_memory.unwrap_or(false)
+    }
 }

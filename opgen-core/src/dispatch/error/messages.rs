@@ -223,6 +223,11 @@ impl fmt::Display for ErrorKind {
                 operator: None,
                 source,
             } => write!(f, "kernel failed: {source}"),
+            ErrorKind::Unsupported { tensor_type, hook } => write!(
+                f,
+                "tensor type `{tensor_type}` does not implement `Tensor::{hook}`, which this call needs; \
+                 implement the hook in its `impl Tensor`"
+            ),
             ErrorKind::Internal { message } => {
                 write!(f, "opgen internal error: {message}; please report it")
             }
