@@ -40,6 +40,7 @@ pub use entry::{
     DeviceCheck, Dispatch, DispatchOrigin, EntryError, EntryFields, EntrySource, Kernel,
     NativeFunction, Position, Precomputed, Site, UfuncInnerLoop, Variants,
 };
+#[cfg(feature = "codegen")]
 pub(crate) use fields::split_trimmed;
 pub use keys::{Field, ScalarType, UfuncKey};
 pub use load::LoadError;
