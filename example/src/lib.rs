@@ -22,7 +22,7 @@
 //! assert_eq!(y.to_vec::<f32>()?, [1.0, 3.0]);
 //! let (values, indices) = x.max_dim(0);
 //! assert_eq!((values.to_vec::<f32>()?, indices.to_vec::<i64>()?), (vec![3.0, -2.0], vec![1, 0]));
-//! let z = ops::zeros(&[2, 3], TensorOptions::new().dtype(ScalarType::Long))?;
+//! let z = ops::try_zeros(&[2, 3], TensorOptions::new().dtype(ScalarType::Long))?;
 //! assert_eq!(z.to_vec::<i64>()?, [0; 6]);
 //! # Ok(()) }
 //! ```

@@ -72,10 +72,10 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize, Error> {
 pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, Error> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
-    for i in 0..n {
+    for (i, o) in out.iter_mut().enumerate() {
         let da = (i + a.len()).checked_sub(n).map_or(1, |j| a[j]);
         let db = (i + b.len()).checked_sub(n).map_or(1, |j| b[j]);
-        out[i] = if da == db || db == 1 {
+        *o = if da == db || db == 1 {
             da
         } else if da == 1 {
             db

@@ -72,9 +72,9 @@ pub const META: Device = Device {
 /// assert_eq!(r.to_vec::<f32>()?, [1.5, 2.5, 3.5]);
 ///
 /// // Meta tensors have shapes and dtypes only.
-/// let m = MiniTensor::meta(&[4, 1], ScalarType::Double)?;
+/// let m = MiniTensor::meta(&[4, 1, 3], ScalarType::Double)?;
 /// let s = ops::add(&m, &a.to_device(opgen_example::META)?.to_dtype(ScalarType::Double)?);
-/// assert_eq!((s.shape(), s.dtype(), s.is_meta()), (vec![4, 3], ScalarType::Double, true));
+/// assert_eq!((s.shape(), s.dtype(), s.is_meta()), (vec![4, 2, 3], ScalarType::Double, true));
 /// # Ok(()) }
 /// ```
 pub struct MiniTensor(Arc<Impl>);
@@ -538,5 +538,101 @@ impl fmt::Debug for MiniTensor {
             }
         }
         f.write_str(")")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resize_grows_storage_in_place_and_keeps_it_when_large_enough() {
+        let mut t = MiniTensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap();
+        let view = crate::kernels::views::alias(&t);
+        t.resize_(&[2, 2]).unwrap(); // unchanged sizes keep the strides
+        t.resize_(&[3]).unwrap();
+        assert_eq!(
+            (t.shape(), t.stride(), t.storage_len()),
+            (vec![3], vec![1], 4)
+        );
+        t.resize_(&[3, 3]).unwrap();
+        assert_eq!((t.storage_len(), view.storage_len()), (9, 9));
+        assert_eq!(t.to_vec::<i64>().unwrap()[..4], [1, 2, 3, 4]);
+        assert!(t.resize_(&[-1]).is_err());
+        let mut m = MiniTensor::meta(&[1], ScalarType::Float).unwrap();
+        m.resize_(&[5, 5]).unwrap();
+        assert_eq!((m.shape(), m.storage_len()), (vec![5, 5], 25));
+    }
+
+    #[test]
+    fn empty_options_and_strides() {
+        let t =
+            <MiniTensor as Tensor>::empty(&[2, 3], Some(&[1, 2]), &TensorOptions::new()).unwrap();
+        assert_eq!(
+            (t.stride(), t.dtype(), t.device()),
+            (vec![1, 2], ScalarType::Float, Device::CPU)
+        );
+        assert!(!t.is_contiguous());
+        let options = t.options().unwrap();
+        assert_eq!(options.layout, Some(Layout::Strided));
+        let m =
+            <MiniTensor as Tensor>::empty(&[2], None, &TensorOptions::new().device(META)).unwrap();
+        assert!(m.is_meta() && m.to_vec::<f32>().is_err());
+        assert_eq!(m.key_set().highest(), Some(DispatchKey::Meta));
+        let cuda: Device = "cuda".parse().unwrap();
+        assert!(MiniTensor::new_empty(&[1], &TensorOptions::new().device(cuda)).is_err());
+        assert!(MiniTensor::from_vec(vec![1.0f32], &[2]).is_err());
+    }
+
+    #[test]
+    fn copy_converts_dtypes_and_crosses_devices() {
+        let src = MiniTensor::from_vec(vec![1.5f64, -2.5], &[2]).unwrap();
+        let mut dst = MiniTensor::from_vec(vec![0i64, 0], &[2]).unwrap();
+        <MiniTensor as Tensor>::copy_(&mut dst, &src).unwrap();
+        assert_eq!(dst.to_vec::<i64>().unwrap(), [1, -2]);
+        assert_eq!(dst.version().unwrap(), 1);
+        let dev = src.to_device(PRIVATE_USE1).unwrap();
+        assert!(!dev.shares_storage(&src));
+        assert!(src.to_device(Device::CPU).unwrap().is_same(&src).unwrap());
+        let mut back = MiniTensor::from_vec(vec![0.0f32, 0.0], &[2]).unwrap();
+        <MiniTensor as Tensor>::copy_(&mut back, &dev).unwrap();
+        assert_eq!(back.to_vec::<f32>().unwrap(), [1.5, -2.5]);
+        let m = src.to_device(META).unwrap();
+        assert!(m.to_device(Device::CPU).is_err());
+        assert_eq!(
+            format!("{src:?}"),
+            "MiniTensor(shape=[2], dtype=Double, device=cpu, data=[1.5, -2.5])"
+        );
+    }
+
+    #[test]
+    fn keys_versions_and_views() {
+        let t = MiniTensor::from_vec(vec![true, false], &[2]).unwrap();
+        t.add_key(DispatchKey::AutogradCPU);
+        assert!(t.share().key_set().contains(DispatchKey::AutogradCPU));
+        let v = crate::kernels::views::select(&t, 0, 1).unwrap();
+        assert!(v.key_set().contains(DispatchKey::AutogradCPU));
+        let moved = t.to_device(PRIVATE_USE1).unwrap();
+        assert!(moved.key_set().contains(DispatchKey::AutogradCPU));
+        t.remove_key(DispatchKey::AutogradCPU);
+        assert_eq!(t.key_set(), DispatchKeySet::from(DispatchKey::CPU));
+        v.bump_version().unwrap();
+        assert_eq!(t.version().unwrap(), 1);
+        assert!(v.view_base().unwrap().is_same(&t).unwrap());
+        // set_view_of: a tensor made over the same storage joins the base's counter.
+        let g = t.geometry();
+        let other = MiniTensor::from_geometry(g, t.key_set());
+        assert_eq!(other.version().unwrap(), 0);
+        other.set_view_of(&t).unwrap();
+        assert_eq!(other.version().unwrap(), 1);
+        let unrelated = MiniTensor::scalar(true);
+        assert!(unrelated.set_view_of(&t).is_err());
+        assert_eq!(
+            MiniTensor::scalar_of(Scalar::Float(2.7), ScalarType::Long)
+                .unwrap()
+                .item::<i64>()
+                .unwrap(),
+            2
+        );
     }
 }

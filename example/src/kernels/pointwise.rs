@@ -7,6 +7,8 @@
 //! Not structured: `abs.out` (a CPU kernel), `relu` (CPU), `where.self` (CPU), and the
 //! `Scalar` overloads of the arithmetic operators (CompositeExplicitAutograd).
 
+use std::cmp::Ordering;
+
 use opgen::prelude::*;
 
 use super::{Num, OutputMeta, common_device, with_dtype, with_numeric};
@@ -322,11 +324,15 @@ pub fn clamp_impl(
         let a: Vec<E> = self_.gather(&shape)?;
         let (lo, hi) = (min.map(E::from_scalar), max.map(E::from_scalar));
         let f = |mut x: E| {
-            if let Some(lo) = lo {
-                if lo.is_nan() { x = lo } else if x < lo { x = lo }
+            if let Some(lo) = lo
+                && (lo.is_nan() || x < lo)
+            {
+                x = lo
             }
-            if let Some(hi) = hi {
-                if hi.is_nan() { x = hi } else if x > hi { x = hi }
+            if let Some(hi) = hi
+                && (hi.is_nan() || x > hi)
+            {
+                x = hi
             }
             x
         };
@@ -371,8 +377,8 @@ pub fn compare_impl(
         let b: Vec<E> = other.gather(&shape)?;
         let f = |x: E, y: E| match op {
             Compare::Eq => x == y,
-            Compare::Lt => x < y,
-            Compare::Gt => x > y,
+            Compare::Lt => x.partial_cmp(&y) == Some(Ordering::Less),
+            Compare::Gt => x.partial_cmp(&y) == Some(Ordering::Greater),
         };
         out.scatter(
             &a.iter()
