@@ -1,0 +1,38 @@
+//! The example operator library of opgen: a real strided tensor type, [`MiniTensor`], and
+//! about thirty of ATen's operators defined on it with `#[native_function]`, with PyTorch's
+//! exact schemas, broadcasting and type promotion.
+//!
+//! * [`MiniTensor`]: `Float`, `Double`, `Long` and `Bool` tensors on the `cpu`, `meta` and
+//!   `privateuseone` devices, with strides, storage offsets, views that share storage and a
+//!   version counter, and every hook of opgen's [`Tensor`](opgen::dispatch::Tensor) trait.
+//! * [`ops`]: the operators, registered for the `CPU` and `Meta` keys (factories also for
+//!   `BackendSelect`, composites for `CompositeImplicitAutograd`), and the functions and
+//!   methods the attribute generates for them.
+//! * [`kernels`]: the operators' logic as plain Rust: one *meta* function (shapes, dtypes,
+//!   checks) and one *impl* function (compute) per operator, in the form of PyTorch's
+//!   structured kernels.
+//! * [`promote`] and [`shape`]: PyTorch's type promotion and shape rules.
+//!
+//! ```
+//! use opgen::prelude::*;
+//! use opgen_example::{MiniTensor, ops};
+//! # fn main() -> Result<(), Error> {
+//! let x = MiniTensor::from_vec(vec![1.0f32, -2.0, 3.0, -4.0], &[2, 2])?;
+//! let y = x.relu().sum_dim_int_list(Some(&[1]));
+//! assert_eq!(y.to_vec::<f32>()?, [1.0, 3.0]);
+//! let (values, indices) = x.max_dim(0);
+//! assert_eq!((values.to_vec::<f32>()?, indices.to_vec::<i64>()?), (vec![3.0, -2.0], vec![1, 0]));
+//! let z = ops::try_zeros(&[2, 3], TensorOptions::new().dtype(ScalarType::Long))?;
+//! assert_eq!(z.to_vec::<i64>()?, [0; 6]);
+//! # Ok(()) }
+//! ```
+
+pub mod kernels;
+pub mod ops;
+pub mod promote;
+pub mod shape;
+mod storage;
+mod tensor;
+
+pub use storage::Element;
+pub use tensor::{META, MiniTensor, PRIVATE_USE1, backend_key, check_options};

@@ -1,0 +1,541 @@
+//! The operators through the dispatcher: values on CPU (views, non-contiguous inputs,
+//! broadcasting, promotion), in-place and out variants, shapes and dtypes on Meta, errors.
+
+use opgen::dispatch::{IValue, MemoryFormat, Stack};
+use opgen::prelude::*;
+
+use super::*;
+use crate::{META, MiniTensor, PRIVATE_USE1};
+
+fn f32s(v: &[f32], s: &[i64]) -> MiniTensor {
+    MiniTensor::from_vec(v.to_vec(), s).unwrap()
+}
+
+fn i64s(v: &[i64], s: &[i64]) -> MiniTensor {
+    MiniTensor::from_vec(v.to_vec(), s).unwrap()
+}
+
+fn meta(s: &[i64], dtype: ScalarType) -> MiniTensor {
+    MiniTensor::meta(s, dtype).unwrap()
+}
+
+#[test]
+fn every_registration_succeeded() {
+    let _ = Dispatcher::global();
+    let errors: Vec<String> = Dispatcher::global_errors()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn arithmetic_broadcasts_promotes_and_defaults_alpha() {
+    let a = i64s(&[1, 2, 3], &[3, 1]);
+    let b = f32s(&[10.0, 20.0], &[2]);
+    let r = add(&a, &b);
+    assert_eq!((r.shape(), r.dtype()), (vec![3, 2], ScalarType::Float));
+    assert_eq!(
+        r.to_vec::<f32>().unwrap(),
+        [11.0, 21.0, 12.0, 22.0, 13.0, 23.0]
+    );
+    let r = add_with(&a, &a, AddArgs { alpha: 10.into() });
+    assert_eq!(r.to_vec::<i64>().unwrap(), [11, 22, 33]);
+    assert_eq!(a.sub(&a).to_vec::<i64>().unwrap(), [0, 0, 0]);
+    assert_eq!(a.mul(&a).dtype(), ScalarType::Long);
+    assert_eq!(
+        a.div(&i64s(&[2], &[1])).to_vec::<f32>().unwrap(),
+        [0.5, 1.0, 1.5]
+    );
+    // Scalar overloads: a float Scalar makes Long Float; alpha is positional there.
+    let r = add_scalar_with(&a, Scalar::Float(0.5), AddScalarArgs { alpha: 2.into() });
+    assert_eq!(
+        (r.dtype(), r.to_vec::<f32>().unwrap()),
+        (ScalarType::Float, vec![2.0, 3.0, 4.0])
+    );
+    assert_eq!(
+        a.mul_scalar(Scalar::Int(2)).to_vec::<i64>().unwrap(),
+        [2, 4, 6]
+    );
+    assert_eq!(
+        sub_scalar(&a, Scalar::Int(1)).to_vec::<i64>().unwrap(),
+        [0, 1, 2]
+    );
+    assert_eq!(div_scalar(&a, Scalar::Int(2)).dtype(), ScalarType::Float);
+    // A zero-dim Double tensor does not widen a Float tensor.
+    let r = add(&b, &MiniTensor::scalar(1.0f64));
+    assert_eq!(r.dtype(), ScalarType::Float);
+}
+
+#[test]
+fn non_contiguous_inputs_and_views() {
+    let base = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let t = base.transpose(0, 1); // [3, 2], strides [1, 3]
+    assert!(!t.is_contiguous());
+    let r = t.add(&f32s(&[100.0, 200.0], &[2]));
+    assert_eq!(
+        r.to_vec::<f32>().unwrap(),
+        [101.0, 204.0, 102.0, 205.0, 103.0, 206.0]
+    );
+    let col = t.select(1, 0); // = row 0 of base
+    assert_eq!(col.to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0]);
+    assert_eq!(neg(&col).to_vec::<f32>().unwrap(), [-1.0, -2.0, -3.0]);
+    // reshape of a non-viewable tensor copies; of a viewable one aliases.
+    let flat = t.reshape(&[6]);
+    assert!(!flat.shares_storage(&base));
+    assert_eq!(
+        flat.to_vec::<f32>().unwrap(),
+        [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+    );
+    assert!(base.reshape(&[3, -1]).shares_storage(&base));
+    assert!(
+        t.try_view(&[6])
+            .unwrap_err()
+            .to_string()
+            .contains("Use .reshape(...) instead")
+    );
+    // contiguous: the same handle when already contiguous, else a copy.
+    assert!(base.contiguous().is_same(&base).unwrap());
+    let c = t.contiguous();
+    assert!(c.is_contiguous() && !c.shares_storage(&base));
+    // clone preserves a dense transposed layout, or makes it contiguous on request.
+    assert_eq!(t.clone().stride(), [1, 3]);
+    let cc = t.clone_with(CloneArgs {
+        memory_format: Some(MemoryFormat::Contiguous),
+    });
+    assert_eq!(cc.stride(), [2, 1]);
+    let s = base.as_strided(&[2], &[4]);
+    assert_eq!(s.to_vec::<f32>().unwrap(), [1.0, 5.0]);
+    assert!(alias(&base).shares_storage(&base));
+}
+
+#[test]
+fn in_place_on_views_bumps_the_shared_version() {
+    let base = f32s(&[1.0, -2.0, 3.0, -4.0], &[2, 2]);
+    let mut row = base.select(0, 1);
+    let v0 = base.version().unwrap();
+    row.add_(&f32s(&[10.0, 10.0], &[2]));
+    assert_eq!(base.to_vec::<f32>().unwrap(), [1.0, -2.0, 13.0, 6.0]);
+    assert_eq!(base.version().unwrap(), v0 + 1);
+    assert_eq!(row.version().unwrap(), v0 + 1);
+    let mut t = base.transpose(0, 1);
+    t.relu_();
+    t.mul_(&f32s(&[2.0], &[1]));
+    assert_eq!(base.to_vec::<f32>().unwrap(), [2.0, 0.0, 26.0, 12.0]);
+    assert_eq!(base.version().unwrap(), v0 + 3);
+    let mut b2 = base.share();
+    b2.fill_(Scalar::Float(1.5));
+    zero_(&mut b2.select(1, 0));
+    assert_eq!(base.to_vec::<f32>().unwrap(), [0.0, 1.5, 0.0, 1.5]);
+    b2.clamp_with_(ClampInplaceArgs {
+        min: Some(Scalar::Int(1)),
+        max: None,
+    });
+    assert_eq!(base.to_vec::<f32>().unwrap(), [1.0, 1.5, 1.0, 1.5]);
+    assert_eq!(base.version().unwrap(), v0 + 6);
+    // An in-place result must fit self: no broadcasting self, no float into Long.
+    let mut small = f32s(&[1.0], &[1]);
+    let err = small.try_add_(&base).unwrap_err().to_string();
+    assert!(
+        err.contains("output with shape [1] doesn't match the broadcast shape [2, 2]"),
+        "{err}"
+    );
+    let mut longs = i64s(&[1, 2], &[2]);
+    let err = longs.try_exp_().unwrap_err().to_string();
+    assert!(
+        err.contains("result type Float can't be cast to the desired output type Long"),
+        "{err}"
+    );
+    assert_eq!(longs.version().unwrap(), 0);
+}
+
+#[test]
+fn out_variants_resize_and_check() {
+    let a = f32s(&[1.0, 2.0, 3.0], &[3]);
+    let mut out =
+        MiniTensor::new_empty(&[0], &TensorOptions::new().dtype(ScalarType::Double)).unwrap();
+    let r = add_out(&mut out, &a, &a);
+    assert!(r.is_same(&out).unwrap());
+    assert_eq!(
+        (out.shape(), out.to_vec::<f64>().unwrap()),
+        (vec![3], vec![2.0, 4.0, 6.0])
+    );
+    assert_eq!(out.version().unwrap(), 1);
+    let mut long_out = i64s(&[0], &[1]);
+    let err = try_div_out(&mut long_out, &a, &a).unwrap_err().to_string();
+    assert!(
+        err.contains("result type Float can't be cast to the desired output type Long"),
+        "{err}"
+    );
+    // Reductions into an out argument compute in its dtype (the inputs become 1 and 2).
+    let mut s = i64s(&[0], &[]);
+    sum_int_list_out(&mut s, &f32s(&[1.5, 2.5], &[2]), None);
+    assert_eq!(s.item::<i64>().unwrap(), 3);
+    let (mut v, mut i) = (f32s(&[], &[0]), i64s(&[], &[0]));
+    max_dim_max_out(&mut v, &mut i, &f32s(&[1.0, 5.0, 3.0, 2.0], &[2, 2]), 1);
+    assert_eq!(
+        (v.to_vec::<f32>().unwrap(), i.to_vec::<i64>().unwrap()),
+        (vec![5.0, 3.0], vec![1, 0])
+    );
+    let mut o = i64s(&[], &[0]);
+    abs_out(&mut o, &i64s(&[-1, 2], &[2]));
+    assert_eq!(o.to_vec::<i64>().unwrap(), [1, 2]);
+    let mut eqo = MiniTensor::from_vec(vec![false], &[1]).unwrap();
+    eq_scalar_out(&mut eqo, &a, Scalar::Int(2));
+    assert_eq!(eqo.to_vec::<bool>().unwrap(), [false, true, false]);
+    let mut c = f32s(&[], &[0]);
+    cat_out(&mut c, &[a.share(), a.share()]);
+    assert_eq!(c.shape(), [6]);
+    let mut st = f32s(&[], &[0]);
+    stack_out_with(&mut st, &[a.share(), a.share()], StackOutArgs { dim: 1 });
+    assert_eq!(st.shape(), [3, 2]);
+}
+
+#[test]
+fn reductions_and_named_tuples() {
+    let x = f32s(&[1.0, 7.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    assert_eq!(x.sum().item::<f32>().unwrap(), 26.0);
+    assert_eq!(
+        sum_with(
+            &i64s(&[1, 2], &[2]),
+            SumArgs {
+                dtype: Some(ScalarType::Double)
+            }
+        )
+        .dtype(),
+        ScalarType::Double
+    );
+    let s = x.sum_dim_int_list_with(
+        Some(&[0]),
+        SumDimIntListArgs {
+            keepdim: true,
+            dtype: None,
+        },
+    );
+    assert_eq!(
+        (s.shape(), s.to_vec::<f32>().unwrap()),
+        (vec![1, 3], vec![5.0, 12.0, 9.0])
+    );
+    assert_eq!(
+        mean_dim(&x, Some(&[1])).to_vec::<f32>().unwrap(),
+        [11.0 / 3.0, 5.0]
+    );
+    assert_eq!(x.mean().item::<f32>().unwrap(), 26.0 / 6.0);
+    assert!(
+        i64s(&[1], &[1])
+            .try_mean()
+            .unwrap_err()
+            .to_string()
+            .contains("could not infer output dtype")
+    );
+    let (values, indices) = max_dim(&x.transpose(0, 1), 1);
+    assert_eq!(values.to_vec::<f32>().unwrap(), [4.0, 7.0, 6.0]);
+    assert_eq!(indices.to_vec::<i64>().unwrap(), [1, 0, 1]);
+    let (v, i) = x.topk(2);
+    assert_eq!(
+        (v.to_vec::<f32>().unwrap(), i.to_vec::<i64>().unwrap()),
+        (vec![7.0, 3.0, 6.0, 5.0], vec![1, 2, 2, 1])
+    );
+    let (v, _) = x.topk_with(
+        1,
+        TopkArgs {
+            dim: 0,
+            largest: false,
+            sorted: true,
+        },
+    );
+    assert_eq!(v.to_vec::<f32>().unwrap(), [1.0, 5.0, 3.0]);
+    assert_eq!(x.argmax().item::<i64>().unwrap(), 1);
+    assert_eq!(
+        x.argmax_with(ArgmaxArgs {
+            dim: Some(1),
+            keepdim: true
+        })
+        .shape(),
+        [2, 1]
+    );
+}
+
+#[test]
+fn comparisons_where_clamp_and_unary() {
+    let a = i64s(&[1, 5, 3], &[3]);
+    let b = f32s(&[2.0, 2.0, 3.0], &[3]);
+    assert_eq!(a.eq(&b).to_vec::<bool>().unwrap(), [false, false, true]);
+    assert_eq!(lt(&a, &b).to_vec::<bool>().unwrap(), [true, false, false]);
+    assert_eq!(
+        a.gt_scalar(Scalar::Float(2.5)).to_vec::<bool>().unwrap(),
+        [false, true, true]
+    );
+    let c = a.gt(&b);
+    let w = where_self(&c, &a, &b);
+    assert_eq!(
+        (w.dtype(), w.to_vec::<f32>().unwrap()),
+        (ScalarType::Float, vec![2.0, 5.0, 3.0])
+    );
+    let cl = a.clamp_with(ClampArgs {
+        min: Some(Scalar::Int(2)),
+        max: Some(Scalar::Int(4)),
+    });
+    assert_eq!(cl.to_vec::<i64>().unwrap(), [2, 4, 3]);
+    assert_eq!(
+        a.try_clamp().unwrap_err().to_string(),
+        "kernel for `aten::clamp` failed: torch.clamp: At least one of 'min' or 'max' must not be None"
+    );
+    assert_eq!(abs(&i64s(&[-3], &[1])).to_vec::<i64>().unwrap(), [3]);
+    assert_eq!(exp(&f32s(&[0.0], &[1])).to_vec::<f32>().unwrap(), [1.0]);
+    let bools = MiniTensor::from_vec(vec![true], &[1]).unwrap();
+    assert!(
+        try_neg(&bools)
+            .unwrap_err()
+            .to_string()
+            .contains("Negation, the `-` operator, on a bool tensor")
+    );
+}
+
+#[test]
+fn matrix_products_and_joins() {
+    let a = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let b = a.transpose(0, 1);
+    assert_eq!(
+        mm(&a, &b).to_vec::<f32>().unwrap(),
+        [14.0, 32.0, 32.0, 77.0]
+    );
+    let v = f32s(&[1.0, 1.0, 1.0], &[3]);
+    assert_eq!(matmul(&a, &v).to_vec::<f32>().unwrap(), [6.0, 15.0]);
+    let dot = matmul(&v, &v);
+    assert_eq!((dot.shape(), dot.item::<f32>().unwrap()), (vec![], 3.0));
+    assert_eq!(
+        matmul(&f32s(&[1.0, 1.0], &[2]), &a)
+            .to_vec::<f32>()
+            .unwrap(),
+        [5.0, 7.0, 9.0]
+    );
+    let batch = stack(&[a.share(), a.mul_scalar(Scalar::Int(2))]); // [2, 2, 3]
+    let r = batch.matmul(&b); // [2, 2, 2], b broadcast over the batch
+    assert_eq!(r.shape(), [2, 2, 2]);
+    assert_eq!(r.to_vec::<f32>().unwrap()[4..], [28.0, 64.0, 64.0, 154.0]);
+    let err = try_mm(&a, &a).unwrap_err().to_string();
+    assert!(
+        err.contains("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+        "{err}"
+    );
+    let c = cat_with(&[a.share(), i64s(&[7, 8, 9], &[1, 3])], CatArgs { dim: 0 });
+    assert_eq!((c.shape(), c.dtype()), (vec![3, 3], ScalarType::Float));
+    assert_eq!(
+        stack_with(&[v.share(), v.share()], StackArgs { dim: -1 }).shape(),
+        [3, 2]
+    );
+}
+
+#[test]
+fn factories_take_tensor_options() {
+    let z = zeros(&[2, 3], TensorOptions::new().dtype(ScalarType::Long));
+    assert_eq!(
+        (z.shape(), z.to_vec::<i64>().unwrap()),
+        (vec![2, 3], vec![0; 6])
+    );
+    assert_eq!(
+        ones(&[2], TensorOptions::new()).to_vec::<f32>().unwrap(),
+        [1.0, 1.0]
+    );
+    let f = full(&[2], Scalar::Bool(true), TensorOptions::new());
+    assert_eq!(f.dtype(), ScalarType::Bool);
+    assert_eq!(
+        full(&[1], Scalar::Int(7), TensorOptions::new()).dtype(),
+        ScalarType::Long
+    );
+    let r = arange(
+        Scalar::Int(1),
+        Scalar::Int(10),
+        Scalar::Int(4),
+        TensorOptions::new(),
+    );
+    assert_eq!(r.to_vec::<i64>().unwrap(), [1, 5, 9]);
+    let r = arange(
+        Scalar::Int(0),
+        Scalar::Float(1.0),
+        Scalar::Float(0.5),
+        TensorOptions::new().dtype(ScalarType::Double),
+    );
+    assert_eq!(r.to_vec::<f64>().unwrap(), [0.0, 0.5]);
+    assert_eq!(empty(&[4], TensorOptions::new()).shape(), [4]);
+    // The generated overloads, with BackendSelect included by hand.
+    let _g = opgen::dispatch::IncludeDispatchKeyGuard::new(DispatchKey::BackendSelect);
+    assert_eq!(
+        __dispatch_arange(Scalar::Int(3)).to_vec::<i64>().unwrap(),
+        [0, 1, 2]
+    );
+    assert_eq!(
+        __dispatch_arange_start(Scalar::Int(2), Scalar::Int(4)).shape(),
+        [2]
+    );
+    drop(_g);
+    // Options: meta device, and errors as values.
+    let m = zeros(&[5, 2], TensorOptions::new().device(META));
+    assert!(m.is_meta() && m.to_vec::<f32>().is_err());
+    let e = |r: Result<MiniTensor, Error>| r.unwrap_err().to_string();
+    assert!(e(try_zeros(&[2], TensorOptions::new().pin_memory(true))).contains("pin_memory"));
+    assert!(
+        e(try_ones(&[2], TensorOptions::new().layout(Layout::Sparse))).contains("strided layout")
+    );
+    assert!(
+        e(try_full(&[-1], Scalar::Int(0), TensorOptions::new())).contains("negative dimension")
+    );
+    assert!(
+        e(try_zeros(
+            &[1],
+            TensorOptions::new().dtype(ScalarType::Half)
+        ))
+        .contains("got Half")
+    );
+    // No kernels on PrivateUse1: the dispatcher says so.
+    let err = e(try_zeros(&[1], TensorOptions::new().device(PRIVATE_USE1)));
+    assert!(err.contains("`PrivateUse1` backend"), "{err}");
+    // Without BackendSelect, the generated function has no key to dispatch on.
+    assert!(e(__try_dispatch_zeros(&[1])).contains("`Undefined` backend"));
+}
+
+#[test]
+fn meta_tensors_get_shapes_and_dtypes() {
+    let a = meta(&[4, 1, 3], ScalarType::Long);
+    let b = meta(&[2, 1], ScalarType::Float);
+    let check = |t: MiniTensor, shape: &[i64], dtype: ScalarType| {
+        assert!(t.is_meta(), "{t:?}");
+        assert_eq!((t.shape(), t.dtype()), (shape.to_vec(), dtype));
+    };
+    check(add(&a, &b), &[4, 2, 3], ScalarType::Float);
+    check(a.div(&a), &[4, 1, 3], ScalarType::Float);
+    check(
+        a.mul_scalar(Scalar::Float(2.0)),
+        &[4, 1, 3],
+        ScalarType::Float,
+    );
+    check(exp(&a), &[4, 1, 3], ScalarType::Float);
+    check(a.relu(), &[4, 1, 3], ScalarType::Long);
+    check(a.eq(&b), &[4, 2, 3], ScalarType::Bool);
+    check(
+        a.clamp_with(ClampArgs {
+            min: Some(Scalar::Int(0)),
+            max: None,
+        }),
+        &[4, 1, 3],
+        ScalarType::Long,
+    );
+    check(a.sum(), &[], ScalarType::Long);
+    check(b.mean_dim(Some(&[0])), &[1], ScalarType::Float);
+    let (v, i) = a.max_dim(0);
+    check(v, &[1, 3], ScalarType::Long);
+    check(i, &[1, 3], ScalarType::Long);
+    let (v, _) = a.topk(2);
+    check(v, &[4, 1, 2], ScalarType::Long);
+    check(a.argmax(), &[], ScalarType::Long);
+    let m = meta(&[5, 3], ScalarType::Double);
+    check(mm(&m, &m.transpose(0, 1)), &[5, 5], ScalarType::Double);
+    check(
+        matmul(&m, &meta(&[3], ScalarType::Double)),
+        &[5],
+        ScalarType::Double,
+    );
+    check(cat(&[m.share(), m.share()]), &[10, 3], ScalarType::Double);
+    check(
+        stack(&[m.share(), m.share()]),
+        &[2, 5, 3],
+        ScalarType::Double,
+    );
+    check(m.view(&[15]), &[15], ScalarType::Double);
+    check(m.select(1, 2), &[5], ScalarType::Double);
+    check(m.clone(), &[5, 3], ScalarType::Double);
+    check(
+        where_self(
+            &meta(&[3], ScalarType::Bool),
+            &m,
+            &meta(&[5, 1], ScalarType::Float),
+        ),
+        &[5, 3],
+        ScalarType::Double,
+    );
+    // In place and out on meta: checks and version bumps, no data.
+    let mut mm_ = m.share();
+    mm_.add_(&meta(&[3], ScalarType::Double));
+    assert_eq!(m.version().unwrap(), 1);
+    let mut out = meta(&[0], ScalarType::Float);
+    add_out(&mut out, &b, &b);
+    assert_eq!(out.shape(), [2, 1]);
+    // Errors are the same as on CPU.
+    assert!(
+        try_add(&a, &meta(&[5], ScalarType::Long))
+            .unwrap_err()
+            .to_string()
+            .contains("must match the size")
+    );
+    // Mixing devices is an error.
+    let cpu = f32s(&[1.0], &[1]);
+    let err = try_mm(&meta(&[1, 1], ScalarType::Float), &cpu.view(&[1, 1]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("Expected all tensors to be on the same device"),
+        "{err}"
+    );
+}
+
+#[test]
+fn copy_across_devices_and_no_kernels_on_private_use1() {
+    let cpu = f32s(&[1.0, 2.0], &[2]);
+    let dev = cpu.to_device(PRIVATE_USE1).unwrap();
+    assert_eq!(dev.device(), PRIVATE_USE1);
+    assert_eq!(dev.key_set().highest(), Some(DispatchKey::PrivateUse1));
+    // copy_ is CompositeExplicitAutograd: it serves PrivateUse1 too.
+    let mut back = f32s(&[0.0, 0.0], &[2]);
+    back.copy_(&dev.mul_scalar_via_cpu());
+    assert_eq!(back.to_vec::<f32>().unwrap(), [2.0, 4.0]);
+    let err = try_add(&dev, &dev).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "could not run `aten::add.Tensor` with arguments from the `PrivateUse1` backend"
+        ),
+        "{err}"
+    );
+    // A copy out of a meta tensor is an error; into one, a shape check.
+    let mut m = meta(&[2], ScalarType::Float);
+    m.copy_(&cpu);
+    assert!(
+        back.try_copy_(&m)
+            .unwrap_err()
+            .to_string()
+            .contains("Cannot copy out of meta tensor")
+    );
+}
+
+impl MiniTensor {
+    /// Doubles a `privateuseone` tensor on the CPU and moves the result back: what the
+    /// CPU fallback of an external backend does.
+    fn mul_scalar_via_cpu(&self) -> MiniTensor {
+        let on_cpu = self.to_device(Device::CPU).unwrap();
+        on_cpu
+            .mul_scalar(Scalar::Int(2))
+            .to_device(self.device())
+            .unwrap()
+    }
+}
+
+#[test]
+fn boxed_calls_by_name() {
+    let x = f32s(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    let op = Dispatcher::global()
+        .find("aten::sum", "dim_IntList")
+        .unwrap();
+    let mut stack = Stack::from(vec![
+        IValue::Tensor(x.share()),
+        IValue::IntList(std::sync::Arc::new(vec![1])),
+    ]);
+    op.fill_defaults(&mut stack).unwrap();
+    op.call_boxed(&mut stack).unwrap();
+    let r = stack.pop().and_then(IValue::into_tensor).unwrap();
+    assert_eq!(r.to_vec::<f32>().unwrap(), [3.0, 7.0]);
+    let op = Dispatcher::global().find("aten::max", "dim").unwrap();
+    let mut stack = Stack::from(vec![IValue::Tensor(x), IValue::Int(0)]);
+    op.fill_defaults(&mut stack).unwrap();
+    op.call_boxed(&mut stack).unwrap();
+    assert_eq!(stack.len(), 2);
+}

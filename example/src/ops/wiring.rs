@@ -1,0 +1,117 @@
+//! How a kernel turns a meta function and an impl function into a functional, in-place or
+//! out operator, by hand, as PyTorch's structured-kernel classes do: allocate, check or
+//! resize the outputs from the meta's [`OutputMeta`]s, run the impl unless the tensors are
+//! on `meta`, bump the version counter of what was written.
+//!
+//! This is what opgen's structured kernels (docs/STRUCTURED.md) will generate: once they
+//! land, the kernels in [`super::structured`] become one `structured` meta and one impl per
+//! group, and this module goes away.
+
+use opgen::prelude::*;
+
+use crate::MiniTensor;
+use crate::kernels::OutputMeta;
+use crate::promote::{can_cast, cast_error};
+
+/// A functional operator: a new output from `meta`, filled by `compute` (skipped on meta).
+pub fn functional(
+    meta: OutputMeta,
+    compute: impl FnOnce(&mut MiniTensor) -> Result<(), Error>,
+) -> Result<MiniTensor, Error> {
+    let mut out = meta.allocate()?;
+    if !out.is_meta() {
+        compute(&mut out)?;
+    }
+    Ok(out)
+}
+
+/// [`functional`] for operators with two outputs.
+pub fn functional2(
+    metas: [OutputMeta; 2],
+    compute: impl FnOnce(&mut MiniTensor, &mut MiniTensor) -> Result<(), Error>,
+) -> Result<(MiniTensor, MiniTensor), Error> {
+    let [a, b] = metas;
+    let (mut a, mut b) = (a.allocate()?, b.allocate()?);
+    if !a.is_meta() {
+        compute(&mut a, &mut b)?;
+    }
+    Ok((a, b))
+}
+
+/// An in-place operator: `self` must already have the result's shape and device, and a
+/// dtype the result casts to (never resized); `compute` writes into it, then its version
+/// counter is bumped (also on meta, as PyTorch's in-place-or-view kernels do).
+pub fn inplace(
+    self_: &mut MiniTensor,
+    meta: OutputMeta,
+    compute: impl FnOnce(&mut MiniTensor) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if self_.shape() != meta.sizes {
+        return Err(Error::from(format!(
+            "output with shape {:?} doesn't match the broadcast shape {:?}",
+            self_.shape(),
+            meta.sizes
+        )));
+    }
+    check_dtype_and_device(self_, &meta)?;
+    if !self_.is_meta() {
+        compute(self_)?;
+    }
+    self_.bump_version()
+}
+
+fn check_dtype_and_device(out: &MiniTensor, meta: &OutputMeta) -> Result<(), Error> {
+    if out.device() != meta.device() {
+        return Err(Error::from(format!(
+            "Expected out tensor to have device {}, but got {} instead",
+            meta.device(),
+            out.device()
+        )));
+    }
+    if !can_cast(meta.dtype(), out.dtype()) {
+        return Err(cast_error(meta.dtype(), out.dtype()));
+    }
+    Ok(())
+}
+
+/// Checks an out argument against its meta and resizes it when its shape differs
+/// (PyTorch's `resize_output`, which keeps the strides of an out argument of the right
+/// shape).
+fn prepare_out(out: &mut MiniTensor, meta: &OutputMeta) -> Result<(), Error> {
+    check_dtype_and_device(out, meta)?;
+    if out.shape() != meta.sizes {
+        out.resize_(&meta.sizes)?;
+    }
+    Ok(())
+}
+
+/// An out operator: checks and resizes `out`, `compute` writes into it (skipped on meta),
+/// its version counter is bumped.
+pub fn out(
+    out: &mut MiniTensor,
+    meta: OutputMeta,
+    compute: impl FnOnce(&mut MiniTensor) -> Result<(), Error>,
+) -> Result<(), Error> {
+    prepare_out(out, &meta)?;
+    if !out.is_meta() {
+        compute(out)?;
+    }
+    out.bump_version()
+}
+
+/// [`out`] for operators with two outputs.
+pub fn out2(
+    a: &mut MiniTensor,
+    b: &mut MiniTensor,
+    metas: [OutputMeta; 2],
+    compute: impl FnOnce(&mut MiniTensor, &mut MiniTensor) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let [ma, mb] = metas;
+    prepare_out(a, &ma)?;
+    prepare_out(b, &mb)?;
+    if !a.is_meta() {
+        compute(a, b)?;
+    }
+    a.bump_version()?;
+    b.bump_version()
+}
