@@ -53,6 +53,12 @@ impl OperatorHandle {
         self.table().info.as_ref().map(|info| info.schema.clone())
     }
 
+    /// The variants recorded with [`Library::def_with_variants`](super::Library::def_with_variants),
+    /// if any.
+    pub fn variants(&self) -> Option<crate::native::Variants> {
+        self.table().info.as_ref().and_then(|info| info.variants)
+    }
+
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {
