@@ -130,6 +130,9 @@ type RegisterFn = fn(&Dispatcher, &OperatorHandle, &Scope) -> Result<Option<Regi
 /// let _def = lib.def("neg(Tensor self) -> Tensor")?; // defined after the installation
 /// assert_eq!(tracer.refresh()?, 1);
 /// assert_eq!(tracer.operators(), ["demo::neg"]);
+/// assert_eq!((tracer.feature(), tracer.scope()), ("Tracer", &"demo".into()));
+/// tracer.forget(); // in force for the life of the dispatcher
+/// assert!(d.find("demo::neg", "")?.keys_with_kernels().contains(&DispatchKey::Tracer));
 /// # Ok::<(), Error>(())
 /// ```
 #[must_use = "dropping an Installed undoes its registrations at once"]

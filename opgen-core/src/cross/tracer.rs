@@ -126,6 +126,13 @@ fn trace_kernel<T: Tensor>(
 }
 
 /// A value in a [`Trace`].
+///
+/// ```
+/// use opgen_core::cross::TraceValue;
+/// let list = TraceValue::List(vec![TraceValue::Tensor(3), TraceValue::None]);
+/// assert_eq!(list.to_string(), "[%3, None]");
+/// assert_eq!(TraceValue::Constant("True".into()).to_string(), "True");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum TraceValue {
     /// A tensor, by its number (`%3`).
@@ -139,6 +146,34 @@ pub enum TraceValue {
 }
 
 /// One recorded call.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use opgen_core::cross::*;
+/// # use opgen_core::dispatch::*;
+/// # #[derive(Clone)] struct MyTensor(Arc<Vec<i64>>);
+/// # impl Tensor for MyTensor {
+/// #     fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() }
+/// #     fn sizes(&self) -> Result<Vec<i64>, Error> { Ok(vec![self.0.len() as i64]) }
+/// #     fn is_same(&self, other: &Self) -> Result<bool, Error> { Ok(Arc::ptr_eq(&self.0, &other.0)) }
+/// # }
+/// # let d = Dispatcher::new();
+/// # let lib = d.library("demo")?;
+/// # let _def = lib.def("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?;
+/// # let _cpu = lib.impl_("add", DispatchKey::CPU, |a: &MyTensor, _: &MyTensor, _: Scalar| MyTensor(Arc::new(a.0.to_vec())))?;
+/// # let _tracer = install_tracer::<MyTensor>(&d, "demo")?;
+/// # let add = d.typed::<_, (&MyTensor, &MyTensor, Scalar), MyTensor>("demo::add", "")?;
+/// let (x, y) = (MyTensor(Arc::new(vec![1, 2])), MyTensor(Arc::new(vec![3, 4])));
+/// let tracing = start_tracing::<MyTensor>();
+/// add.call(&x, &y, Scalar::Int(2));
+/// let trace = tracing.finish();
+/// let node = &trace.nodes()[0];
+/// assert_eq!(node.operator, "demo::add");
+/// assert_eq!(node.inputs[2], (Some("alpha".to_string()), TraceValue::Constant("2".into())));
+/// assert_eq!(node.outputs, [TraceValue::Tensor(2)]);
+/// assert_eq!((trace.inputs(), trace.shape(2)), (&[0, 1][..], Some(&[2][..])));
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceNode {
     /// The operator, `ns::op.overload`.
@@ -461,6 +496,34 @@ pub fn start_tracing<T: Tensor>() -> TracingGuard<T> {
 
 /// A trace being recorded on this thread (see [`start_tracing`]). Dropping it discards the
 /// trace; [`TracingGuard::finish`] returns it.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use opgen_core::cross::*;
+/// # use opgen_core::dispatch::*;
+/// # #[derive(Clone)] struct MyTensor(Arc<Vec<i64>>);
+/// # impl Tensor for MyTensor {
+/// #     fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() }
+/// #     fn sizes(&self) -> Result<Vec<i64>, Error> { Ok(vec![self.0.len() as i64]) }
+/// #     fn is_same(&self, other: &Self) -> Result<bool, Error> { Ok(Arc::ptr_eq(&self.0, &other.0)) }
+/// # }
+/// # let d = Dispatcher::new();
+/// # let lib = d.library("demo")?;
+/// # let _def = lib.def("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?;
+/// # let _cpu = lib.impl_("add", DispatchKey::CPU, |a: &MyTensor, _: &MyTensor, _: Scalar| MyTensor(Arc::new(a.0.to_vec())))?;
+/// # let _tracer = install_tracer::<MyTensor>(&d, "demo")?;
+/// # let add = d.typed::<_, (&MyTensor, &MyTensor, Scalar), MyTensor>("demo::add", "")?;
+/// let (x, y) = (MyTensor(Arc::new(vec![1])), MyTensor(Arc::new(vec![2])));
+/// let tracing = start_tracing::<MyTensor>();
+/// tracing.input(&y)?; // `y` is %0, whatever the order of use
+/// add.call(&x, &y, Scalar::Int(1));
+/// assert_eq!(tracing.trace()?.nodes().len(), 1);
+/// assert_eq!(
+///     tracing.finish().to_string(),
+///     "graph(%0 : [1], %1 : [1]):\n  %2 : [1] = demo::add(%1, %0, alpha=1)\n"
+/// );
+/// # Ok::<(), Error>(())
+/// ```
 #[must_use = "the trace is recorded only while the guard lives"]
 pub struct TracingGuard<T: Tensor> {
     level: usize,
