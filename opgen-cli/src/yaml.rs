@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use opgen_core::catalog::{self, EntryFacts};
-use opgen_core::native::{self, LoadError, NativeFunction, NativeFunctions};
+use opgen_core::catalog;
+use opgen_core::native::{self, LoadError, NativeFunctions};
 use opgen_core::schema::Rule;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::read;
 
@@ -177,63 +177,8 @@ pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     }
 }
 
-/// The whole catalog of a loaded file.
+/// The whole catalog of a loaded file (the same code and format as the runtime catalog,
+/// `Dispatcher::catalog_json`).
 pub fn catalog_json(nf: &NativeFunctions) -> Value {
-    let functions: Vec<Value> = nf.functions().iter().map(function_json).collect();
-    let name = |f: &NativeFunction| f.func.name.full_name();
-    let groups: Vec<Value> = nf
-        .groups()
-        .map(|g| {
-            json!({
-                "functional": name(g.functional),
-                "inplace": g.inplace.map(name),
-                "out": name(g.out),
-                "mutable": g.mutable.map(name),
-                "structured": g.structured,
-            })
-        })
-        .collect();
-    let view_groups: Vec<Value> = nf
-        .view_groups()
-        .map(|v| {
-            json!({
-                "view": name(v.view),
-                "view_inplace": v.view_inplace.map(name),
-                "view_copy": v.view_copy.map(name),
-            })
-        })
-        .collect();
-    json!({ "functions": functions, "groups": groups, "view_groups": view_groups })
-}
-
-fn function_json(f: &NativeFunction) -> Value {
-    let namespace = (f.namespace != "aten").then(|| f.namespace.clone());
-    let func = match &namespace {
-        Some(ns) => format!("{ns}::{}", f.func),
-        None => f.func.to_string(),
-    };
-    let mut variants = Vec::new();
-    if f.variants.function {
-        variants.push("function".to_string());
-    }
-    if f.variants.method {
-        variants.push("method".to_string());
-    }
-    let mut dispatch_keys: Vec<String> = f
-        .dispatch
-        .entries
-        .iter()
-        .map(|(k, _)| k.name().to_string())
-        .collect();
-    dispatch_keys.sort();
-    let facts = EntryFacts {
-        namespace,
-        variants,
-        structured: f.structured,
-        structured_delegate: f.structured_delegate.as_ref().map(|d| d.full_name()),
-        dispatch_keys,
-        tags: f.tags.iter().cloned().collect(),
-        generated: f.is_generated,
-    };
-    catalog::function_json(&func, &f.func, &facts)
+    catalog::native_catalog_json(nf)
 }

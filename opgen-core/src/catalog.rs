@@ -1,11 +1,17 @@
 //! The operator catalog as JSON: one format for `opgen json FILE.yaml` and for a running
 //! program's registered operators (the counterpart of torchgen's declarations dump).
 //!
-//! A catalog is `{"functions": [...], "groups": [...], "view_groups": [...]}`. Each function
-//! is [`function_json`]'s object; see the README for every field.
+//! A yaml file's catalog ([`native_catalog_json`]) is `{"functions": [...], "groups":
+//! [...], "view_groups": [...]}`; a dispatcher's ([`Dispatcher::catalog_json`]) is
+//! `{"functions": [...], "fallbacks": [...]}`. Each function is [`function_json`]'s object
+//! in both, built from the schema and the [`EntryFacts`] of the yaml entry
+//! ([`native_function_json`]) or of the registered operator ([`operator_json`]); see the
+//! README for every field.
 
 use serde_json::{Map, Value, json};
 
+use crate::dispatch::{DispatchKey, Dispatcher, OperatorHandle};
+use crate::native::{NativeFunction, NativeFunctions, Tags, Variants, implicit_tags};
 use crate::schema::{Argument, Return, Schema};
 
 /// Facts about an operator that come from its entry (yaml fields or macro attributes, or
@@ -14,8 +20,9 @@ use crate::schema::{Argument, Return, Schema};
 pub struct EntryFacts {
     /// The namespace written as a `ns::` prefix of the schema, if any.
     pub namespace: Option<String>,
-    /// `function`, `method`, in that order, as present.
-    pub variants: Vec<String>,
+    /// `function`, `method`, in that order, as present; `None` when not known (an operator
+    /// registered without [`Library::def_with_variants`](crate::dispatch::Library::def_with_variants)).
+    pub variants: Option<Vec<String>>,
     /// `structured: True`.
     pub structured: bool,
     /// The `structured_delegate`, as `name.overload`.
@@ -83,15 +90,206 @@ pub fn function_json(func: &str, schema: &Schema, entry: &EntryFacts) -> Value {
         schema.returns.iter().map(return_json).collect(),
     );
     m.insert("variants".into(), entry.variants.clone().into());
+    let is_method = (entry.variants.iter().flatten()).any(|v| v == "method");
+    m.insert(
+        "is_factory".into(),
+        (schema.has_tensor_options() && !is_method).into(),
+    );
     m.insert("structured".into(), entry.structured.into());
     m.insert(
         "structured_delegate".into(),
         entry.structured_delegate.clone().into(),
     );
     m.insert("dispatch_keys".into(), entry.dispatch_keys.clone().into());
+    let has_key = |keys: &[DispatchKey]| {
+        (entry.dispatch_keys.iter()).any(|k| keys.iter().any(|key| key.name() == k))
+    };
+    m.insert(
+        "has_math_kernel".into(),
+        has_key(&[DispatchKey::CompositeImplicitAutograd]).into(),
+    );
+    m.insert(
+        "has_composite_kernel".into(),
+        has_key(&COMPOSITE_KEYS).into(),
+    );
     m.insert("tags".into(), entry.tags.clone().into());
     m.insert("generated".into(), entry.generated.into());
     Value::Object(m)
+}
+
+/// The alias keys whose kernels are composite (they serve several runtime keys).
+const COMPOSITE_KEYS: [DispatchKey; 4] = [
+    DispatchKey::CompositeImplicitAutograd,
+    DispatchKey::CompositeImplicitAutogradNestedTensor,
+    DispatchKey::CompositeExplicitAutograd,
+    DispatchKey::CompositeExplicitAutogradNonFunctional,
+];
+
+/// `["function", "method"]`, as present.
+fn variant_names(variants: Variants) -> Vec<String> {
+    let mut names = Vec::new();
+    if variants.function {
+        names.push("function".to_string());
+    }
+    if variants.method {
+        names.push("method".to_string());
+    }
+    names
+}
+
+/// `func` as the catalog shows it: the schema, with `ns::` before it outside `aten` (the
+/// default namespace of `native_functions.yaml`, shown as a `null` namespace).
+fn qualified(namespace: Option<&str>, schema: &Schema) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}::{schema}"),
+        None => schema.to_string(),
+    }
+}
+
+/// The JSON object of a yaml entry (or a generated variant): what `opgen json` prints.
+///
+/// ```
+/// use opgen_core::catalog::native_function_json;
+/// use opgen_core::native::load_native_functions;
+/// let yaml = "- func: neg(Tensor self) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU: neg_cpu\n";
+/// let nf = load_native_functions(yaml, "").unwrap();
+/// let json = native_function_json(&nf.functions()[0]);
+/// assert_eq!(json["variants"], serde_json::json!(["function", "method"]));
+/// assert_eq!(json["dispatch_keys"], serde_json::json!(["CPU"]));
+/// ```
+pub fn native_function_json(f: &NativeFunction) -> Value {
+    let namespace = (f.namespace != "aten").then(|| f.namespace.clone());
+    let func = qualified(namespace.as_deref(), &f.func);
+    let mut dispatch_keys: Vec<String> = (f.dispatch.entries.iter())
+        .map(|(k, _)| k.name().to_string())
+        .collect();
+    dispatch_keys.sort();
+    let facts = EntryFacts {
+        namespace,
+        variants: Some(variant_names(f.variants)),
+        structured: f.structured,
+        structured_delegate: f.structured_delegate.as_ref().map(|d| d.full_name()),
+        dispatch_keys,
+        tags: f.tags.iter().cloned().collect(),
+        generated: f.is_generated,
+    };
+    function_json(&func, &f.func, &facts)
+}
+
+/// The catalog of a loaded yaml file: `{"functions": [...], "groups": [...],
+/// "view_groups": [...]}`, what `opgen json FILE.yaml` prints.
+///
+/// ```
+/// use opgen_core::catalog::native_catalog_json;
+/// use opgen_core::native::load_native_functions;
+/// let nf = load_native_functions("- func: neg(Tensor self) -> Tensor\n", "").unwrap();
+/// let doc = native_catalog_json(&nf);
+/// assert_eq!(doc["functions"][0]["has_math_kernel"], true);
+/// assert_eq!(doc["groups"], serde_json::json!([]));
+/// ```
+pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
+    let functions: Vec<Value> = nf.functions().iter().map(native_function_json).collect();
+    let name = |f: &NativeFunction| f.func.name.full_name();
+    let groups: Vec<Value> = (nf.groups())
+        .map(|g| {
+            json!({
+                "functional": name(g.functional),
+                "inplace": g.inplace.map(name),
+                "out": name(g.out),
+                "mutable": g.mutable.map(name),
+                "structured": g.structured,
+            })
+        })
+        .collect();
+    let view_groups: Vec<Value> = (nf.view_groups())
+        .map(|v| {
+            json!({
+                "view": name(v.view),
+                "view_inplace": v.view_inplace.map(name),
+                "view_copy": v.view_copy.map(name),
+            })
+        })
+        .collect();
+    json!({ "functions": functions, "groups": groups, "view_groups": view_groups })
+}
+
+/// The JSON object of an operator registered in `dispatcher` (`None` without a `def`), in
+/// the format of [`native_function_json`]. The registry knows less than a yaml entry:
+/// `variants` is `null` unless recorded with
+/// [`Library::def_with_variants`](crate::dispatch::Library::def_with_variants);
+/// `dispatch_keys` are the keys with a kernel registered (fallthroughs left out); `tags` are
+/// the ones torchgen adds from the schema ([`implicit_tags`]); `structured` and `generated`
+/// are `false` and `structured_delegate` is `null`.
+///
+/// ```
+/// use opgen_core::catalog::operator_json;
+/// # use opgen_core::dispatch::*;
+/// # #[derive(Clone)] struct MyTensor;
+/// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() } }
+/// let d = Dispatcher::new();
+/// let lib = d.library("demo")?;
+/// let _def = lib.def("neg(Tensor self) -> Tensor")?;
+/// let _cpu = lib.impl_("neg", DispatchKey::CPU, |t: &MyTensor| t.clone())?;
+/// let json = operator_json(&d, &d.find("demo::neg", "")?).unwrap();
+/// assert_eq!(json["func"], "demo::neg(Tensor self) -> Tensor");
+/// assert_eq!(json["dispatch_keys"], serde_json::json!(["CPU"]));
+/// assert_eq!(json["variants"], serde_json::Value::Null);
+/// # Ok::<(), Error>(())
+/// ```
+pub fn operator_json(dispatcher: &Dispatcher, op: &OperatorHandle) -> Option<Value> {
+    let mut schema = (*op.schema()?).clone();
+    schema.name.namespace = None;
+    let namespace = (op.namespace() != "aten").then(|| op.namespace().to_string());
+    let func = qualified(namespace.as_deref(), &schema);
+    let mut dispatch_keys: Vec<String> = (dispatcher.kernels_of(&op.to_string()).iter())
+        .map(|(key, _)| key.name().to_string())
+        .collect();
+    dispatch_keys.sort();
+    let declared = Tags::pytorch();
+    let mut tags: Vec<String> = (implicit_tags(op.namespace(), &schema).into_iter())
+        .filter(|t| declared.contains(t))
+        .map(str::to_string)
+        .collect();
+    tags.sort();
+    let facts = EntryFacts {
+        namespace,
+        variants: op.variants().map(variant_names),
+        structured: false,
+        structured_delegate: None,
+        dispatch_keys,
+        tags,
+        generated: false,
+    };
+    Some(function_json(&func, &schema, &facts))
+}
+
+impl Dispatcher {
+    /// The catalog of every operator with a `def`, by name: `{"functions": [...],
+    /// "fallbacks": [...]}`, each function as [`operator_json`] gives it (the format of
+    /// `opgen json`), each fallback `{"key": "PrivateUse1", "fallthrough": false}`.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// let _def = lib.def("add_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")?;
+    /// let _fallback = d.impls("_").fallback_fallthrough(DispatchKey::AutogradCPU)?;
+    /// let catalog = d.catalog_json();
+    /// let add_ = &catalog["functions"][0];
+    /// assert_eq!((add_["kind"].as_str(), add_["inplace"].as_bool()), (Some("inplace"), Some(true)));
+    /// assert_eq!(add_["tags"], serde_json::json!(["inplace"]));
+    /// assert_eq!(catalog["fallbacks"], serde_json::json!([{"key": "AutogradCPU", "fallthrough": true}]));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn catalog_json(&self) -> Value {
+        let functions: Vec<Value> = (self.operators().iter())
+            .filter_map(|op| operator_json(self, op))
+            .collect();
+        let fallbacks: Vec<Value> = (self.fallbacks().into_iter())
+            .map(|(key, _, fallthrough)| json!({ "key": key.name(), "fallthrough": fallthrough }))
+            .collect();
+        json!({ "functions": functions, "fallbacks": fallbacks })
+    }
 }
 
 fn argument_json(a: &Argument) -> Value {
@@ -112,3 +310,6 @@ fn return_json(r: &Return) -> Value {
         "annotation": r.annotation.as_ref().map(|x| x.to_string()),
     })
 }
+
+#[cfg(test)]
+mod tests;

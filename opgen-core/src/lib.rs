@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+pub mod cross;
 pub mod dispatch;
 pub mod native;
 pub mod plan;

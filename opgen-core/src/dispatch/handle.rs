@@ -53,6 +53,20 @@ impl OperatorHandle {
         self.table().info.as_ref().map(|info| info.schema.clone())
     }
 
+    /// The variants recorded with [`Library::def_with_variants`](super::Library::def_with_variants),
+    /// if any.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// let d = Dispatcher::new();
+    /// let _def = d.library("demo")?.def("neg(Tensor self) -> Tensor")?;
+    /// assert_eq!(d.find("demo::neg", "")?.variants(), None);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn variants(&self) -> Option<crate::native::Variants> {
+        self.table().info.as_ref().and_then(|info| info.variants)
+    }
+
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {

@@ -117,7 +117,36 @@ impl Library {
             }
             .into());
         }
-        self.inner.def(&self.namespace, schema, site)
+        self.inner.def(&self.namespace, schema, None, site)
+    }
+
+    /// [`Library::def`], recording the operator's variants (a free function, a method) for
+    /// the runtime catalog ([`Dispatcher::catalog_json`]); the dispatcher knows them only
+    /// when they are recorded this way.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// use opgen_core::native::Variants;
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// let _def = lib.def_with_variants("neg(Tensor self) -> Tensor", Variants { function: true, method: true })?;
+    /// assert_eq!(d.find("demo::neg", "")?.variants(), Some(Variants { function: true, method: true }));
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[track_caller]
+    pub fn def_with_variants(
+        &self,
+        schema: &str,
+        variants: crate::native::Variants,
+    ) -> Result<Registration, Error> {
+        if self.kind == LibraryKind::Impl {
+            return Err(ErrorKind::DefInImplLibrary {
+                namespace: self.namespace.clone(),
+                site: Location::caller(),
+            }
+            .into());
+        }
+        (self.inner).def(&self.namespace, schema, Some(variants), Location::caller())
     }
 
     /// Registers `kernel` for the operator `name` at `key` (a runtime or an alias key).

@@ -23,6 +23,9 @@ pub(crate) struct OpInfo {
     /// The same positions as bits, when there are some and all are below 64; else `None`.
     pub(crate) tensor_mask: Option<NonZeroU64>,
     pub(crate) num_args: usize,
+    /// The variants given with [`Library::def_with_variants`](super::Library::def_with_variants),
+    /// for the catalog; `None` when not recorded.
+    pub(crate) variants: Option<crate::native::Variants>,
 }
 
 impl OpInfo {
@@ -41,6 +44,7 @@ impl OpInfo {
             tensor_args,
             tensor_mask,
             schema,
+            variants: None,
         }
     }
 }

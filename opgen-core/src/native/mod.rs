@@ -44,7 +44,7 @@ pub use entry::{
 pub(crate) use fields::split_trimmed;
 pub use keys::{Field, ScalarType, UfuncKey};
 pub use load::LoadError;
-pub use tags::Tags;
+pub use tags::{Tags, implicit_tags};
 
 use group::{GroupIds, Item};
 use load::{SourceFile, position};

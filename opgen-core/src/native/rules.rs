@@ -208,19 +208,10 @@ fn check_tags(names: &[String], tags: &Tags, diag: &mut Diag) -> BTreeSet<String
 }
 
 fn add_implicit_tags(f: &mut NativeFunction, tags: &Tags) {
-    let mut add = |t: &str| {
-        if tags.contains(t) {
-            f.tags.insert(t.to_string());
+    for tag in super::tags::implicit_tags(&f.namespace, &f.func) {
+        if tags.contains(tag) {
+            f.tags.insert(tag.to_string());
         }
-    };
-    if f.namespace == "aten" {
-        add("pt2_compliant_tag");
-    }
-    if f.func.is_out_fn() {
-        add("out");
-    }
-    if f.func.name.name.inplace {
-        add("inplace");
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::schema::Rule;
+use crate::schema::{Rule, Schema};
 
 use super::load::{LoadError, SourceFile};
 use super::yaml::{self, Node, NodeKind};
@@ -37,6 +37,31 @@ const PYTORCH_TAGS: [&str; 20] = [
     "reduction",
     "view_copy",
 ];
+
+/// The tags torchgen adds to an entry of `namespace` with `schema` (when `tags.yaml`
+/// declares them): `pt2_compliant_tag` in `aten`, `out` for out functions, `inplace` for
+/// in-place names. The yaml loader and the runtime catalog both use it.
+///
+/// ```
+/// use opgen_core::native::implicit_tags;
+/// use opgen_core::schema::parse_schema;
+/// let schema = parse_schema("add_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)").unwrap();
+/// assert_eq!(implicit_tags("aten", &schema), ["pt2_compliant_tag", "inplace"]);
+/// assert_eq!(implicit_tags("vision", &schema), ["inplace"]);
+/// ```
+pub fn implicit_tags(namespace: &str, schema: &Schema) -> Vec<&'static str> {
+    let mut tags = Vec::new();
+    if namespace == "aten" {
+        tags.push("pt2_compliant_tag");
+    }
+    if schema.is_out_fn() {
+        tags.push("out");
+    }
+    if schema.name.name.inplace {
+        tags.push("inplace");
+    }
+    tags
+}
 
 impl Tags {
     /// A tag set from names.

@@ -148,6 +148,7 @@ impl Inner {
         self: &Arc<Self>,
         namespace: &str,
         text: &str,
+        variants: Option<crate::native::Variants>,
         site: Site,
     ) -> Result<Registration, Error> {
         let schema = parse_schema(text).map_err(|errors| ErrorKind::InvalidSchema {
@@ -204,7 +205,10 @@ impl Inner {
         }
         op.def = Some(DefReg {
             id,
-            info: Arc::new(OpInfo::new(Arc::new(schema))),
+            info: Arc::new(OpInfo {
+                variants,
+                ..OpInfo::new(Arc::new(schema))
+            }),
             site,
         });
         registry.rebuild_op(&key);
