@@ -19,6 +19,7 @@ pub mod dispatch;
 pub mod native;
 pub mod plan;
 pub mod schema;
+pub mod structured;
 pub mod validate;
 
 #[cfg(feature = "codegen")]
