@@ -90,6 +90,10 @@ pub trait StructuredOp: 'static {
     /// precomputed replacements, `&Base` first with `structured_inherits`, returning
     /// `Result<(), Error>`.
     type Impl: Copy + Send + Sync + 'static;
+    /// The impl's parameters returning `R`: the function of an impl, with its own return
+    /// type as `R`, coerces to it exactly (no auto-borrowing), which is the compile-time
+    /// check of the impl's signature.
+    type ImplSignature<R>;
     /// The out operator, `ns::name.overload` (`aten::add.out`).
     const OPERATOR: &'static str;
     /// The names of its outputs (its out arguments), in order.
@@ -118,6 +122,7 @@ pub trait StructuredOp: 'static {
 ///     type Tensor = MyTensor;
 ///     type Base = ();
 ///     type Impl = fn(&MyTensor, &mut MyTensor) -> Result<(), Error>;
+///     type ImplSignature<R> = fn(&MyTensor, &mut MyTensor) -> R;
 ///     const OPERATOR: &'static str = "demo::neg.out";
 ///     const OUTPUTS: &'static [&'static str] = &["out"];
 ///     fn register_out(lib: &Library, key: DispatchKey, imp: Option<Self::Impl>, site: Site)

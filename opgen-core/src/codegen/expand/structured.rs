@@ -324,6 +324,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
             type Tensor = #tensor;
             type Base = #base;
             type Impl = fn(#(#impl_types),*) -> ::core::result::Result<(), #rt::dispatch::Error>;
+            type ImplSignature<R> = fn(#(#impl_types),*) -> R;
             const OPERATOR: &'static str = #operator;
             const OUTPUTS: &'static [&'static str] = &[#(#names),*];
 
@@ -608,12 +609,22 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
     );
     let (namespace, name) = (string(namespace), string(&name.full_name()));
     let impl_ty = quote_spanned!(at=> <#marker as #rt::structured::StructuredOp>::Impl);
+    let written: syn::Type = kernel
+        .output
+        .written
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(()));
+    let exact =
+        quote_spanned!(at=> <#marker as #rt::structured::StructuredOp>::ImplSignature<#written>);
     quote! {
         #tokens
         #[doc(hidden)]
         const _: () = {
             let _ = #rt::__private::VERSION_0_1_0;
 
+            // The kernel coerces to the impl's exact signature, so a parameter of another
+            // type (even `&` for `&mut`) is a type error at the kernel.
+            const _: #exact = #k;
             const __OPGEN_IMPL: #impl_ty = |#(#params),*| #call;
 
             #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
