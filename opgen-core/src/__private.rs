@@ -147,6 +147,70 @@ impl fmt::Debug for Registration {
 #[linkme::distributed_slice]
 pub static REGISTRATIONS: [Registration];
 
+/// A registration that needs every kernel of the program first: the kernels of a
+/// structured delegate, at the keys where its out operator has impls.
+/// [`Dispatcher::global`] runs these after all [`REGISTRATIONS`], then derives the
+/// wrappers of `opgen_core::structured::derive_wrappers`.
+pub struct Deferred {
+    /// The operator's namespace (`aten`).
+    pub namespace: &'static str,
+    /// The operator's full name without namespace (`add.Tensor`).
+    pub name: &'static str,
+    /// `file!()` of the annotated item.
+    pub file: &'static str,
+    /// `line!()` of the annotated item.
+    pub line: u32,
+    /// The registration site shown in the dispatcher's messages.
+    pub site: Site,
+    /// Registers the kernels with a library of the namespace.
+    pub register: fn(&Library, Site) -> Result<Vec<crate::dispatch::Registration>, Error>,
+}
+
+impl fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Deferred")
+            .field(
+                "operator",
+                &format_args!("{}::{}", self.namespace, self.name),
+            )
+            .field("site", &format_args!("{}:{}", self.file, self.line))
+            .finish()
+    }
+}
+
+/// Every [`Deferred`] registration of every crate linked into the program.
+#[linkme::distributed_slice]
+pub static DEFERRED: [Deferred];
+
+/// The result of a structured impl (`()` or `Result<(), E>`), as the impl's
+/// function-pointer type returns it.
+#[diagnostic::on_unimplemented(
+    message = "a structured impl returns `()` or `Result<(), E>` with `E: Into<opgen::Error>`, not `{Self}`",
+    note = "the impl writes into its out arguments; the meta function decides shapes and dtypes"
+)]
+pub trait ImplResult {
+    /// As a `Result`.
+    fn into_impl_result(self) -> Result<(), Error>;
+}
+
+impl ImplResult for () {
+    #[inline]
+    fn into_impl_result(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl<E: Into<Error>> ImplResult for Result<(), E> {
+    #[inline]
+    fn into_impl_result(self) -> Result<(), Error> {
+        self.map_err(Into::into)
+    }
+}
+
+/// Requires a structured marker: generated with the span of the `op` or
+/// `structured_delegate` literal, so that a marker that is not one is reported there.
+pub const fn assert_structured<S: crate::structured::StructuredOp>() {}
+
 /// A typed handle of an operator of the global dispatcher, looked up on the first successful
 /// [`OnceOp::get`] and kept for the life of the program. A failed lookup is not cached, so
 /// an operator registered later is found later.

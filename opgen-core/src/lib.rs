@@ -20,6 +20,7 @@ pub mod dispatch;
 pub mod native;
 pub mod plan;
 pub mod schema;
+pub mod structured;
 pub mod testing;
 pub mod validate;
 

@@ -85,4 +85,5 @@ pub mod prelude {
         Device, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout, Scalar, ScalarType,
         Stack, Tensor, TensorOptions, TypedOperator,
     };
+    pub use opgen_core::structured::StructuredMeta;
 }

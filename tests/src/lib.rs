@@ -6,7 +6,10 @@
 //! every route; `opgen-tests-ext` adds kernels and operators from another crate, and
 //! `opgen-tests-static` defines operators in static-dispatch mode.
 
+mod dense;
 pub mod ops;
+pub mod structured;
 mod tensor;
 
+pub use dense::{DenseTensor, contiguous_strides, is_integral};
 pub use tensor::{TestTensor, broadcast_shapes, numel, zip_with};

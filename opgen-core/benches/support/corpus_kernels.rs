@@ -15,7 +15,11 @@ pub fn corpus_case(index: usize, f: &NativeFunction) -> (String, String) {
         _ => "function",
     };
     push("variants", variants.to_string());
-    if f.dispatch.origin == DispatchOrigin::Explicit && !f.dispatch.entries.is_empty() {
+    // A structured entry's keys belong to its impls; the attribute is on the meta function.
+    if f.dispatch.origin == DispatchOrigin::Explicit
+        && !f.dispatch.entries.is_empty()
+        && !f.structured
+    {
         let keys: Vec<&str> = f.dispatch.keys().map(|k| k.name()).collect();
         push("dispatch", keys.join(", "));
     }
@@ -95,15 +99,33 @@ pub fn corpus_case(index: usize, f: &NativeFunction) -> (String, String) {
     }
     let mentions_tensor = f.func.arguments.iter().any(|a| a.ty.is_tensor_like())
         || f.func.returns.iter().any(|r| r.ty.is_tensor_like());
-    if !mentions_tensor {
+    // A delegate's API names the tensor type (it has no kernel to find it in).
+    if !mentions_tensor || f.structured_delegate.is_some() {
         args.push("tensor = \"MyTensor\"".to_string());
     }
     let sig = dispatcher_signature(&f.func);
-    let params: Vec<String> = sig
+    let mut params: Vec<String> = sig
         .arguments
         .iter()
         .map(|a| format!("{}: {}", a.name, a.ty.display_with("MyTensor")))
         .collect();
+    if f.structured {
+        // The meta function: `&mut StructuredMeta` first, the inputs, the precompute struct.
+        params.truncate(f.func.out_start());
+        params.insert(
+            0,
+            "meta: &mut opgen_core::structured::StructuredMeta<'_, MyTensor>".to_string(),
+        );
+        let ret = match &f.precomputed {
+            Some(_) => opgen_core::plan::precompute_struct_name(&f.func.name),
+            None => "()".to_string(),
+        };
+        let kernel = format!(
+            "fn kernel_{index}({}) -> {ret} {{ ::core::panic!(\"expanded, never run\") }}",
+            params.join(", ")
+        );
+        return (args.join(", "), kernel);
+    }
     let kernel = format!(
         // The body is never parsed nor run: only the signature matters to the expansion.
         "fn kernel_{index}({}) -> {} {{ ::core::panic!(\"expanded, never run\") }}",

@@ -20,8 +20,15 @@ pub struct Options {
     /// The keys this kernel is registered for, comma-separated (default
     /// `CompositeImplicitAutograd`).
     pub dispatch: Option<LitStr>,
-    /// `structured = true` on a structured out kernel.
+    /// `structured` (or `structured = true`): on the meta function of a structured out
+    /// operator (with its schema), or on an impl (with `op`).
+    #[darling(default, with = flag)]
     pub structured: Option<LitBool>,
+    /// `composite_from_out` on a structured delegate: also register
+    /// `CompositeExplicitAutograd` kernels that call the out operator through the
+    /// dispatcher (docs/STRUCTURED.md).
+    #[darling(default, with = flag)]
+    pub composite_from_out: Option<LitBool>,
     /// The structured out operator this one delegates to.
     pub structured_delegate: Option<LitStr>,
     /// The meta struct's base.
@@ -62,6 +69,15 @@ pub struct Options {
     pub op: Option<LitStr>,
     /// The tensor type, when no parameter or return names it.
     pub tensor: Option<LitStr>,
+}
+
+/// A boolean option written as a bare word (`structured`) or with a value
+/// (`structured = true`); the bare word's span stands for the value's.
+fn flag(meta: &syn::Meta) -> darling::Result<Option<LitBool>> {
+    match meta {
+        syn::Meta::Path(path) => Ok(Some(LitBool::new(true, syn::spanned::Spanned::span(path)))),
+        other => LitBool::from_meta(other).map(Some),
+    }
 }
 
 /// How methods are attached.
@@ -390,7 +406,10 @@ fn check_name(lit: &LitStr, diag: &mut Diagnostics) {
 fn check_kernel_only_options(o: &Options, diag: &mut Diagnostics) {
     let definition: [(&str, Option<Span>); 18] = [
         ("variants", o.variants.as_ref().map(LitStr::span)),
-        ("structured", o.structured.as_ref().map(LitBool::span)),
+        (
+            "composite_from_out",
+            o.composite_from_out.as_ref().map(LitBool::span),
+        ),
         (
             "structured_delegate",
             o.structured_delegate.as_ref().map(LitStr::span),

@@ -37,13 +37,19 @@ pub(crate) struct Definition {
 impl Input {
     /// The check stage. Returns what the expansion needs, or every problem found.
     pub(crate) fn check(&self) -> syn::Result<Checked<'_>> {
+        let mut diag = Diagnostics::default();
+        self.check_structured_options(&mut diag);
         let (Some(schema), Some(text)) = (&self.schema, &self.text) else {
-            return Ok(Checked {
+            if let Some(flag) = &self.options.structured
+                && flag.value
+            {
+                super::structured::check_impl(self, flag, &mut diag);
+            }
+            return diag.finish(Checked {
                 input: self,
                 def: None,
             });
         };
-        let mut diag = Diagnostics::default();
         let namespace = self.namespace(schema, &mut diag);
         let (fields, lists) = self.entry_fields(text);
         let function = match NativeFunction::from_fields(&fields, pytorch_tags()) {
@@ -124,14 +130,20 @@ impl Input {
             defaults.push(expr);
         }
         let canonical = function.func.to_string();
-        let signature = check_signature(
-            &function.func,
-            &canonical,
-            &at,
-            &self.kernel,
-            self.tensor.as_ref(),
-            &mut diag,
-        );
+        let signature = if function.structured {
+            super::structured::check_meta(self, &function, &canonical, &at, &mut diag)
+        } else if function.structured_delegate.is_some() {
+            super::structured::check_delegate(self, &function, &self.rt, &mut diag)
+        } else {
+            check_signature(
+                &function.func,
+                &canonical,
+                &at,
+                &self.kernel,
+                self.tensor.as_ref(),
+                &mut diag,
+            )
+        };
         let def = signature.map(|signature| Definition {
             function,
             namespace,
@@ -146,6 +158,28 @@ impl Input {
             None => diag.finish(()).and(Err(super::diag::internal(
                 "the signature check failed without an error",
             ))),
+        }
+    }
+
+    /// A body-less function is a delegate's; `composite_from_out` is a delegate's option.
+    fn check_structured_options(&self, diag: &mut Diagnostics) {
+        let delegate = self.options.structured_delegate.is_some();
+        if self.kernel.bodyless && !delegate {
+            diag.at(
+                self.kernel.ident(),
+                format!(
+                    "kernel `{}` has no body; only a structured delegate                      (`structured_delegate = \"name.out\"`) is written without one",
+                    self.kernel.ident()
+                ),
+            );
+        }
+        if let Some(flag) = &self.options.composite_from_out
+            && !delegate
+        {
+            diag.at(
+                flag,
+                "`composite_from_out` derives composite kernels of a structured delegate from its                  out operator; add `structured_delegate = \"name.out\"`, or remove it",
+            );
         }
     }
 

@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 
 use super::diag::Diagnostics;
 
-pub(crate) use fit::type_string;
+pub(crate) use fit::{last_ident, type_args, type_string};
 pub(crate) use infer::infer_schema;
 pub(crate) use signature::{Assertion, Output, Signature, check_signature};
 
@@ -33,9 +33,13 @@ pub struct Kernel {
     /// The return type: `value` is the type of the returns (`None` for a missing `-> …`),
     /// inside a `Result` when `fallible`.
     pub(crate) output: KernelOutput,
+    /// Written without a body (`fn add();`): only structured delegates, which the macro
+    /// consumes.
+    pub(crate) bodyless: bool,
 }
 
 /// One parameter of the kernel.
+#[derive(Clone)]
 pub(crate) struct Param {
     /// The parameter's name when its pattern is an identifier (`self_`).
     pub name: Option<syn::Ident>,
@@ -45,6 +49,7 @@ pub(crate) struct Param {
 }
 
 /// What the kernel returns.
+#[derive(Clone)]
 pub(crate) struct KernelOutput {
     /// The type inside `Result<…>`, or the type returned; `None` for no `-> …`.
     pub value: Option<syn::Type>,
@@ -83,10 +88,11 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
         )
     };
     let mut head: Vec<TokenTree> = item.clone().into_iter().collect();
-    match head.pop() {
-        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {}
+    let bodyless = match head.pop() {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => false,
+        Some(TokenTree::Punct(p)) if p.as_char() == ';' => true,
         _ => return Err(not_a_function()),
-    }
+    };
     head.push(TokenTree::Group(Group::new(
         Delimiter::Brace,
         TokenStream2::new(),
@@ -166,7 +172,25 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
         key_set,
         params,
         output,
+        bodyless,
     })
+}
+
+impl Kernel {
+    /// The same function seen with other parameters and output (the meta function without
+    /// its `StructuredMeta` parameter, checked like a kernel of the out operator's inputs).
+    pub(crate) fn with_params(&self, params: Vec<Param>, output: KernelOutput) -> Kernel {
+        Kernel {
+            attrs: self.attrs.clone(),
+            vis: self.vis.clone(),
+            sig: self.sig.clone(),
+            tokens: TokenStream2::new(),
+            key_set: None,
+            params,
+            output,
+            bodyless: self.bodyless,
+        }
+    }
 }
 
 fn first_tokens(item: TokenStream2) -> TokenStream2 {

@@ -18,6 +18,7 @@ pub(crate) mod diag;
 pub(crate) mod expand;
 pub(crate) mod kernel;
 pub(crate) mod paths;
+pub(crate) mod structured;
 
 #[cfg(test)]
 mod tests;

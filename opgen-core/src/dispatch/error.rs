@@ -224,6 +224,18 @@ pub enum ErrorKind {
         /// The hook (`resize_`).
         hook: &'static str,
     },
+    /// A structured kernel (or a wrapper derived for a group of operators) found its
+    /// arguments or outputs wrong: an out tensor of the wrong dtype or device, an in-place
+    /// call whose `self` does not have the output's shape, a meta function that forgot an
+    /// output (see [`crate::structured`]).
+    Structured {
+        /// `ns::op.overload` of the operator called.
+        operator: String,
+        /// The key of the kernel that found the problem.
+        key: DispatchKey,
+        /// What was expected and what was found, in PyTorch's words.
+        message: String,
+    },
     /// A bug in opgen.
     Internal {
         /// What went wrong.

@@ -90,6 +90,12 @@ pub struct ErasedKernel {
     pub(crate) kind: KernelKind,
     /// Checks the kernel's Rust signature against a schema; none for boxed kernels.
     pub(crate) check: Option<CheckFn>,
+    /// Makes the wrappers derived from this kernel (`structured::derived`), for its tensor
+    /// type; none for the dispatcher's placeholder kernels.
+    pub(crate) derive: Option<crate::structured::DeriveFn>,
+    /// For the out kernel of a structured operator: its impl (`Option<S::Impl>`, `None` at
+    /// `Meta`), which the delegates' kernels at the same key call.
+    pub(crate) structured: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// How a Rust signature differs from a schema's.
@@ -364,6 +370,8 @@ where
             boxed: call::<T, F>,
             kind: KernelKind::Kernel,
             check: None,
+            derive: Some(crate::structured::derive_kernel::<T>),
+            structured: None,
         }
     }
 }
@@ -451,6 +459,8 @@ macro_rules! unboxed_kernel {
                         <Out as KernelOutput<T, OM>>::Value,
                         $keys,
                     >),
+                    derive: Some(crate::structured::derive_kernel::<T>),
+                    structured: None,
                 }
             }
         }

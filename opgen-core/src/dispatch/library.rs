@@ -262,6 +262,34 @@ impl Library {
         self.inner.fallback(key, None, site)
     }
 
+    /// Registers a kernel already in the stored form (structured and derived kernels).
+    pub(crate) fn impl_erased(
+        &self,
+        name: &str,
+        key: DispatchKey,
+        kernel: super::kernel::ErasedKernel,
+        site: Site,
+    ) -> Result<Registration, Error> {
+        self.inner
+            .impl_kernel(&self.namespace, name, key, Some(kernel), site)
+    }
+
+    /// Erases `kernel` for the operator `name` (as [`Library::impl_at`] would).
+    pub(crate) fn erase<T: Tensor, M>(
+        &self,
+        name: &str,
+        kernel: impl Kernel<T, M>,
+    ) -> super::kernel::ErasedKernel {
+        kernel.erase(Arc::from(self.qualify(name)))
+    }
+
+    /// The dispatcher this library registers into.
+    pub fn dispatcher(&self) -> Dispatcher {
+        Dispatcher {
+            inner: self.inner.clone(),
+        }
+    }
+
     fn qualify(&self, name: &str) -> String {
         if name.contains("::") {
             name.to_string()

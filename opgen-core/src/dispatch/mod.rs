@@ -236,7 +236,7 @@ mod erased;
 mod error;
 mod handle;
 mod ivalue;
-mod kernel;
+pub(crate) mod kernel;
 mod keys;
 mod keyset;
 mod library;

@@ -233,6 +233,8 @@ fn error_kernel(kind: KernelKind, boxed: super::kernel::BoxedFn) -> Arc<ErasedKe
         boxed,
         kind,
         check: None,
+        derive: None,
+        structured: None,
     })
 }
 

@@ -71,6 +71,34 @@ pub fn args_struct_name(schema: &Schema) -> String {
     s
 }
 
+/// The marker type of a structured out operator (`Structured` + its Rust name in
+/// UpperCamelCase): `add.out` → `StructuredAddOut`, `sum.IntList_out` →
+/// `StructuredSumIntListOut`. Delegates and impls name the operator by its name only, so
+/// the name is derived from the operator name, as for an out schema.
+///
+/// ```
+/// use opgen_core::plan::structured_marker_name;
+/// use opgen_core::schema::parse_operator_name;
+/// let name = parse_operator_name("add.out").unwrap();
+/// assert_eq!(structured_marker_name(&name), "StructuredAddOut");
+/// ```
+pub fn structured_marker_name(name: &OperatorName) -> String {
+    format!("Structured{}", upper_camel(&rust_words(name, true)))
+}
+
+/// The struct of a structured operator's precomputed values: `sum.IntList_out` →
+/// `SumIntListOutPrecompute`.
+///
+/// ```
+/// use opgen_core::plan::precompute_struct_name;
+/// use opgen_core::schema::parse_operator_name;
+/// let name = parse_operator_name("add.out").unwrap();
+/// assert_eq!(precompute_struct_name(&name), "AddOutPrecompute");
+/// ```
+pub fn precompute_struct_name(name: &OperatorName) -> String {
+    format!("{}Precompute", upper_camel(&rust_words(name, true)))
+}
+
 fn rust_words(name: &OperatorName, is_out: bool) -> String {
     let n = &name.name;
     let mut s = if n.dunder {

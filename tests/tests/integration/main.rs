@@ -12,6 +12,7 @@ mod methods;
 mod redispatch;
 mod registration;
 mod static_dispatch;
+mod structured;
 
 use opgen::prelude::*;
 use opgen_tests::TestTensor;

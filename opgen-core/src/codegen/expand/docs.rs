@@ -99,6 +99,25 @@ pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
     v.push(format!(
         "Variants: `{variants}`. Kernels in this crate: {kernels}."
     ));
+    // The runtime's own decision (`structured::derived_wrapper`), from what this crate knows.
+    let at_meta = crate::structured::WrapperFacts {
+        kind: plan.schema.kind(),
+        key: crate::dispatch::DispatchKey::Meta,
+        has_kernel: plan.keys.contains(&crate::dispatch::DispatchKey::Meta),
+        has_composite: plan.keys.iter().any(|k| k.is_composite()),
+        functional_has_kernel: false,
+        returns: plan.schema.returns.len(),
+    };
+    if crate::structured::derived_wrapper(&at_meta)
+        == Some(crate::structured::DerivedWrapper::InPlaceMetaShortCircuit)
+    {
+        v.push(String::new());
+        v.push(
+            "Unless a `Meta` kernel is registered elsewhere, a call on a meta `self` returns it \
+             unchanged (the in-place-on-Meta short circuit)."
+                .to_string(),
+        );
+    }
     literal(&v)
 }
 

@@ -12,6 +12,7 @@ mod method;
 mod plan;
 mod redispatch;
 mod register;
+mod structured;
 mod types;
 
 use proc_macro2::TokenStream as TokenStream2;
@@ -27,8 +28,17 @@ pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
     let input = checked.input;
     let kernel = &input.kernel.tokens;
     let Some(def) = &checked.def else {
+        if input.options.structured.as_ref().is_some_and(|s| s.value) {
+            return structured::expand_impl(checked);
+        }
         return expand_kernel_only(checked);
     };
+    if def.function.structured {
+        return structured::expand_meta(checked, def);
+    }
+    if def.function.structured_delegate.is_some() {
+        return structured::expand_delegate(checked, def);
+    }
     let plan = OpPlan::new(checked, def);
     let args_struct = free_fn::expand_args_struct(&plan);
     let free_fns = plan.function.then(|| free_fn::expand_free_fns(&plan));

@@ -142,3 +142,45 @@ fn kernel_of_an_operator_defined_elsewhere() {
         ),
     );
 }
+
+#[test]
+fn structured_meta_with_precomputed() {
+    check(
+        "structured_meta",
+        &expand(
+            quote!(
+                "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                structured,
+                precomputed = "dim -> int[] dims"
+            ),
+            quote! {
+                pub fn sum_meta(
+                    meta: &mut StructuredMeta<'_, MyTensor>,
+                    self_: &MyTensor,
+                    dim: Option<&[i64]>,
+                    keepdim: bool,
+                ) -> Result<SumIntListOutPrecompute, Error> {
+                    todo!()
+                }
+            },
+        ),
+    );
+}
+
+#[test]
+fn structured_delegate() {
+    check(
+        "structured_delegate",
+        &expand(
+            quote!(
+                "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+                structured_delegate = "add.out",
+                variants = "method",
+                tensor = "MyTensor"
+            ),
+            quote!(
+                pub fn add_();
+            ),
+        ),
+    );
+}

@@ -228,6 +228,11 @@ impl fmt::Display for ErrorKind {
                 "tensor type `{tensor_type}` does not implement `Tensor::{hook}`, which this call needs; \
                  implement the hook in its `impl Tensor`"
             ),
+            ErrorKind::Structured {
+                operator,
+                key,
+                message,
+            } => write!(f, "{message} (`{operator}` at `{key}`)"),
             ErrorKind::Internal { message } => {
                 write!(f, "opgen internal error: {message}; please report it")
             }

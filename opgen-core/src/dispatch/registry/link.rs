@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use super::{Dispatcher, Registration};
-use crate::__private::{REGISTRATIONS, Registration as Entry};
+use crate::__private::{DEFERRED, Deferred, REGISTRATIONS, Registration as Entry};
 use crate::dispatch::error::Error;
 use crate::dispatch::library::Library;
 use crate::schema::parse_schema;
@@ -42,7 +42,7 @@ pub(super) fn global() -> &'static Dispatcher {
     if LINKED.get().is_none() && !LINKING.get() {
         LINKED.get_or_init(|| {
             let _linking = LinkingGuard::enter();
-            link(dispatcher, &REGISTRATIONS)
+            link_all(dispatcher, &REGISTRATIONS, &DEFERRED)
         });
     }
     dispatcher
@@ -82,6 +82,37 @@ impl Drop for LinkingGuard {
     fn drop(&mut self) {
         LINKING.set(false);
     }
+}
+
+/// [`link`], then the `deferred` registrations (structured delegates) and the wrappers
+/// derived for groups (`structured::derive_wrappers`), which need every kernel first.
+pub(crate) fn link_all(
+    dispatcher: &Dispatcher,
+    entries: &[Entry],
+    deferred: &[Deferred],
+) -> Linked {
+    let mut linked = link(dispatcher, entries);
+    let mut order: Vec<&Deferred> = deferred.iter().collect();
+    order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
+    for entry in order {
+        let lib = dispatcher.fragment(entry.namespace);
+        match (entry.register)(&lib, entry.site) {
+            Ok(registrations) => linked._registrations.extend(registrations),
+            Err(error) => {
+                linked.errors.push(error);
+                linked
+                    .operators
+                    .push(format!("{}::{}", entry.namespace, entry.name));
+            }
+        }
+    }
+    let (registrations, errors) = crate::structured::derive_wrappers(dispatcher);
+    linked._registrations.extend(registrations);
+    for error in errors {
+        linked.errors.push(error);
+        linked.operators.push(String::new());
+    }
+    linked
 }
 
 /// Registers `entries` in `dispatcher`: per namespace a fragment library, all `def`s, then

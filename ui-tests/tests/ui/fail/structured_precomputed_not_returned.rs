@@ -1,0 +1,16 @@
+#![allow(unused)]
+
+use opgen::prelude::*;
+use opgen::structured::StructuredMeta;
+use opgen_ui_tests::MyTensor;
+
+#[native_function(
+    "sum.IntList_out(Tensor self, int[1]? dim, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    precomputed = "dim -> int[] dims"
+)]
+fn sum_meta(meta: &mut StructuredMeta<'_, MyTensor>, self_: &MyTensor, dim: Option<&[i64]>) -> Result<(), Error> {
+    Ok(())
+}
+
+fn main() {}
