@@ -557,3 +557,39 @@ fn boxed_calls_by_name() {
     op.call_boxed(&mut stack).unwrap();
     assert_eq!(stack.len(), 2);
 }
+
+#[test]
+fn views_share_the_version_counter_through_in_place_or_view() {
+    crate::install().unwrap();
+    let base = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    // A view of a view: both share the root's counter and record the root as base.
+    let t = base.transpose(0, 1);
+    let mut col = t.select(1, 0); // row 0 of base
+    assert!(col.view_base().unwrap().is_same(&base).unwrap());
+    col.mul_(&f32s(&[10.0], &[1]));
+    assert_eq!(base.to_vec::<f32>().unwrap()[..3], [10.0, 20.0, 30.0]);
+    let versions = |ts: &[&MiniTensor]| ts.iter().map(|t| t.version().unwrap()).collect::<Vec<_>>();
+    assert_eq!(versions(&[&base, &t, &col]), [1, 1, 1]);
+    // An out argument that is a view: the base's counter moves too.
+    let mut row = base.select(0, 1);
+    mul_out(&mut row, &f32s(&[1.0, 1.0, 1.0], &[3]), &f32s(&[2.0], &[1]));
+    assert_eq!(base.to_vec::<f32>().unwrap()[3..], [2.0, 2.0, 2.0]);
+    assert_eq!(versions(&[&base, &row]), [2, 2]);
+    // Functional operators and reads bump nothing.
+    let _ = add(&base, &t.transpose(0, 1));
+    let _ = base.sum();
+    assert_eq!(base.version().unwrap(), 2);
+    // reshape (CompositeImplicitAutograd) is a view when it can be, else a copy of its own.
+    let viewed = base.reshape(&[3, 2]);
+    assert!(viewed.view_base().unwrap().is_same(&base).unwrap());
+    let copied = t.reshape(&[6]);
+    assert!(!copied.shares_storage(&base)); // (a view of the copy, as in PyTorch)
+    assert!(!copied.view_base().unwrap().shares_storage(&base));
+    assert_eq!(copied.version().unwrap(), 0);
+    // The same on Meta: no data, the same bookkeeping.
+    let m = meta(&[2, 3], ScalarType::Float);
+    let mut mv = m.select(0, 0);
+    mv.zero_();
+    assert_eq!(versions(&[&m, &mv]), [1, 1]);
+    assert!(mv.view_base().unwrap().is_same(&m).unwrap());
+}
