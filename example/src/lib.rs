@@ -1,5 +1,5 @@
 //! The example operator library of opgen: a real strided tensor type, [`MiniTensor`], and
-//! about thirty of ATen's operators defined on it with `#[native_function]`, with PyTorch's
+//! about forty of ATen's operators defined on it with `#[native_function]`, with PyTorch's
 //! exact schemas, broadcasting and type promotion.
 //!
 //! * [`MiniTensor`]: `Float`, `Double`, `Long` and `Bool` tensors on the `cpu`, `meta` and
