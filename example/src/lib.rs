@@ -1,5 +1,5 @@
 //! The example operator library of opgen: a real strided tensor type, [`MiniTensor`], and
-//! about thirty of ATen's operators defined on it with `#[native_function]`, with PyTorch's
+//! about forty of ATen's operators defined on it with `#[native_function]`, with PyTorch's
 //! exact schemas, broadcasting and type promotion.
 //!
 //! * [`MiniTensor`]: `Float`, `Double`, `Long` and `Bool` tensors on the `cpu`, `meta` and
@@ -12,11 +12,16 @@
 //!   checks) and one *impl* function (compute) per operator, in the form of PyTorch's
 //!   structured kernels.
 //! * [`promote`] and [`shape`]: PyTorch's type promotion and shape rules.
+//! * [`install`]: one call that enables, on the global dispatcher, the kernels PyTorch
+//!   generates per operator for version counters and views (`ADInplaceOrView`), tracing
+//!   (`Tracer`) and the CPU fallback of an external backend (`PrivateUse1`).
+//! * [`tour`]: the text of `cargo run -p opgen-example --example tour`.
 //!
 //! ```
 //! use opgen::prelude::*;
 //! use opgen_example::{MiniTensor, ops};
 //! # fn main() -> Result<(), Error> {
+//! opgen_example::install()?;
 //! let x = MiniTensor::from_vec(vec![1.0f32, -2.0, 3.0, -4.0], &[2, 2])?;
 //! let y = x.relu().sum_dim_int_list(Some(&[1]));
 //! assert_eq!(y.to_vec::<f32>()?, [1.0, 3.0]);
@@ -27,12 +32,18 @@
 //! # Ok(()) }
 //! ```
 
+mod install;
 pub mod kernels;
 pub mod ops;
 pub mod promote;
 pub mod shape;
 mod storage;
 mod tensor;
+pub mod tour;
 
+#[cfg(test)]
+mod tests;
+
+pub use install::{CrossKernels, install, is_installed};
 pub use storage::Element;
 pub use tensor::{META, MiniTensor, PRIVATE_USE1, backend_key, check_options};

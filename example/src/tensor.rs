@@ -40,14 +40,17 @@ pub const META: Device = Device {
 ///   `Tensor::clone`) copies the data. Name the handle copy `Clone::clone(&t)` or
 ///   `t.share()`.
 /// * **views** (`view`, `transpose`, `select`, `alias`, `as_strided`, ...) share the storage
-///   and the version counter of their base; in-place operators bump the counter.
-/// * **dispatch keys**: the device's backend key (`CPU`, `Meta`, `PrivateUse1`) plus any
-///   key added with [`MiniTensor::add_key`] (an autograd or `Tracer` key, say).
+///   of their base; once [`crate::install`] has run, they also share its version counter
+///   and in-place operators bump the counter (the `ADInplaceOrView` kernels do both).
+/// * **dispatch keys**: the device's backend key (`CPU`, `Meta`, `PrivateUse1`), plus any
+///   key added with [`MiniTensor::add_key`] (an autograd or `Tracer` key, say), plus
+///   `ADInplaceOrView` once [`crate::install`] has run.
 ///
 /// ```
 /// use opgen::prelude::*;
 /// use opgen_example::{MiniTensor, ops};
 /// # fn main() -> Result<(), Error> {
+/// opgen_example::install()?; // version counters, tracing, the PrivateUse1 CPU fallback
 /// let a = MiniTensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 /// assert_eq!(a.shape(), [2, 3]);
 /// assert_eq!(a.dtype(), ScalarType::Float);
@@ -94,6 +97,16 @@ struct Impl {
     version: RwLock<Arc<AtomicU64>>,
     /// The tensor this one is a view of (the root of the view chain), if any.
     base: RwLock<Option<MiniTensor>>,
+}
+
+/// Keys every `MiniTensor` carries in addition to its own: `ADInplaceOrView` once
+/// [`crate::install`] has run.
+static GLOBAL_KEYS: AtomicU64 = AtomicU64::new(0);
+
+/// From now on, every `MiniTensor` carries `ADInplaceOrView` (called by [`crate::install`]).
+pub(crate) fn track_versions() {
+    let key = DispatchKeySet::from(DispatchKey::ADInplaceOrView).bits();
+    GLOBAL_KEYS.fetch_or(key, Ordering::Relaxed);
 }
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -331,7 +344,8 @@ impl MiniTensor {
     }
 
     /// Writes `values` (row-major, converted to this tensor's dtype) into the elements.
-    /// Does not bump the version counter: the operators that write do.
+    /// Does not bump the version counter: the `ADInplaceOrView` kernels of the operators
+    /// that write do.
     pub(crate) fn scatter<E: Element>(&self, values: &[E]) -> Result<(), Error> {
         self.geometry().scatter(values)
     }
@@ -354,22 +368,27 @@ impl MiniTensor {
             .device(self.device())
     }
 
-    /// A view of this tensor with another geometry over the same storage: it shares the
-    /// version counter, inherits the keys, and records its base. The geometry must lie
-    /// within the storage (checked by the view operators).
+    /// A tensor with another geometry over the same storage, inheriting the keys. The
+    /// geometry must lie within the storage (checked by the view operators). As PyTorch's
+    /// view kernels, it gets its own version counter and no base: the `ADInplaceOrView`
+    /// kernel of the view operator ([`crate::install`]) makes it share its base's
+    /// ([`Tensor::set_view_of`]).
     pub(crate) fn make_view(&self, sizes: Vec<i64>, strides: Vec<i64>, offset: i64) -> MiniTensor {
         let storage = Arc::clone(&read(&self.0.geometry).storage);
-        let view = MiniTensor::from_geometry(
+        MiniTensor::from_geometry(
             Geometry {
                 sizes,
                 strides,
                 offset,
                 storage,
             },
-            self.key_set(),
-        );
-        view.share_version_of(self);
-        view
+            self.own_keys(),
+        )
+    }
+
+    /// The keys of this tensor without those every tensor carries.
+    fn own_keys(&self) -> DispatchKeySet {
+        DispatchKeySet::from_bits(self.0.keys.load(Ordering::Relaxed))
     }
 
     fn share_version_of(&self, base: &MiniTensor) {
@@ -406,8 +425,12 @@ impl MiniTensor {
 }
 
 impl Tensor for MiniTensor {
+    /// The device's backend key, the keys added with [`MiniTensor::add_key`], and
+    /// `ADInplaceOrView` once [`crate::install`] has run.
     fn key_set(&self) -> DispatchKeySet {
-        DispatchKeySet::from_bits(self.0.keys.load(Ordering::Relaxed))
+        DispatchKeySet::from_bits(
+            self.0.keys.load(Ordering::Relaxed) | GLOBAL_KEYS.load(Ordering::Relaxed),
+        )
     }
 
     fn sizes(&self) -> Result<Vec<i64>, Error> {
@@ -470,10 +493,10 @@ impl Tensor for MiniTensor {
 
     /// Copies `src` (same shape, or broadcastable to it) into this tensor, converting the
     /// dtype, across devices (`cpu` ↔ `privateuseone`); into a meta tensor it only checks
-    /// the shapes, out of one it is an error. Bumps the version counter.
+    /// the shapes, out of one it is an error. Does not bump the version counter (the
+    /// `copy_` operator's `ADInplaceOrView` kernel does).
     fn copy_(&mut self, src: &MiniTensor) -> Result<(), Error> {
-        self.copy_values_from(src)?;
-        self.bump_version()
+        self.copy_values_from(src)
     }
 
     fn to_device(&self, device: Device) -> Result<MiniTensor, Error> {
@@ -483,7 +506,7 @@ impl Tensor for MiniTensor {
         let options = self.tensor_options().device(device);
         let out = MiniTensor::new_empty(&self.shape(), &options)?;
         out.copy_values_from(self)?;
-        for key in self.key_set().iter() {
+        for key in self.own_keys().iter() {
             if !key.is_backend() {
                 out.add_key(key);
             }
@@ -501,11 +524,17 @@ impl Tensor for MiniTensor {
     }
 
     /// Shares `base`'s version counter and records `base` (or its own base) as this
-    /// tensor's base. The view operators of this library do it themselves.
+    /// tensor's base: what the `ADInplaceOrView` kernel of a view operator calls. An error
+    /// unless both use one storage, or if `self` is `base`.
     fn set_view_of(&self, base: &MiniTensor) -> Result<(), Error> {
         if !self.shares_storage(base) {
             return Err(Error::from(
                 "set_view_of: the tensor does not share its base's storage",
+            ));
+        }
+        if Arc::ptr_eq(&self.0, &base.0) {
+            return Err(Error::from(
+                "set_view_of: a tensor cannot be a view of itself",
             ));
         }
         self.share_version_of(base);
@@ -547,8 +576,10 @@ mod tests {
 
     #[test]
     fn resize_grows_storage_in_place_and_keeps_it_when_large_enough() {
+        crate::install().unwrap();
         let mut t = MiniTensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap();
         let view = crate::kernels::views::alias(&t);
+        assert!(view.shares_storage(&t));
         t.resize_(&[2, 2]).unwrap(); // unchanged sizes keep the strides
         t.resize_(&[3]).unwrap();
         assert_eq!(
@@ -566,6 +597,7 @@ mod tests {
 
     #[test]
     fn empty_options_and_strides() {
+        crate::install().unwrap();
         let t =
             <MiniTensor as Tensor>::empty(&[2, 3], Some(&[1, 2]), &TensorOptions::new()).unwrap();
         assert_eq!(
@@ -578,7 +610,7 @@ mod tests {
         let m =
             <MiniTensor as Tensor>::empty(&[2], None, &TensorOptions::new().device(META)).unwrap();
         assert!(m.is_meta() && m.to_vec::<f32>().is_err());
-        assert_eq!(m.key_set().highest(), Some(DispatchKey::Meta));
+        assert!(m.key_set().contains(DispatchKey::Meta));
         let cuda: Device = "cuda".parse().unwrap();
         assert!(MiniTensor::new_empty(&[1], &TensorOptions::new().device(cuda)).is_err());
         assert!(MiniTensor::from_vec(vec![1.0f32], &[2]).is_err());
@@ -586,11 +618,12 @@ mod tests {
 
     #[test]
     fn copy_converts_dtypes_and_crosses_devices() {
+        crate::install().unwrap();
         let src = MiniTensor::from_vec(vec![1.5f64, -2.5], &[2]).unwrap();
         let mut dst = MiniTensor::from_vec(vec![0i64, 0], &[2]).unwrap();
         <MiniTensor as Tensor>::copy_(&mut dst, &src).unwrap();
         assert_eq!(dst.to_vec::<i64>().unwrap(), [1, -2]);
-        assert_eq!(dst.version().unwrap(), 1);
+        assert_eq!(dst.version().unwrap(), 0); // the copy_ operator's ADInplaceOrView bumps
         let dev = src.to_device(PRIVATE_USE1).unwrap();
         assert!(!dev.shares_storage(&src));
         assert!(src.to_device(Device::CPU).unwrap().is_same(&src).unwrap());
@@ -607,6 +640,7 @@ mod tests {
 
     #[test]
     fn keys_versions_and_views() {
+        crate::install().unwrap();
         let t = MiniTensor::from_vec(vec![true, false], &[2]).unwrap();
         t.add_key(DispatchKey::AutogradCPU);
         assert!(t.share().key_set().contains(DispatchKey::AutogradCPU));
@@ -615,10 +649,22 @@ mod tests {
         let moved = t.to_device(PRIVATE_USE1).unwrap();
         assert!(moved.key_set().contains(DispatchKey::AutogradCPU));
         t.remove_key(DispatchKey::AutogradCPU);
-        assert_eq!(t.key_set(), DispatchKeySet::from(DispatchKey::CPU));
+        let cpu = DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::ADInplaceOrView]);
+        assert_eq!(t.key_set(), cpu);
+        // The view kernel alone shares storage, not the version counter: ADInplaceOrView's
+        // set_view_of does.
+        assert!(v.view_base().is_none());
         v.bump_version().unwrap();
-        assert_eq!(t.version().unwrap(), 1);
+        assert_eq!((t.version().unwrap(), v.version().unwrap()), (0, 1));
+        v.set_view_of(&t).unwrap();
         assert!(v.view_base().unwrap().is_same(&t).unwrap());
+        v.bump_version().unwrap();
+        assert_eq!((t.version().unwrap(), v.version().unwrap()), (1, 1));
+        // A view of a view records the root as its base.
+        let vv = crate::kernels::views::alias(&v);
+        vv.set_view_of(&v).unwrap();
+        assert!(vv.view_base().unwrap().is_same(&t).unwrap());
+        assert!(t.set_view_of(&t).is_err());
         // set_view_of: a tensor made over the same storage joins the base's counter.
         let g = t.geometry();
         let other = MiniTensor::from_geometry(g, t.key_set());

@@ -115,7 +115,7 @@ impl MiniTensor {
     }
 }
 
-/// Fills `self` with `value` (converted to its dtype); bumps the version counter.
+/// Fills `self` with `value` (converted to its dtype).
 #[native_function(
     "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
     variants = "function, method",
@@ -123,23 +123,21 @@ impl MiniTensor {
     name = "fill_"
 )]
 pub fn fill_kernel(self_: &mut MiniTensor, value: Scalar) -> Result<(), Error> {
-    factory::fill(self_, value)?;
-    self_.bump_version()
+    factory::fill(self_, value)
 }
 
-/// Fills `self` with zeros; bumps the version counter.
+/// Fills `self` with zeros.
 #[native_function(
     "zero_(Tensor(a!) self) -> Tensor(a!)",
     variants = "method, function",
     dispatch = "CPU, Meta"
 )]
 pub fn zero_kernel(self_: &mut MiniTensor) -> Result<(), Error> {
-    factory::fill(self_, Scalar::Int(0))?;
-    self_.bump_version()
+    factory::fill(self_, Scalar::Int(0))
 }
 
 /// Copies `src` (broadcast to `self`'s shape) into `self`, converting the dtype, across
-/// devices; bumps the version counter. Registered, as in PyTorch, for
+/// devices. Registered, as in PyTorch, for
 /// CompositeExplicitAutograd, so it serves every backend (`cpu`, `meta`, `privateuseone`):
 /// a copy into a meta tensor only checks shapes, a copy out of one is an error.
 #[native_function(

@@ -21,6 +21,7 @@ fn meta(s: &[i64], dtype: ScalarType) -> MiniTensor {
 
 #[test]
 fn every_registration_succeeded() {
+    crate::install().unwrap();
     let _ = Dispatcher::global();
     let errors: Vec<String> = Dispatcher::global_errors()
         .iter()
@@ -31,6 +32,7 @@ fn every_registration_succeeded() {
 
 #[test]
 fn arithmetic_broadcasts_promotes_and_defaults_alpha() {
+    crate::install().unwrap();
     let a = i64s(&[1, 2, 3], &[3, 1]);
     let b = f32s(&[10.0, 20.0], &[2]);
     let r = add(&a, &b);
@@ -69,6 +71,7 @@ fn arithmetic_broadcasts_promotes_and_defaults_alpha() {
 
 #[test]
 fn non_contiguous_inputs_and_views() {
+    crate::install().unwrap();
     let base = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     let t = base.transpose(0, 1); // [3, 2], strides [1, 3]
     assert!(!t.is_contiguous());
@@ -111,6 +114,7 @@ fn non_contiguous_inputs_and_views() {
 
 #[test]
 fn in_place_on_views_bumps_the_shared_version() {
+    crate::install().unwrap();
     let base = f32s(&[1.0, -2.0, 3.0, -4.0], &[2, 2]);
     let mut row = base.select(0, 1);
     let v0 = base.version().unwrap();
@@ -151,6 +155,7 @@ fn in_place_on_views_bumps_the_shared_version() {
 
 #[test]
 fn out_variants_resize_and_check() {
+    crate::install().unwrap();
     let a = f32s(&[1.0, 2.0, 3.0], &[3]);
     let mut out =
         MiniTensor::new_empty(&[0], &TensorOptions::new().dtype(ScalarType::Double)).unwrap();
@@ -193,6 +198,7 @@ fn out_variants_resize_and_check() {
 
 #[test]
 fn reductions_and_named_tuples() {
+    crate::install().unwrap();
     let x = f32s(&[1.0, 7.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     assert_eq!(x.sum().item::<f32>().unwrap(), 26.0);
     assert_eq!(
@@ -258,6 +264,7 @@ fn reductions_and_named_tuples() {
 
 #[test]
 fn comparisons_where_clamp_and_unary() {
+    crate::install().unwrap();
     let a = i64s(&[1, 5, 3], &[3]);
     let b = f32s(&[2.0, 2.0, 3.0], &[3]);
     assert_eq!(a.eq(&b).to_vec::<bool>().unwrap(), [false, false, true]);
@@ -294,6 +301,7 @@ fn comparisons_where_clamp_and_unary() {
 
 #[test]
 fn matrix_products_and_joins() {
+    crate::install().unwrap();
     let a = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     let b = a.transpose(0, 1);
     assert_eq!(
@@ -329,6 +337,7 @@ fn matrix_products_and_joins() {
 
 #[test]
 fn factories_take_tensor_options() {
+    crate::install().unwrap();
     let z = zeros(&[2, 3], TensorOptions::new().dtype(ScalarType::Long));
     assert_eq!(
         (z.shape(), z.to_vec::<i64>().unwrap()),
@@ -388,15 +397,19 @@ fn factories_take_tensor_options() {
         ))
         .contains("got Half")
     );
-    // No kernels on PrivateUse1: the dispatcher says so.
-    let err = e(try_zeros(&[1], TensorOptions::new().device(PRIVATE_USE1)));
-    assert!(err.contains("`PrivateUse1` backend"), "{err}");
+    // No kernels on PrivateUse1: the CPU fallback makes the tensor on the CPU and moves it.
+    let z = zeros(&[2], TensorOptions::new().device(PRIVATE_USE1));
+    assert_eq!(
+        (z.device(), z.to_vec::<f32>().unwrap()),
+        (PRIVATE_USE1, vec![0.0; 2])
+    );
     // Without BackendSelect, the generated function has no key to dispatch on.
     assert!(e(__try_dispatch_zeros(&[1])).contains("`Undefined` backend"));
 }
 
 #[test]
 fn meta_tensors_get_shapes_and_dtypes() {
+    crate::install().unwrap();
     let a = meta(&[4, 1, 3], ScalarType::Long);
     let b = meta(&[2, 1], ScalarType::Float);
     let check = |t: MiniTensor, shape: &[i64], dtype: ScalarType| {
@@ -480,22 +493,38 @@ fn meta_tensors_get_shapes_and_dtypes() {
 }
 
 #[test]
-fn copy_across_devices_and_no_kernels_on_private_use1() {
+fn copy_across_devices_and_the_cpu_fallback_of_private_use1() {
+    crate::install().unwrap();
     let cpu = f32s(&[1.0, 2.0], &[2]);
     let dev = cpu.to_device(PRIVATE_USE1).unwrap();
     assert_eq!(dev.device(), PRIVATE_USE1);
-    assert_eq!(dev.key_set().highest(), Some(DispatchKey::PrivateUse1));
-    // copy_ is CompositeExplicitAutograd: it serves PrivateUse1 too.
+    assert!(dev.key_set().contains(DispatchKey::PrivateUse1));
+    // copy_ is CompositeExplicitAutograd: it serves PrivateUse1 itself.
     let mut back = f32s(&[0.0, 0.0], &[2]);
-    back.copy_(&dev.mul_scalar_via_cpu());
+    back.copy_(&dev.mul_scalar(Scalar::Int(2)));
     assert_eq!(back.to_vec::<f32>().unwrap(), [2.0, 4.0]);
-    let err = try_add(&dev, &dev).unwrap_err().to_string();
-    assert!(
-        err.contains(
-            "could not run `aten::add.Tensor` with arguments from the `PrivateUse1` backend"
-        ),
-        "{err}"
+    assert_eq!(back.version().unwrap(), 1);
+    // The other operators have no PrivateUse1 kernel: the CPU fallback runs them.
+    let r = add(&dev, &dev);
+    assert_eq!(
+        (r.device(), r.to_vec::<f32>().unwrap()),
+        (PRIVATE_USE1, vec![2.0, 4.0])
     );
+    // In place: the CPU result is copied back into the device tensor, one version bump.
+    let mut d2 = dev.share();
+    d2.neg_();
+    assert_eq!(dev.to_vec::<f32>().unwrap(), [-1.0, -2.0]);
+    assert_eq!(dev.version().unwrap(), 1);
+    // Out: the out tensor is resized and written on the device.
+    let mut out = MiniTensor::from_vec_on(Vec::<f32>::new(), &[0], PRIVATE_USE1).unwrap();
+    add_out(&mut out, &dev, &dev);
+    assert_eq!(
+        (out.device(), out.to_vec::<f32>().unwrap()),
+        (PRIVATE_USE1, vec![-2.0, -4.0])
+    );
+    // Views cannot fall back (the CPU result has other storage), as in PyTorch.
+    let err = dev.try_alias().unwrap_err().to_string();
+    assert!(err.contains("does not share its base's storage"), "{err}");
     // A copy out of a meta tensor is an error; into one, a shape check.
     let mut m = meta(&[2], ScalarType::Float);
     m.copy_(&cpu);
@@ -507,20 +536,9 @@ fn copy_across_devices_and_no_kernels_on_private_use1() {
     );
 }
 
-impl MiniTensor {
-    /// Doubles a `privateuseone` tensor on the CPU and moves the result back: what the
-    /// CPU fallback of an external backend does.
-    fn mul_scalar_via_cpu(&self) -> MiniTensor {
-        let on_cpu = self.to_device(Device::CPU).unwrap();
-        on_cpu
-            .mul_scalar(Scalar::Int(2))
-            .to_device(self.device())
-            .unwrap()
-    }
-}
-
 #[test]
 fn boxed_calls_by_name() {
+    crate::install().unwrap();
     let x = f32s(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
     let op = Dispatcher::global()
         .find("aten::sum", "dim_IntList")
@@ -538,4 +556,40 @@ fn boxed_calls_by_name() {
     op.fill_defaults(&mut stack).unwrap();
     op.call_boxed(&mut stack).unwrap();
     assert_eq!(stack.len(), 2);
+}
+
+#[test]
+fn views_share_the_version_counter_through_in_place_or_view() {
+    crate::install().unwrap();
+    let base = f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    // A view of a view: both share the root's counter and record the root as base.
+    let t = base.transpose(0, 1);
+    let mut col = t.select(1, 0); // row 0 of base
+    assert!(col.view_base().unwrap().is_same(&base).unwrap());
+    col.mul_(&f32s(&[10.0], &[1]));
+    assert_eq!(base.to_vec::<f32>().unwrap()[..3], [10.0, 20.0, 30.0]);
+    let versions = |ts: &[&MiniTensor]| ts.iter().map(|t| t.version().unwrap()).collect::<Vec<_>>();
+    assert_eq!(versions(&[&base, &t, &col]), [1, 1, 1]);
+    // An out argument that is a view: the base's counter moves too.
+    let mut row = base.select(0, 1);
+    mul_out(&mut row, &f32s(&[1.0, 1.0, 1.0], &[3]), &f32s(&[2.0], &[1]));
+    assert_eq!(base.to_vec::<f32>().unwrap()[3..], [2.0, 2.0, 2.0]);
+    assert_eq!(versions(&[&base, &row]), [2, 2]);
+    // Functional operators and reads bump nothing.
+    let _ = add(&base, &t.transpose(0, 1));
+    let _ = base.sum();
+    assert_eq!(base.version().unwrap(), 2);
+    // reshape (CompositeImplicitAutograd) is a view when it can be, else a copy of its own.
+    let viewed = base.reshape(&[3, 2]);
+    assert!(viewed.view_base().unwrap().is_same(&base).unwrap());
+    let copied = t.reshape(&[6]);
+    assert!(!copied.shares_storage(&base)); // (a view of the copy, as in PyTorch)
+    assert!(!copied.view_base().unwrap().shares_storage(&base));
+    assert_eq!(copied.version().unwrap(), 0);
+    // The same on Meta: no data, the same bookkeeping.
+    let m = meta(&[2, 3], ScalarType::Float);
+    let mut mv = m.select(0, 0);
+    mv.zero_();
+    assert_eq!(versions(&[&m, &mv]), [1, 1]);
+    assert!(mv.view_base().unwrap().is_same(&m).unwrap());
 }

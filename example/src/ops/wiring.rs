@@ -1,7 +1,8 @@
 //! How a kernel turns a meta function and an impl function into a functional, in-place or
 //! out operator, by hand, as PyTorch's structured-kernel classes do: allocate, check or
 //! resize the outputs from the meta's [`OutputMeta`]s, run the impl unless the tensors are
-//! on `meta`, bump the version counter of what was written.
+//! on `meta`. Version counters are not theirs to bump: as in PyTorch, the `ADInplaceOrView`
+//! kernels ([`crate::install`]) bump those of the written arguments.
 //!
 //! This is what opgen's structured kernels (docs/STRUCTURED.md) will generate: once they
 //! land, the kernels in [`super::structured`] become one `structured` meta and one impl per
@@ -39,8 +40,7 @@ pub fn functional2(
 }
 
 /// An in-place operator: `self` must already have the result's shape and device, and a
-/// dtype the result casts to (never resized); `compute` writes into it, then its version
-/// counter is bumped (also on meta, as PyTorch's in-place-or-view kernels do).
+/// dtype the result casts to (never resized); `compute` writes into it (skipped on meta).
 pub fn inplace(
     self_: &mut MiniTensor,
     meta: OutputMeta,
@@ -57,7 +57,7 @@ pub fn inplace(
     if !self_.is_meta() {
         compute(self_)?;
     }
-    self_.bump_version()
+    Ok(())
 }
 
 fn check_dtype_and_device(out: &MiniTensor, meta: &OutputMeta) -> Result<(), Error> {
@@ -85,8 +85,7 @@ fn prepare_out(out: &mut MiniTensor, meta: &OutputMeta) -> Result<(), Error> {
     Ok(())
 }
 
-/// An out operator: checks and resizes `out`, `compute` writes into it (skipped on meta),
-/// its version counter is bumped.
+/// An out operator: checks and resizes `out`, `compute` writes into it (skipped on meta).
 pub fn out(
     out: &mut MiniTensor,
     meta: OutputMeta,
@@ -96,7 +95,7 @@ pub fn out(
     if !out.is_meta() {
         compute(out)?;
     }
-    out.bump_version()
+    Ok(())
 }
 
 /// [`out`] for operators with two outputs.
@@ -112,6 +111,5 @@ pub fn out2(
     if !a.is_meta() {
         compute(a, b)?;
     }
-    a.bump_version()?;
-    b.bump_version()
+    Ok(())
 }

@@ -16,7 +16,9 @@ const FEATURE: &str = "ADInplaceOrView";
 /// writes an argument (an `(a!)` annotation: in-place, out and mutable operators) or returns
 /// a view (a return with an annotation without `!`, e.g. `Tensor(a) self -> Tensor(a)`), and
 /// a fallthrough fallback at `ADInplaceOrView` (unless the key has a fallback), so that the
-/// other operators skip the key at no cost.
+/// other operators skip the key at no cost. Operators served only by a
+/// `CompositeImplicitAutograd` kernel get none (as in torchgen): the operators their kernel
+/// calls do the bookkeeping.
 ///
 /// The kernel runs the rest of the stack below the key, then calls
 /// [`Tensor::bump_version`] once on every tensor passed to a written argument (`Tensor(a!)`,
@@ -107,7 +109,7 @@ fn register<T: Tensor>(
         return Ok(None);
     };
     let plan = Plan::new(&schema);
-    if !plan.applies() || has_own_kernel(op, DispatchKey::ADInplaceOrView) {
+    if !plan.applies() || has_own_kernel(op, DispatchKey::ADInplaceOrView) || is_decomposed(op) {
         return Ok(None);
     }
     let (plan, num_args) = (Arc::new(plan), schema.arguments.len());
@@ -117,6 +119,17 @@ fn register<T: Tensor>(
     let lib = dispatcher.impls(op.namespace());
     lib.impl_(&op.to_string(), DispatchKey::ADInplaceOrView, kernel)
         .map(Some)
+}
+
+/// Whether `op` runs only as a `CompositeImplicitAutograd` decomposition (no explicit
+/// composite kernel): torchgen generates no ADInplaceOrView kernel for such operators
+/// (`use_derived`), because the operators they call do the bookkeeping, and a `Tensor(a)`
+/// return of theirs may be a new tensor (`reshape` copies when it cannot view).
+fn is_decomposed(op: &OperatorHandle) -> bool {
+    let keys = op.keys_with_kernels();
+    keys.contains(&DispatchKey::CompositeImplicitAutograd)
+        && !keys.contains(&DispatchKey::CompositeExplicitAutograd)
+        && !keys.contains(&DispatchKey::CompositeExplicitAutogradNonFunctional)
 }
 
 fn inplace_or_view<T: Tensor>(

@@ -512,6 +512,27 @@ fn view_outputs_are_marked() {
 }
 
 #[test]
+fn decompositions_get_no_inplace_or_view_kernel() {
+    // A CompositeImplicitAutograd operator with a view return may return a new tensor (as
+    // `reshape` does when it cannot view): torchgen gives it no ADInplaceOrView kernel.
+    let (d, lib, _regs) = setup();
+    let _def = lib.def("flat(Tensor(a) self) -> Tensor(a)").expect("def");
+    let _cia = lib
+        .impl_("flat", K::CompositeImplicitAutograd, |a: &XTensor| {
+            a.like(a.data())
+        })
+        .expect("impl");
+    let views = install_inplace_or_view::<XTensor>(&d, "test").expect("install");
+    assert!(!views.operators().iter().any(|o| o == "test::flat"));
+    let x = with_view_key(&[1, 2]);
+    let f = tensor(
+        &call(&d, "flat", vec![IValue::Tensor(x.clone())]).expect("flat"),
+        0,
+    );
+    assert_eq!(f.view_of(), None);
+}
+
+#[test]
 fn inplace_or_view_hook_errors_name_operator_and_hook() {
     let d = Dispatcher::new();
     let lib = d.library("test").expect("namespace");
