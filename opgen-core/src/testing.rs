@@ -9,7 +9,8 @@
 //!   ([`OpCheck::compare_with`]), the values of unwritten tensors did not change either;
 //!   a return annotated as an alias of a written argument (`-> Tensor(a!)`) is that argument;
 //! * **meta**: when the operator has a kernel that serves `Meta`, the same call on `Meta`
-//!   copies of the inputs gives outputs of the same shapes and dtypes as the real call;
+//!   copies of the inputs gives `Meta` outputs of the same shapes and dtypes as the real
+//!   call (an operator without tensor inputs, a factory, is called with `device=meta`);
 //! * **typed**: a typed call ([`OpCheck::typed`], e.g. through the generated function) gives
 //!   what the boxed call gives;
 //! * **variants**: the in-place and out operators of the operator's group (same
@@ -218,7 +219,7 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             .map_err(|m| fail(Check::Schema, m))?;
         report.passed.push(Check::Schema);
 
-        match self.check_meta(&inputs, &outputs) {
+        match self.check_meta(&schema, &inputs, &outputs) {
             Ok(None) => report.passed.push(Check::Meta),
             Ok(Some(why)) => report.skipped.push((Check::Meta, why)),
             Err(m) => return Err(fail(Check::Meta, m)),
@@ -323,6 +324,7 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
     /// The same call on `Meta` copies of the inputs; `Ok(Some(why))` when skipped.
     fn check_meta(
         &self,
+        schema: &Schema,
         inputs: &[IValue<T>],
         outputs: &[IValue<T>],
     ) -> Result<Option<String>, String> {
@@ -336,11 +338,25 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             kind: DeviceType::Meta,
             index: None,
         };
-        let args = inputs
+        let mut args = inputs
             .iter()
             .map(|v| map_tensors(v, &mut |t| t.to_device(meta)))
             .collect::<Result<Vec<_>, Error>>()
             .map_err(|e| format!("moving the inputs to Meta failed: {e}"))?;
+        // Without tensor inputs (a factory), the `device` argument says where results go.
+        if !inputs.iter().any(|v| !tensors_of(v).is_empty()) {
+            let device = schema.arguments.iter().position(|a| {
+                a.name == "device" && a.ty.to_string().trim_end_matches('?') == "Device"
+            });
+            match device.and_then(|i| args.get_mut(i)) {
+                Some(slot) => *slot = IValue::Device(meta),
+                None => {
+                    return Ok(Some(
+                        "no tensor inputs and no `device` argument to ask for Meta".into(),
+                    ));
+                }
+            }
+        }
         let meta_out = call(&self.op, args).map_err(|m| format!("on Meta: {m}"))?;
         if meta_out.len() != outputs.len() {
             return Err(format!(
@@ -353,6 +369,12 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             for (j, (m, r)) in tensors_of(m).iter().zip(tensors_of(r)).enumerate() {
                 let (ms, rs) = (sizes(m)?, sizes(&r)?);
                 let (md, rd) = (dtype(m)?, dtype(&r)?);
+                let on_meta = m.options().map_err(|e| e.to_string())?.is_meta();
+                if !on_meta {
+                    return Err(format!(
+                        "output {i}.{j} of the call on Meta is not a Meta tensor"
+                    ));
+                }
                 if ms != rs || md != rd {
                     return Err(format!(
                         "output {i}.{j}: Meta gives sizes {ms:?} and dtype {md}, the real kernel \

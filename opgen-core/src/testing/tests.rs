@@ -339,3 +339,49 @@ fn a_tensor_type_without_hooks_gets_an_error_not_a_panic() {
         "{err}"
     );
 }
+
+#[test]
+fn a_meta_kernel_returning_real_tensors_fails_the_meta_check() {
+    let d = Dispatcher::new();
+    let lib = d.library("t").unwrap();
+    let _r = [
+        lib.def("id(Tensor self) -> Tensor").unwrap(),
+        lib.impl_("id", DispatchKey::CPU, |a: &V| V::new(&a.data()))
+            .unwrap(),
+        lib.impl_("id", DispatchKey::Meta, |a: &V| V::new(&a.data()))
+            .unwrap(),
+    ];
+    let op = d.find("t::id", "").unwrap();
+    let err = OpCheck::new(&d, &op, vec![IValue::Tensor(V::new(&[1.0]))])
+        .run()
+        .unwrap_err();
+    assert_eq!(err.check, Check::Meta);
+    assert_eq!(
+        err.message,
+        "output 0.0 of the call on Meta is not a Meta tensor"
+    );
+}
+
+#[test]
+fn a_factory_without_a_device_argument_skips_the_meta_check() {
+    let d = Dispatcher::new();
+    let lib = d.library("t").unwrap();
+    let _r = [
+        lib.def("seven() -> int").unwrap(),
+        lib.impl_::<V, _>("seven", DispatchKey::CompositeExplicitAutograd, || 7i64)
+            .unwrap(),
+        lib.impl_::<V, _>("seven", DispatchKey::Meta, || 7i64)
+            .unwrap(),
+    ];
+    let _include =
+        crate::dispatch::IncludeDispatchKeyGuard::new(DispatchKeySet::from(DispatchKey::CPU));
+    let op = d.find("t::seven", "").unwrap();
+    let report = OpCheck::<V>::new(&d, &op, vec![]).run().unwrap();
+    assert_eq!(
+        report.skipped[0],
+        (
+            Check::Meta,
+            "no tensor inputs and no `device` argument to ask for Meta".to_string()
+        )
+    );
+}
