@@ -3,8 +3,9 @@
 //! item of an operator, so it is one literal made once and cloned.
 
 use proc_macro2::{Literal, TokenStream as TokenStream2};
-use quote::quote;
+use quote::{ToTokens, TokenStreamExt};
 
+use super::frag::{Frag, ident, punct};
 use super::plan::OpPlan;
 
 /// Doc text as one literal: each line after a space, as `///` comments read.
@@ -55,18 +56,23 @@ pub(crate) fn string(text: &str) -> Literal {
     repr.parse().unwrap_or_else(|_| Literal::string(text))
 }
 
-/// The user's docs, then `what`, then the operator's facts.
+/// `#[doc = lit]`.
+pub(crate) fn attr(lit: Literal) -> Frag {
+    let mut content = TokenStream2::new();
+    ident(&mut content, "doc");
+    punct(&mut content, '=');
+    content.append(lit);
+    Frag::attr(content)
+}
+
+/// The user's docs, then `what`, then the operator's facts: a new stream, which the item
+/// is then written after.
 pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S]) -> TokenStream2 {
-    let user = &plan.docs;
-    let blank = plan.has_docs.then(|| quote!(#[doc = ""]));
-    let what = literal(what);
-    let facts = &plan.facts;
-    quote! {
-        #user
-        #blank
-        #[doc = #what]
-        #[doc = #facts]
-    }
+    let mut out = TokenStream2::new();
+    plan.doc_head.to_tokens(&mut out);
+    attr(literal(what)).to_tokens(&mut out);
+    plan.facts.to_tokens(&mut out);
+    out
 }
 
 /// The schema, variants and keys, after an empty line.

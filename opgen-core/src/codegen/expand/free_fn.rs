@@ -2,9 +2,10 @@
 //! free functions or methods, and the arguments struct with its `Default`.
 
 use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2, TokenTree};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::docs;
+use super::frag::{Frag, colon2, group, ident, lifetime, punct, punct_joint, root_path};
 use super::plan::{OpPlan, has_mut};
 use super::types::Lifetimes;
 
@@ -25,12 +26,23 @@ impl Scope<'_> {
     }
 
     /// How a form calls its sibling: `try_add`, `Self::try_add`, `<Self as AddExt>::try_add`.
-    fn sibling(self, name: &syn::Ident) -> TokenStream2 {
+    fn sibling(self, name: &syn::Ident, out: &mut TokenStream2) {
         match self {
-            Scope::Free => quote!(#name),
-            Scope::Inherent => quote!(Self::#name),
-            Scope::Trait(t) => quote!(<Self as #t>::#name),
+            Scope::Free => {}
+            Scope::Inherent => {
+                ident(out, "Self");
+                colon2(out);
+            }
+            Scope::Trait(t) => {
+                punct(out, '<');
+                ident(out, "Self");
+                ident(out, "as");
+                t.to_tokens(out);
+                punct(out, '>');
+                colon2(out);
+            }
         }
+        name.to_tokens(out);
     }
 }
 
@@ -40,10 +52,20 @@ impl Scope<'_> {
 pub(crate) fn expand_forms(plan: &OpPlan<'_>, scope: Scope<'_>) -> Vec<Form> {
     let mut forms = Vec::new();
     let has_with = plan.args_struct.is_some();
+    let params: Vec<usize> = plan
+        .params
+        .iter()
+        .copied()
+        .filter(|&i| !(scope.is_method() && Some(i) == plan.receiver))
+        .collect();
+    // The parameter list, shared by the plain and the fallible form.
+    let lists = [false, true]
+        .map(|with| (!with || has_with).then(|| param_list(plan, scope, &params, with)));
     for fallible in [false, true] {
-        forms.push(form(plan, scope, false, fallible));
-        if has_with {
-            forms.push(form(plan, scope, true, fallible));
+        for with in [false, true] {
+            if let Some(list) = &lists[usize::from(with)] {
+                forms.push(form(plan, scope, &params, list, with, fallible));
+            }
         }
     }
     forms
@@ -57,96 +79,157 @@ pub(crate) struct Form {
     pub decl: Option<TokenStream2>,
 }
 
-fn form(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> Form {
-    let rt = &plan.rt;
-    let with_suffix = if with { "_with" } else { "" };
-    let name = plan.form(if fallible { "try_" } else { "" }, with_suffix);
-    let try_name = plan.form("try_", with_suffix);
-    let params: Vec<usize> = plan
-        .params
-        .iter()
-        .copied()
-        .filter(|&i| !(scope.is_method() && Some(i) == plan.receiver))
-        .collect();
-    let receiver = scope.is_method().then(|| {
+/// `(&self, a: &T, ..., args: AddArgs<'_>)`.
+fn param_list(plan: &OpPlan<'_>, scope: Scope<'_>, params: &[usize], with: bool) -> Frag {
+    let mut list = TokenStream2::new();
+    if scope.is_method() {
+        punct(&mut list, '&');
         if plan.receiver_is_mut() {
-            quote!(&mut self,)
-        } else {
-            quote!(&self,)
+            ident(&mut list, "mut");
         }
-    });
-    let decls = params.iter().map(|&i| &plan.decls[i]);
-    let args_param = with.then(|| {
-        let s = &plan.args_struct;
-        let lt = plan.struct_has_lifetime().then(|| quote!(<'_>));
-        quote!(args: #s #lt)
-    });
+        ident(&mut list, "self");
+        punct(&mut list, ',');
+    }
+    for &i in params {
+        plan.decls[i].to_tokens(&mut list);
+        punct(&mut list, ',');
+    }
+    if with {
+        ident(&mut list, "args");
+        punct(&mut list, ':');
+        plan.args_struct.to_tokens(&mut list);
+        if plan.struct_has_lifetime() {
+            punct(&mut list, '<');
+            lifetime(&mut list, "_");
+            punct(&mut list, '>');
+        }
+    }
+    Frag::group(Delimiter::Parenthesis, list)
+}
+
+fn form(
+    plan: &OpPlan<'_>,
+    scope: Scope<'_>,
+    params: &[usize],
+    list: &Frag,
+    with: bool,
+    fallible: bool,
+) -> Form {
+    let name = plan.form_name(with, fallible);
+    let try_name = plan.form_name(with, true);
     let ret = if fallible { &plan.result } else { &plan.ret };
-    let self_arg = scope.is_method().then(|| quote!(self,));
-    let forwarded = params.iter().map(|&i| &plan.args[i].ident);
-    let body = if !fallible {
-        let callee = scope.sibling(&try_name);
-        let args = with.then(|| quote!(args));
-        quote!(#rt::__private::panic_on_error(#callee(#self_arg #(#forwarded,)* #args)))
-    } else if !with && plan.args_struct.is_some() {
-        let callee = scope.sibling(&plan.form("try_", "_with"));
-        quote!(#callee(#self_arg #(#forwarded,)* ::core::default::Default::default()))
-    } else {
-        let destructure = with.then(|| {
-            let s = &plan.args_struct;
-            let fields = plan.fields.iter().map(|&i| &plan.args[i].ident);
-            quote!(let #s { #(#fields),* } = args;)
-        });
-        let call_fn = plan.call_fn();
-        let call = (0..plan.args.len()).map(|i| {
-            if scope.is_method() && Some(i) == plan.receiver {
-                quote!(self)
-            } else {
-                let id = &plan.args[i].ident;
-                quote!(#id)
-            }
-        });
-        quote! {
-            #destructure
-            #call_fn(#(#call),*)
+    let mut body = TokenStream2::new();
+    // `callee(self, a, ...` : the arguments after `self` are the forwarded parameters.
+    let forward = |g: &mut TokenStream2| {
+        if scope.is_method() {
+            ident(g, "self");
+            punct(g, ',');
+        }
+        for &i in params {
+            plan.args[i].ident.to_tokens(g);
+            punct(g, ',');
         }
     };
+    if !fallible {
+        plan.rt.to_tokens(&mut body);
+        colon2(&mut body);
+        ident(&mut body, "__private");
+        colon2(&mut body);
+        ident(&mut body, "panic_on_error");
+        group(&mut body, Delimiter::Parenthesis, |g| {
+            scope.sibling(try_name, g);
+            group(g, Delimiter::Parenthesis, |g| {
+                forward(g);
+                if with {
+                    ident(g, "args");
+                }
+            });
+        });
+    } else if !with && plan.args_struct.is_some() {
+        scope.sibling(plan.form_name(true, true), &mut body);
+        group(&mut body, Delimiter::Parenthesis, |g| {
+            forward(g);
+            root_path(g, &["core", "default", "Default", "default"]);
+            group(g, Delimiter::Parenthesis, |_| {});
+        });
+    } else {
+        if with {
+            // `let AddArgs { alpha, beta } = args;`
+            ident(&mut body, "let");
+            plan.args_struct.to_tokens(&mut body);
+            group(&mut body, Delimiter::Brace, |g| {
+                for (n, &i) in plan.fields.iter().enumerate() {
+                    if n > 0 {
+                        punct(g, ',');
+                    }
+                    plan.args[i].ident.to_tokens(g);
+                }
+            });
+            punct(&mut body, '=');
+            ident(&mut body, "args");
+            punct(&mut body, ';');
+        }
+        plan.call_fn.to_tokens(&mut body);
+        if scope.is_method() && plan.receiver.is_some() {
+            group(&mut body, Delimiter::Parenthesis, |g| {
+                for (i, a) in plan.args.iter().enumerate() {
+                    if i > 0 {
+                        punct(g, ',');
+                    }
+                    if Some(i) == plan.receiver {
+                        ident(g, "self");
+                    } else {
+                        a.ident.to_tokens(g);
+                    }
+                }
+            });
+        } else {
+            plan.ids_group.to_tokens(&mut body);
+        }
+    }
     let doc = form_doc(plan, scope, with, fallible);
-    let track = (!fallible).then(|| quote!(#[track_caller]));
-    let lints = form_lints(plan, &name, params.len() + usize::from(with));
+    let upper = plan.upper_args || has_upper(name);
+    let arity = params.len() + usize::from(with);
+    // `fn name(params) -> ret`
+    let signature = |out: &mut TokenStream2| {
+        ident(out, "fn");
+        name.to_tokens(out);
+        list.to_tokens(out);
+        punct_joint(out, '-');
+        punct(out, '>');
+        ret.to_tokens(out);
+    };
+    let mut head = TokenStream2::new();
+    plan.attrs.inline.to_tokens(&mut head);
+    if !fallible {
+        plan.attrs.track_caller.to_tokens(&mut head);
+    }
+    plan.attrs.lints(&mut head, arity, upper);
     match scope {
         Scope::Trait(_) => {
-            let decls2 = params.iter().map(|&i| &plan.decls[i]);
             let mut decl = doc;
-            decl.extend(quote! {
-                #lints
-                fn #name(#receiver #(#decls2,)* #args_param) -> #ret;
-            });
-            let head = quote! {
-                #[inline]
-                #track
-                #lints
-                fn #name(#receiver #(#decls,)* #args_param) -> #ret
-            };
+            plan.attrs.lints(&mut decl, arity, upper);
+            signature(&mut decl);
+            punct(&mut decl, ';');
+            signature(&mut head);
             Form {
                 decl: Some(decl),
                 item: function(TokenStream2::new(), head, body),
             }
         }
         _ => {
-            let vis = plan.vis;
-            let head = quote! {
-                #[inline]
-                #track
-                #lints
-                #vis fn #name(#receiver #(#decls,)* #args_param) -> #ret
-            };
+            plan.vis.to_tokens(&mut head);
+            signature(&mut head);
             Form {
                 decl: None,
                 item: function(doc, head, body),
             }
         }
     }
+}
+
+fn has_upper(name: &syn::Ident) -> bool {
+    name.to_string().chars().any(|c| c.is_ascii_uppercase())
 }
 
 /// `attrs head { body }`, the pieces moved rather than copied token by token (as
@@ -185,7 +268,7 @@ fn form_doc(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> 
     if fallible {
         what.push("Errors are returned.".to_string());
     } else {
-        let try_name = plan.form("try_", if with { "_with" } else { "" });
+        let try_name = plan.form_name(with, true);
         let link = match scope {
             Scope::Free => try_name.to_string(),
             _ => format!("Self::{try_name}"),
@@ -193,18 +276,6 @@ fn form_doc(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> 
         what.extend(docs::panics(&link));
     }
     docs::item(plan, &what)
-}
-
-fn form_lints(plan: &OpPlan<'_>, name: &syn::Ident, arity: usize) -> TokenStream2 {
-    let many = (arity > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let snake = (name.to_string().chars().any(|c| c.is_ascii_uppercase())
-        || plan
-            .args
-            .iter()
-            .any(|a| a.ident.to_string().chars().any(|c| c.is_ascii_uppercase())))
-    .then(|| quote!(#[allow(non_snake_case)]));
-    let dead = plan.allow_dead_code();
-    quote!(#dead #many #snake)
 }
 
 /// The free functions: the forms, then the faithful forms.
@@ -216,14 +287,8 @@ pub(crate) fn expand_free_fns(plan: &OpPlan<'_>) -> TokenStream2 {
 /// `add_outf` / `empty_faithful` (and `try_`): every argument in schema order, no defaults.
 fn expand_faithful(plan: &OpPlan<'_>) -> Option<TokenStream2> {
     let name = plan.faithful.as_ref()?;
-    let rt = &plan.rt;
-    let vis = plan.vis;
     let plain = super::plan::ident(&crate::plan::rust_ident(name));
     let fallible = super::plan::ident(&crate::plan::rust_ident(&format!("try_{name}")));
-    let decls = &plan.decls;
-    let ids: Vec<&syn::Ident> = plan.args.iter().map(|a| &a.ident).collect();
-    let (ret, result) = (&plan.ret, &plan.result);
-    let call_fn = plan.call_fn();
     let order = "Calls the operator with every argument in schema order, without defaults.";
     let plain_doc = docs::item(plan, &{
         let mut v = vec![order.to_string()];
@@ -231,34 +296,38 @@ fn expand_faithful(plan: &OpPlan<'_>) -> Option<TokenStream2> {
         v
     });
     let try_doc = docs::item(plan, &[order, "Errors are returned."]);
-    let many = (decls.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let snake = ids
-        .iter()
-        .any(|i| i.to_string().chars().any(|c| c.is_ascii_uppercase()))
-        .then(|| quote!(#[allow(non_snake_case)]));
-    let dead = plan.allow_dead_code();
-    let mut out = function(
-        plain_doc,
-        quote! {
-            #[inline]
-            #[track_caller]
-            #dead
-            #many
-            #snake
-            #vis fn #plain(#(#decls),*) -> #ret
-        },
-        quote!(#rt::__private::panic_on_error(#fallible(#(#ids),*))),
-    );
+    let head = |name: &syn::Ident, ret: &Frag, track: bool| {
+        let mut head = TokenStream2::new();
+        plan.attrs.inline.to_tokens(&mut head);
+        if track {
+            plan.attrs.track_caller.to_tokens(&mut head);
+        }
+        plan.attrs
+            .lints(&mut head, plan.decls.len(), plan.upper_args);
+        plan.vis.to_tokens(&mut head);
+        ident(&mut head, "fn");
+        name.to_tokens(&mut head);
+        plan.decls_group.to_tokens(&mut head);
+        punct_joint(&mut head, '-');
+        punct(&mut head, '>');
+        ret.to_tokens(&mut head);
+        head
+    };
+    let mut body = TokenStream2::new();
+    plan.rt.to_tokens(&mut body);
+    root_path(&mut body, &["__private", "panic_on_error"]);
+    group(&mut body, Delimiter::Parenthesis, |g| {
+        fallible.to_tokens(g);
+        plan.ids_group.to_tokens(g);
+    });
+    let mut out = function(plain_doc, head(&plain, &plan.ret, true), body);
+    let mut body = TokenStream2::new();
+    plan.call_fn.to_tokens(&mut body);
+    plan.ids_group.to_tokens(&mut body);
     out.extend(function(
         try_doc,
-        quote! {
-            #[inline]
-            #dead
-            #many
-            #snake
-            #vis fn #fallible(#(#decls),*) -> #result
-        },
-        quote!(#call_fn(#(#ids),*)),
+        head(&fallible, &plan.result, false),
+        body,
     ));
     Some(out)
 }
@@ -269,21 +338,22 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
     let name = plan.args_struct.as_ref()?;
     let vis = plan.vis;
     let lt = plan.struct_has_lifetime().then(|| quote!(<'a>));
-    let fields = plan.fields.iter().map(|&i| {
+    let mut fields = TokenStream2::new();
+    let mut values = TokenStream2::new();
+    for &i in &plan.fields {
         let a = &plan.args[i];
-        let (id, ty) = (&a.ident, plan.ty(&a.ty, Lifetimes::Named));
-        let doc = docs::literal(&[format!("`{}`", a.text)]);
-        quote! {
-            #[doc = #doc]
-            pub #id: #ty
-        }
-    });
-    let values = plan.fields.iter().map(|&i| {
-        let a = &plan.args[i];
-        let (id, value) = (&a.ident, &a.default);
-        quote!(#id: #value)
-    });
-    let plain = plan.form("", "_with");
+        docs::attr(docs::literal(&[format!("`{}`", a.text)])).to_tokens(&mut fields);
+        ident(&mut fields, "pub");
+        a.ident.to_tokens(&mut fields);
+        punct(&mut fields, ':');
+        plan.ty(&a.ty, Lifetimes::Named, &mut fields);
+        punct(&mut fields, ',');
+        a.ident.to_tokens(&mut values);
+        punct(&mut values, ':');
+        a.default.to_tokens(&mut values);
+        punct(&mut values, ',');
+    }
+    let plain = plan.form_name(true, false);
     let first = plan
         .fields
         .first()
@@ -301,38 +371,25 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
         },
         format!("Name only what changes: `{name} {{ {first}: ..., ..Default::default() }}`."),
     ];
-    let doc = docs::item(plan, &what);
+    let mut out = docs::item(plan, &what);
     let clone = (!plan.fields.iter().any(|&i| has_mut(&plan.args[i].ty)))
         .then(|| quote!(#[derive(::core::clone::Clone)]));
-    let snake = plan
-        .fields
-        .iter()
-        .any(|&i| {
-            plan.args[i]
-                .ident
-                .to_string()
-                .chars()
-                .any(|c| c.is_ascii_uppercase())
-        })
-        .then(|| quote!(#[allow(non_snake_case)]));
-    let impl_lt = lt.clone();
-    let dead = plan.allow_dead_code();
-    Some(quote! {
-        #doc
-        #clone
-        #dead
-        #snake
+    let upper = plan.fields.iter().any(|&i| has_upper(&plan.args[i].ident));
+    clone.to_tokens(&mut out);
+    plan.attrs.lints(&mut out, 0, upper);
+    out.extend(quote! {
         #vis struct #name #lt {
-            #(#fields,)*
+            #fields
         }
 
         #[automatically_derived]
-        impl #impl_lt ::core::default::Default for #name #lt {
+        impl #lt ::core::default::Default for #name #lt {
             fn default() -> Self {
                 #name {
-                    #(#values,)*
+                    #values
                 }
             }
         }
-    })
+    });
+    Some(out)
 }

@@ -19,6 +19,7 @@ pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods) -> Option<Tok
                 .into_iter()
                 .map(|f| f.item)
                 .collect();
+            let tensor = &plan.tensor_tokens;
             function(TokenStream2::new(), quote!(impl #tensor), forms)
         }
         Methods::Trait(name) => {
@@ -40,8 +41,9 @@ pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods) -> Option<Tok
                     crate::codegen::kernel::type_string(tensor)
                 )],
             );
-            let dead = plan.allow_dead_code();
+            let dead = &plan.attrs.dead;
             let mut out = function(doc, quote!(#dead #vis trait #name), decls);
+            let tensor = &plan.tensor_tokens;
             out.extend(function(
                 quote!(#[automatically_derived]),
                 quote!(impl #name for #tensor),

@@ -7,6 +7,7 @@
 //! the kernel and its registration.
 
 mod docs;
+mod frag;
 mod free_fn;
 mod method;
 mod plan;
@@ -57,8 +58,9 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
     } else {
         input.keys.iter().map(|k| k.key).collect()
     };
+    let rt = frag::Frag::new(quote::ToTokens::to_token_stream(&input.rt));
     let entry = register::Entry {
-        rt: quote::ToTokens::to_token_stream(&input.rt),
+        rt: &rt,
         kernel: &input.kernel,
         namespace,
         schema: None,

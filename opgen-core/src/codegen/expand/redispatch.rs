@@ -1,10 +1,11 @@
 //! The redispatch functions (a key set first, then the dispatcher signature) and the hidden
 //! function that holds the operator's cached typed handle.
 
-use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+use proc_macro2::{Delimiter, TokenStream as TokenStream2};
+use quote::{ToTokens, quote};
 
 use super::docs;
+use super::frag::{Frag, group, ident, punct, punct_joint, root_path};
 use super::free_fn::function;
 use super::plan::OpPlan;
 use super::types::Lifetimes;
@@ -12,13 +13,8 @@ use super::types::Lifetimes;
 /// `NAME_redispatch` and `try_NAME_redispatch`: continue dispatch below a kernel's key.
 pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
     let rt = &plan.rt;
-    let vis = plan.vis;
     let plain = plan.form("", "_redispatch");
     let fallible = plan.form("try_", "_redispatch");
-    let decls = &plan.decls;
-    let ids: Vec<&syn::Ident> = plan.args.iter().map(|a| &a.ident).collect();
-    let (ret, result) = (&plan.ret, &plan.result);
-    let handle = plan.handle();
     let what = "Calls the operator with the key set given (in a kernel, typically its own key set \
                 below its key), every argument in schema order; the thread-local key sets are not \
                 applied again.";
@@ -28,37 +24,60 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
         v
     });
     let try_doc = docs::item(plan, &[what, "Errors are returned."]);
-    let many = (decls.len() + 1 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let snake = ids
-        .iter()
-        .any(|i| i.to_string().chars().any(|c| c.is_ascii_uppercase()))
-        .then(|| quote!(#[allow(non_snake_case)]));
-    let dead = plan.allow_dead_code();
-    let mut out = function(
-        plain_doc,
-        quote! {
-            #[inline]
-            #[track_caller]
-            #dead
-            #many
-            #snake
-            #vis fn #plain(key_set: #rt::dispatch::DispatchKeySet, #(#decls),*) -> #ret
-        },
-        quote!(#rt::__private::panic_on_error(#fallible(key_set, #(#ids),*))),
-    );
+    // `(key_set: DispatchKeySet, a: &T, ...)`, shared by both.
+    let mut params = TokenStream2::new();
+    ident(&mut params, "key_set");
+    punct(&mut params, ':');
+    rt.to_tokens(&mut params);
+    root_path(&mut params, &["dispatch", "DispatchKeySet"]);
+    punct(&mut params, ',');
+    for (i, d) in plan.decls.iter().enumerate() {
+        if i > 0 {
+            punct(&mut params, ',');
+        }
+        d.to_tokens(&mut params);
+    }
+    let params = Frag::group(Delimiter::Parenthesis, params);
+    let head = |name: &syn::Ident, ret: &Frag, track: bool| {
+        let mut head = TokenStream2::new();
+        plan.attrs.inline.to_tokens(&mut head);
+        if track {
+            plan.attrs.track_caller.to_tokens(&mut head);
+        }
+        plan.attrs
+            .lints(&mut head, plan.decls.len() + 1, plan.upper_args);
+        plan.vis.to_tokens(&mut head);
+        ident(&mut head, "fn");
+        name.to_tokens(&mut head);
+        params.to_tokens(&mut head);
+        punct_joint(&mut head, '-');
+        punct(&mut head, '>');
+        ret.to_tokens(&mut head);
+        head
+    };
+    // `(key_set, a, ...)`
+    let mut args = TokenStream2::new();
+    ident(&mut args, "key_set");
+    punct(&mut args, ',');
+    for (i, a) in plan.args.iter().enumerate() {
+        if i > 0 {
+            punct(&mut args, ',');
+        }
+        a.ident.to_tokens(&mut args);
+    }
+    let mut body = TokenStream2::new();
+    rt.to_tokens(&mut body);
+    root_path(&mut body, &["__private", "panic_on_error"]);
+    group(&mut body, Delimiter::Parenthesis, |g| {
+        fallible.to_tokens(g);
+        group(g, Delimiter::Parenthesis, |g| g.extend(args.clone()));
+    });
+    let mut out = function(plain_doc, head(&plain, &plan.ret, true), body);
+    let handle = &plan.handle;
     out.extend(function(
         try_doc,
-        quote! {
-            #[inline]
-            #dead
-            #many
-            #snake
-            #vis fn #fallible(
-                key_set: #rt::dispatch::DispatchKeySet,
-                #(#decls),*
-            ) -> #result
-        },
-        quote!(#handle.get()?.try_redispatch(key_set, #(#ids),*)),
+        head(&fallible, &plan.result, false),
+        quote!(#handle.get()?.try_redispatch(#args)),
     ));
     out
 }
@@ -71,13 +90,16 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
 /// (`unexpected_cfgs`) in every crate that does not declare the feature.
 pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
     let rt = &plan.rt;
-    let tensor = plan.tensor;
-    let (handle, call_fn) = (plan.handle(), plan.call_fn());
-    let families = plan.args.iter().map(|a| plan.ty(&a.ty, Lifetimes::Static));
-    let families = quote!((#(#families,)*));
-    let (ret, result, decls) = (&plan.ret, &plan.result, &plan.decls);
-    let ids = plan.args.iter().map(|a| &a.ident);
-    let ids2 = ids.clone();
+    let tensor = &plan.tensor_tokens;
+    let (handle, call_fn) = (&plan.handle, &plan.call_fn);
+    let mut families = TokenStream2::new();
+    group(&mut families, Delimiter::Parenthesis, |g| {
+        for a in &plan.args {
+            plan.ty(&a.ty, Lifetimes::Static, g);
+            punct(g, ',');
+        }
+    });
+    let (ret, result, decls, ids) = (&plan.ret, &plan.result, &plan.decls_group, &plan.ids_group);
     let (name, overload) = (
         docs::string(&plan.qualified()),
         docs::string(plan.overload()),
@@ -91,11 +113,11 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
         #[doc(hidden)]
         #[inline]
         #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
-        fn #call_fn(#(#decls),*) -> #result {
+        fn #call_fn #decls -> #result {
             if ::core::cfg!(feature = "opgen-static-dispatch") {
-                #handle.get_static()?.try_call(#(#ids),*)
+                #handle.get_static()?.try_call #ids
             } else {
-                #handle.get()?.try_call(#(#ids2),*)
+                #handle.get()?.try_call #ids
             }
         }
     }

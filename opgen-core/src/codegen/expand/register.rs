@@ -7,18 +7,19 @@
 //! name with dynamic values.
 
 use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::docs::string;
+use super::frag::Frag;
 use super::plan::OpPlan;
-use super::types::{Lifetimes, rust_type};
+use super::types::Lifetimes;
 use crate::codegen::kernel::{Assertion, Kernel, Output};
 use crate::dispatch::DispatchKey;
 
 /// What the registration entry says.
 pub(crate) struct Entry<'a> {
-    pub rt: TokenStream2,
+    pub rt: &'a Frag,
     pub kernel: &'a Kernel,
     pub namespace: &'a str,
     /// The schema text (without namespace) for an operator defined here.
@@ -39,7 +40,7 @@ pub(crate) fn expand_def_registration(
     let mentions_tensor =
         plan.args.iter().any(|a| mentions_tensor(&a.ty)) || mentions_tensor(&plan.returns);
     let entry = Entry {
-        rt: plan.rt.clone(),
+        rt: &plan.rt,
         kernel,
         namespace: plan.namespace,
         schema: Some(&plan.text),
@@ -62,7 +63,7 @@ pub(crate) fn expand_entry(
     adapter: Option<TokenStream2>,
     checks: Option<TokenStream2>,
 ) -> TokenStream2 {
-    let rt = &e.rt;
+    let rt = e.rt;
     let (namespace, name) = (string(e.namespace), string(&e.name));
     let schema = match e.schema {
         Some(s) => {
@@ -72,7 +73,7 @@ pub(crate) fn expand_entry(
         None => quote!(::core::option::Option::None),
     };
     let keys = e.keys.iter().map(|k| {
-        let k = format_ident!("{}", k.name());
+        let k = proc_macro2::Ident::new(k.name(), Span::call_site());
         quote!(#rt::dispatch::DispatchKey::#k)
     });
     let at = e.kernel.ident().span();
@@ -133,7 +134,7 @@ pub(crate) fn expand_entry(
 /// returns the written arguments (clones of their handles), as the schema says.
 fn expand_alias_adapter(plan: &OpPlan<'_>, kernel: &Kernel, indices: &[usize]) -> TokenStream2 {
     let rt = &plan.rt;
-    let tensor = plan.tensor;
+    let tensor = &plan.tensor_tokens;
     let generics = &kernel.sig.generics;
     let k = kernel.ident();
     let key_set = kernel.key_set.as_ref().map(|p| {
@@ -197,7 +198,8 @@ fn expand_assertions(
     let generics = &kernel.sig.generics;
     let lets = assertions.iter().map(|a| {
         let user = &a.user;
-        let expected = rust_type(&a.expected, plan.tensor, &plan.rt, Lifetimes::Elided);
+        let mut expected = TokenStream2::new();
+        plan.ty(&a.expected, Lifetimes::Elided, &mut expected);
         let span: Span = user.span();
         quote_spanned! {span=>
             let _: ::core::marker::PhantomData<#user> = ::core::marker::PhantomData::<#expected>;
