@@ -65,14 +65,11 @@ pub(crate) fn attr(lit: Literal) -> Frag {
     Frag::attr(content)
 }
 
-/// The user's docs, then `what`, then the operator's facts: a new stream, which the item
-/// is then written after.
-pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S]) -> TokenStream2 {
-    let mut out = TokenStream2::new();
-    plan.doc_head.to_tokens(&mut out);
-    attr(literal(what)).to_tokens(&mut out);
-    plan.facts.to_tokens(&mut out);
-    out
+/// Writes an item's docs: the user's, then `what`, then the operator's facts.
+pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S], out: &mut TokenStream2) {
+    plan.doc_head.to_tokens(out);
+    attr(literal(what)).to_tokens(out);
+    plan.facts.to_tokens(out);
 }
 
 /// The schema, variants and keys, after an empty line.

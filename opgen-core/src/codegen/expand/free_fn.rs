@@ -1,8 +1,8 @@
 //! The public API's forms (plain and `try_`, with and without the arguments struct), as
 //! free functions or methods, and the arguments struct with its `Default`.
 
-use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2, TokenTree};
-use quote::{ToTokens, quote};
+use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2};
+use quote::{ToTokens, TokenStreamExt, quote};
 
 use super::docs;
 use super::frag::{Frag, colon2, group, ident, lifetime, punct, punct_joint, root_path};
@@ -47,10 +47,15 @@ impl Scope<'_> {
 }
 
 /// The four forms of the API in `scope`: `NAME`, `try_NAME`, and, with defaulted arguments,
-/// `NAME_with`, `try_NAME_with`. Each item is a full function (with its docs); in a trait
-/// scope the caller splits declarations from bodies.
-pub(crate) fn expand_forms(plan: &OpPlan<'_>, scope: Scope<'_>) -> Vec<Form> {
-    let mut forms = Vec::new();
+/// `NAME_with`, `try_NAME_with`, each a full function written to `out`; in a trait scope
+/// the functions go to `out` without docs, and their declarations, with the docs, to
+/// `decls`.
+pub(crate) fn expand_forms(
+    plan: &OpPlan<'_>,
+    scope: Scope<'_>,
+    out: &mut TokenStream2,
+    mut decls: Option<&mut TokenStream2>,
+) {
     let has_with = plan.args_struct.is_some();
     let params: Vec<usize> = plan
         .params
@@ -61,22 +66,26 @@ pub(crate) fn expand_forms(plan: &OpPlan<'_>, scope: Scope<'_>) -> Vec<Form> {
     // The parameter list, shared by the plain and the fallible form.
     let lists = [false, true]
         .map(|with| (!with || has_with).then(|| param_list(plan, scope, &params, with)));
+    let form = Form {
+        plan,
+        scope,
+        params: &params,
+    };
     for fallible in [false, true] {
         for with in [false, true] {
             if let Some(list) = &lists[usize::from(with)] {
-                forms.push(form(plan, scope, &params, list, with, fallible));
+                form.write(list, with, fallible, out, decls.as_deref_mut());
             }
         }
     }
-    forms
 }
 
-/// One generated function: the whole item, and for a trait, its declaration.
-pub(crate) struct Form {
-    /// The function (in a trait scope: the method of the `impl`, without docs).
-    pub item: TokenStream2,
-    /// In a trait scope: the declaration in the trait, with the docs.
-    pub decl: Option<TokenStream2>,
+/// What the forms of one scope share.
+struct Form<'a> {
+    plan: &'a OpPlan<'a>,
+    scope: Scope<'a>,
+    /// The parameters (schema indices), without a method's receiver.
+    params: &'a [usize],
 }
 
 /// `(&self, a: &T, ..., args: AddArgs<'_>)`.
@@ -107,124 +116,122 @@ fn param_list(plan: &OpPlan<'_>, scope: Scope<'_>, params: &[usize], with: bool)
     Frag::group(Delimiter::Parenthesis, list)
 }
 
-fn form(
-    plan: &OpPlan<'_>,
-    scope: Scope<'_>,
-    params: &[usize],
-    list: &Frag,
-    with: bool,
-    fallible: bool,
-) -> Form {
-    let name = plan.form_name(with, fallible);
-    let try_name = plan.form_name(with, true);
-    let ret = if fallible { &plan.result } else { &plan.ret };
-    let mut body = TokenStream2::new();
-    // `callee(self, a, ...` : the arguments after `self` are the forwarded parameters.
-    let forward = |g: &mut TokenStream2| {
-        if scope.is_method() {
-            ident(g, "self");
-            punct(g, ',');
-        }
-        for &i in params {
-            plan.args[i].ident.to_tokens(g);
-            punct(g, ',');
-        }
-    };
-    if !fallible {
-        plan.rt.to_tokens(&mut body);
-        colon2(&mut body);
-        ident(&mut body, "__private");
-        colon2(&mut body);
-        ident(&mut body, "panic_on_error");
-        group(&mut body, Delimiter::Parenthesis, |g| {
-            scope.sibling(try_name, g);
-            group(g, Delimiter::Parenthesis, |g| {
-                forward(g);
-                if with {
-                    ident(g, "args");
-                }
-            });
-        });
-    } else if !with && plan.args_struct.is_some() {
-        scope.sibling(plan.form_name(true, true), &mut body);
-        group(&mut body, Delimiter::Parenthesis, |g| {
-            forward(g);
-            root_path(g, &["core", "default", "Default", "default"]);
-            group(g, Delimiter::Parenthesis, |_| {});
-        });
-    } else {
-        if with {
-            // `let AddArgs { alpha, beta } = args;`
-            ident(&mut body, "let");
-            plan.args_struct.to_tokens(&mut body);
-            group(&mut body, Delimiter::Brace, |g| {
-                for (n, &i) in plan.fields.iter().enumerate() {
-                    if n > 0 {
-                        punct(g, ',');
-                    }
-                    plan.args[i].ident.to_tokens(g);
-                }
-            });
-            punct(&mut body, '=');
-            ident(&mut body, "args");
-            punct(&mut body, ';');
-        }
-        plan.call_fn.to_tokens(&mut body);
-        if scope.is_method() && plan.receiver.is_some() {
+impl Form<'_> {
+    fn write(
+        &self,
+        list: &Frag,
+        with: bool,
+        fallible: bool,
+        out: &mut TokenStream2,
+        decls: Option<&mut TokenStream2>,
+    ) {
+        let Form {
+            plan,
+            scope,
+            params,
+        } = *self;
+        let name = plan.form_name(with, fallible);
+        let try_name = plan.form_name(with, true);
+        let ret = if fallible { &plan.result } else { &plan.ret };
+        let mut body = TokenStream2::new();
+        // `callee(self, a, ...` : the arguments after `self` are the forwarded parameters.
+        let forward = |g: &mut TokenStream2| {
+            if scope.is_method() {
+                ident(g, "self");
+                punct(g, ',');
+            }
+            for &i in params {
+                plan.args[i].ident.to_tokens(g);
+                punct(g, ',');
+            }
+        };
+        if !fallible {
+            plan.rt.to_tokens(&mut body);
+            colon2(&mut body);
+            ident(&mut body, "__private");
+            colon2(&mut body);
+            ident(&mut body, "panic_on_error");
             group(&mut body, Delimiter::Parenthesis, |g| {
-                for (i, a) in plan.args.iter().enumerate() {
-                    if i > 0 {
-                        punct(g, ',');
+                scope.sibling(try_name, g);
+                group(g, Delimiter::Parenthesis, |g| {
+                    forward(g);
+                    if with {
+                        ident(g, "args");
                     }
-                    if Some(i) == plan.receiver {
-                        ident(g, "self");
-                    } else {
-                        a.ident.to_tokens(g);
-                    }
-                }
+                });
+            });
+        } else if !with && plan.args_struct.is_some() {
+            scope.sibling(plan.form_name(true, true), &mut body);
+            group(&mut body, Delimiter::Parenthesis, |g| {
+                forward(g);
+                root_path(g, &["core", "default", "Default", "default"]);
+                group(g, Delimiter::Parenthesis, |_| {});
             });
         } else {
-            plan.ids_group.to_tokens(&mut body);
-        }
-    }
-    let doc = form_doc(plan, scope, with, fallible);
-    let upper = plan.upper_args || has_upper(name);
-    let arity = params.len() + usize::from(with);
-    // `fn name(params) -> ret`
-    let signature = |out: &mut TokenStream2| {
-        ident(out, "fn");
-        name.to_tokens(out);
-        list.to_tokens(out);
-        punct_joint(out, '-');
-        punct(out, '>');
-        ret.to_tokens(out);
-    };
-    let mut head = TokenStream2::new();
-    plan.attrs.inline.to_tokens(&mut head);
-    if !fallible {
-        plan.attrs.track_caller.to_tokens(&mut head);
-    }
-    plan.attrs.lints(&mut head, arity, upper);
-    match scope {
-        Scope::Trait(_) => {
-            let mut decl = doc;
-            plan.attrs.lints(&mut decl, arity, upper);
-            signature(&mut decl);
-            punct(&mut decl, ';');
-            signature(&mut head);
-            Form {
-                decl: Some(decl),
-                item: function(TokenStream2::new(), head, body),
+            if with {
+                // `let AddArgs { alpha, beta } = args;`
+                ident(&mut body, "let");
+                plan.args_struct.to_tokens(&mut body);
+                group(&mut body, Delimiter::Brace, |g| {
+                    for (n, &i) in plan.fields.iter().enumerate() {
+                        if n > 0 {
+                            punct(g, ',');
+                        }
+                        plan.args[i].ident.to_tokens(g);
+                    }
+                });
+                punct(&mut body, '=');
+                ident(&mut body, "args");
+                punct(&mut body, ';');
+            }
+            plan.call_fn.to_tokens(&mut body);
+            if scope.is_method() && plan.receiver.is_some() {
+                group(&mut body, Delimiter::Parenthesis, |g| {
+                    for (i, a) in plan.args.iter().enumerate() {
+                        if i > 0 {
+                            punct(g, ',');
+                        }
+                        if Some(i) == plan.receiver {
+                            ident(g, "self");
+                        } else {
+                            a.ident.to_tokens(g);
+                        }
+                    }
+                });
+            } else {
+                plan.ids_group.to_tokens(&mut body);
             }
         }
-        _ => {
-            plan.vis.to_tokens(&mut head);
-            signature(&mut head);
-            Form {
-                decl: None,
-                item: function(doc, head, body),
+        let upper = plan.upper_args || has_upper(name);
+        let arity = params.len() + usize::from(with);
+        // `fn name(params) -> ret`
+        let signature = |out: &mut TokenStream2| {
+            ident(out, "fn");
+            name.to_tokens(out);
+            list.to_tokens(out);
+            punct_joint(out, '-');
+            punct(out, '>');
+            ret.to_tokens(out);
+        };
+        match decls {
+            Some(decls) => {
+                form_doc(plan, scope, with, fallible, decls);
+                plan.attrs.lints(decls, arity, upper);
+                signature(decls);
+                punct(decls, ';');
             }
+            None => form_doc(plan, scope, with, fallible, out),
         }
+        plan.attrs.inline.to_tokens(out);
+        if !fallible {
+            plan.attrs.track_caller.to_tokens(out);
+        }
+        plan.attrs.lints(out, arity, upper);
+        if !matches!(scope, Scope::Trait(_)) {
+            plan.vis.to_tokens(out);
+        }
+        signature(out);
+        out.append(Group::new(Delimiter::Brace, body));
     }
 }
 
@@ -232,19 +239,13 @@ fn has_upper(name: &syn::Ident) -> bool {
     name.to_string().chars().any(|c| c.is_ascii_uppercase())
 }
 
-/// `attrs head { body }`, the pieces moved rather than copied token by token (as
-/// interpolating them in `quote!` would).
-pub(crate) fn function(
-    mut attrs: TokenStream2,
-    head: TokenStream2,
-    body: TokenStream2,
-) -> TokenStream2 {
-    attrs.extend(head);
-    attrs.extend([TokenTree::Group(Group::new(Delimiter::Brace, body))]);
-    attrs
-}
-
-fn form_doc(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> TokenStream2 {
+fn form_doc(
+    plan: &OpPlan<'_>,
+    scope: Scope<'_>,
+    with: bool,
+    fallible: bool,
+    out: &mut TokenStream2,
+) {
     let defaulted: Vec<String> = plan
         .fields
         .iter()
@@ -275,67 +276,69 @@ fn form_doc(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> 
         };
         what.extend(docs::panics(&link));
     }
-    docs::item(plan, &what)
+    docs::item(plan, &what, out);
 }
 
 /// The free functions: the forms, then the faithful forms.
-pub(crate) fn expand_free_fns(plan: &OpPlan<'_>) -> TokenStream2 {
-    let forms = expand_forms(plan, Scope::Free).into_iter().map(|f| f.item);
-    forms.chain(expand_faithful(plan)).collect()
+pub(crate) fn expand_free_fns(plan: &OpPlan<'_>, out: &mut TokenStream2) {
+    expand_forms(plan, Scope::Free, out, None);
+    expand_faithful(plan, out);
 }
 
 /// `add_outf` / `empty_faithful` (and `try_`): every argument in schema order, no defaults.
-fn expand_faithful(plan: &OpPlan<'_>) -> Option<TokenStream2> {
-    let name = plan.faithful.as_ref()?;
+fn expand_faithful(plan: &OpPlan<'_>, out: &mut TokenStream2) {
+    let Some(name) = plan.faithful.as_ref() else {
+        return;
+    };
     let plain = super::plan::ident(&crate::plan::rust_ident(name));
     let fallible = super::plan::ident(&crate::plan::rust_ident(&format!("try_{name}")));
     let order = "Calls the operator with every argument in schema order, without defaults.";
-    let plain_doc = docs::item(plan, &{
-        let mut v = vec![order.to_string()];
-        v.extend(docs::panics(&fallible.to_string()));
-        v
-    });
-    let try_doc = docs::item(plan, &[order, "Errors are returned."]);
-    let head = |name: &syn::Ident, ret: &Frag, track: bool| {
-        let mut head = TokenStream2::new();
-        plan.attrs.inline.to_tokens(&mut head);
+    let head = |out: &mut TokenStream2, name: &syn::Ident, ret: &Frag, track: bool| {
+        plan.attrs.inline.to_tokens(out);
         if track {
-            plan.attrs.track_caller.to_tokens(&mut head);
+            plan.attrs.track_caller.to_tokens(out);
         }
-        plan.attrs
-            .lints(&mut head, plan.decls.len(), plan.upper_args);
-        plan.vis.to_tokens(&mut head);
-        ident(&mut head, "fn");
-        name.to_tokens(&mut head);
-        plan.decls_group.to_tokens(&mut head);
-        punct_joint(&mut head, '-');
-        punct(&mut head, '>');
-        ret.to_tokens(&mut head);
-        head
+        plan.attrs.lints(out, plan.decls.len(), plan.upper_args);
+        plan.vis.to_tokens(out);
+        ident(out, "fn");
+        name.to_tokens(out);
+        plan.decls_group.to_tokens(out);
+        punct_joint(out, '-');
+        punct(out, '>');
+        ret.to_tokens(out);
     };
-    let mut body = TokenStream2::new();
-    plan.rt.to_tokens(&mut body);
-    root_path(&mut body, &["__private", "panic_on_error"]);
-    group(&mut body, Delimiter::Parenthesis, |g| {
-        fallible.to_tokens(g);
-        plan.ids_group.to_tokens(g);
+    docs::item(
+        plan,
+        &{
+            let mut v = vec![order.to_string()];
+            v.extend(docs::panics(&fallible.to_string()));
+            v
+        },
+        out,
+    );
+    head(out, &plain, &plan.ret, true);
+    group(out, Delimiter::Brace, |body| {
+        plan.rt.to_tokens(body);
+        root_path(body, &["__private", "panic_on_error"]);
+        group(body, Delimiter::Parenthesis, |g| {
+            fallible.to_tokens(g);
+            plan.ids_group.to_tokens(g);
+        });
     });
-    let mut out = function(plain_doc, head(&plain, &plan.ret, true), body);
-    let mut body = TokenStream2::new();
-    plan.call_fn.to_tokens(&mut body);
-    plan.ids_group.to_tokens(&mut body);
-    out.extend(function(
-        try_doc,
-        head(&fallible, &plan.result, false),
-        body,
-    ));
-    Some(out)
+    docs::item(plan, &[order, "Errors are returned."], out);
+    head(out, &fallible, &plan.result, false);
+    group(out, Delimiter::Brace, |body| {
+        plan.call_fn.to_tokens(body);
+        plan.ids_group.to_tokens(body);
+    });
 }
 
 /// The arguments struct: one public field per defaulted argument, and `Default` from the
 /// schema's defaults.
-pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
-    let name = plan.args_struct.as_ref()?;
+pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
+    let Some(name) = plan.args_struct.as_ref() else {
+        return;
+    };
     let vis = plan.vis;
     let lt = plan.struct_has_lifetime().then(|| quote!(<'a>));
     let mut fields = TokenStream2::new();
@@ -371,12 +374,12 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
         },
         format!("Name only what changes: `{name} {{ {first}: ..., ..Default::default() }}`."),
     ];
-    let mut out = docs::item(plan, &what);
+    docs::item(plan, &what, out);
     let clone = (!plan.fields.iter().any(|&i| has_mut(&plan.args[i].ty)))
         .then(|| quote!(#[derive(::core::clone::Clone)]));
     let upper = plan.fields.iter().any(|&i| has_upper(&plan.args[i].ident));
-    clone.to_tokens(&mut out);
-    plan.attrs.lints(&mut out, 0, upper);
+    clone.to_tokens(out);
+    plan.attrs.lints(out, 0, upper);
     out.extend(quote! {
         #vis struct #name #lt {
             #fields
@@ -391,5 +394,4 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
             }
         }
     });
-    Some(out)
 }

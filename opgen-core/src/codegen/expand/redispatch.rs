@@ -6,24 +6,17 @@ use quote::{ToTokens, quote};
 
 use super::docs;
 use super::frag::{Frag, group, ident, punct, punct_joint, root_path};
-use super::free_fn::function;
 use super::plan::OpPlan;
 use super::types::Lifetimes;
 
 /// `NAME_redispatch` and `try_NAME_redispatch`: continue dispatch below a kernel's key.
-pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
+pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let rt = &plan.rt;
     let plain = plan.form("", "_redispatch");
     let fallible = plan.form("try_", "_redispatch");
     let what = "Calls the operator with the key set given (in a kernel, typically its own key set \
                 below its key), every argument in schema order; the thread-local key sets are not \
                 applied again.";
-    let plain_doc = docs::item(plan, &{
-        let mut v = vec![what.to_string()];
-        v.extend(docs::panics(&fallible.to_string()));
-        v
-    });
-    let try_doc = docs::item(plan, &[what, "Errors are returned."]);
     // `(key_set: DispatchKeySet, a: &T, ...)`, shared by both.
     let mut params = TokenStream2::new();
     ident(&mut params, "key_set");
@@ -38,22 +31,19 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
         d.to_tokens(&mut params);
     }
     let params = Frag::group(Delimiter::Parenthesis, params);
-    let head = |name: &syn::Ident, ret: &Frag, track: bool| {
-        let mut head = TokenStream2::new();
-        plan.attrs.inline.to_tokens(&mut head);
+    let head = |out: &mut TokenStream2, name: &syn::Ident, ret: &Frag, track: bool| {
+        plan.attrs.inline.to_tokens(out);
         if track {
-            plan.attrs.track_caller.to_tokens(&mut head);
+            plan.attrs.track_caller.to_tokens(out);
         }
-        plan.attrs
-            .lints(&mut head, plan.decls.len() + 1, plan.upper_args);
-        plan.vis.to_tokens(&mut head);
-        ident(&mut head, "fn");
-        name.to_tokens(&mut head);
-        params.to_tokens(&mut head);
-        punct_joint(&mut head, '-');
-        punct(&mut head, '>');
-        ret.to_tokens(&mut head);
-        head
+        plan.attrs.lints(out, plan.decls.len() + 1, plan.upper_args);
+        plan.vis.to_tokens(out);
+        ident(out, "fn");
+        name.to_tokens(out);
+        params.to_tokens(out);
+        punct_joint(out, '-');
+        punct(out, '>');
+        ret.to_tokens(out);
     };
     // `(key_set, a, ...)`
     let mut args = TokenStream2::new();
@@ -65,21 +55,30 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
         }
         a.ident.to_tokens(&mut args);
     }
-    let mut body = TokenStream2::new();
-    rt.to_tokens(&mut body);
-    root_path(&mut body, &["__private", "panic_on_error"]);
-    group(&mut body, Delimiter::Parenthesis, |g| {
-        fallible.to_tokens(g);
-        group(g, Delimiter::Parenthesis, |g| g.extend(args.clone()));
+    docs::item(
+        plan,
+        &{
+            let mut v = vec![what.to_string()];
+            v.extend(docs::panics(&fallible.to_string()));
+            v
+        },
+        out,
+    );
+    head(out, &plain, &plan.ret, true);
+    group(out, Delimiter::Brace, |body| {
+        rt.to_tokens(body);
+        root_path(body, &["__private", "panic_on_error"]);
+        group(body, Delimiter::Parenthesis, |g| {
+            fallible.to_tokens(g);
+            group(g, Delimiter::Parenthesis, |g| g.extend(args.clone()));
+        });
     });
-    let mut out = function(plain_doc, head(&plain, &plan.ret, true), body);
+    docs::item(plan, &[what, "Errors are returned."], out);
+    head(out, &fallible, &plan.result, false);
     let handle = &plan.handle;
-    out.extend(function(
-        try_doc,
-        head(&fallible, &plan.result, false),
-        quote!(#handle.get()?.try_redispatch(#args)),
-    ));
-    out
+    group(out, Delimiter::Brace, |body| {
+        body.extend(quote!(#handle.get()?.try_redispatch(#args)));
+    });
 }
 
 /// The hidden static holding the operator's typed handles (`__private::Op`: looked up once
@@ -88,7 +87,7 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
 /// the arguments' backend instead (`Op::get_static`); redispatch always uses `Op::get`.
 /// The feature is tested with `cfg!` in the body: a `#[cfg]` attribute would warn
 /// (`unexpected_cfgs`) in every crate that does not declare the feature.
-pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
+pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let rt = &plan.rt;
     let tensor = &plan.tensor_tokens;
     let (handle, call_fn) = (&plan.handle, &plan.call_fn);
@@ -104,7 +103,7 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
         docs::string(&plan.qualified()),
         docs::string(plan.overload()),
     );
-    quote! {
+    out.extend(quote! {
         #[doc(hidden)]
         #[allow(dead_code)]
         static #handle: #rt::__private::Op<#tensor, #families, #ret> =
@@ -120,5 +119,5 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
                 #handle.get()?.try_call #ids
             }
         }
-    }
+    });
 }
