@@ -100,18 +100,24 @@ const SCHEMA_FIRST: &str = "expected the schema string first, e.g. \
 
 /// Parses the attribute's arguments, reporting every problem found.
 pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
-    check_schema_is_literal(&args)?;
-    let metas = match fast_meta_list(&args) {
-        Some(metas) => metas,
-        None => NestedMeta::parse_meta_list(args)?,
+    let tokens: Vec<TokenTree> = args.into_iter().collect();
+    check_schema_is_literal(&tokens)?;
+    let mut metas = match fast_shape(&tokens) {
+        Some(entries) => fast_meta_list(tokens, entries)
+            .ok_or_else(|| super::diag::internal("the attribute changed shape"))?,
+        None => NestedMeta::parse_meta_list(tokens.into_iter().collect())?,
     };
-    let (lit, rest) = match metas.split_first() {
-        Some((NestedMeta::Lit(syn::Lit::Str(lit)), rest)) => (Some(lit.clone()), rest),
-        Some((NestedMeta::Lit(other), _)) => {
+    let lit = match metas.first() {
+        Some(NestedMeta::Lit(syn::Lit::Str(_))) => match metas.remove(0) {
+            NestedMeta::Lit(syn::Lit::Str(lit)) => Some(lit),
+            _ => None,
+        },
+        Some(NestedMeta::Lit(other)) => {
             return Err(syn::Error::new_spanned(other, SCHEMA_FIRST));
         }
-        _ => (None, metas.as_slice()),
+        _ => None,
     };
+    let rest = metas.as_slice();
     let mut diag = Diagnostics::default();
     for meta in rest {
         if let NestedMeta::Lit(lit) = meta {
@@ -121,12 +127,18 @@ pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
             );
         }
     }
-    let options: Vec<NestedMeta> = rest
-        .iter()
-        .filter(|m| matches!(m, NestedMeta::Meta(_)))
-        .cloned()
-        .collect();
-    let options = match Options::from_list(&options) {
+    let filtered: Vec<NestedMeta>;
+    let options = if rest.iter().all(|m| matches!(m, NestedMeta::Meta(_))) {
+        rest
+    } else {
+        filtered = rest
+            .iter()
+            .filter(|m| matches!(m, NestedMeta::Meta(_)))
+            .cloned()
+            .collect();
+        &filtered
+    };
+    let options = match Options::from_list(options) {
         Ok(options) => options,
         Err(err) => {
             diag.push(err.into());
@@ -190,15 +202,16 @@ pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
 
 /// darling reports a non-literal first argument (`#[native_function(SCHEMA)]`) as an
 /// unknown key; the schema must be a literal the macro can read, so say that instead.
-fn check_schema_is_literal(args: &TokenStream2) -> syn::Result<()> {
-    let first: Vec<TokenTree> = args
-        .clone()
-        .into_iter()
-        .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-        .collect();
-    let is_option = matches!(first.as_slice(), [TokenTree::Ident(_), TokenTree::Punct(p), ..] if p.as_char() == '=');
-    let is_literal = matches!(first.as_slice(), [TokenTree::Literal(_)]);
-    let is_word = matches!(first.as_slice(), [TokenTree::Ident(_)]);
+fn check_schema_is_literal(tokens: &[TokenTree]) -> syn::Result<()> {
+    let end = tokens
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+        .unwrap_or(tokens.len());
+    let first = tokens.get(..end).unwrap_or_default();
+    let is_option =
+        matches!(first, [TokenTree::Ident(_), TokenTree::Punct(p), ..] if p.as_char() == '=');
+    let is_literal = matches!(first, [TokenTree::Literal(_)]);
+    let is_word = matches!(first, [TokenTree::Ident(_)]);
     if first.is_empty() || is_option || is_literal {
         return Ok(());
     }
@@ -213,7 +226,7 @@ fn check_schema_is_literal(args: &TokenStream2) -> syn::Result<()> {
     {
         return Ok(());
     }
-    let tokens: TokenStream2 = first.into_iter().collect();
+    let tokens: TokenStream2 = first.iter().cloned().collect();
     Err(syn::Error::new_spanned(
         tokens,
         "the schema must be a string literal: the macro reads and checks it at compile time, \
@@ -221,29 +234,52 @@ fn check_schema_is_literal(args: &TokenStream2) -> syn::Result<()> {
     ))
 }
 
-/// The common shape, `"schema", key = literal, ...`, read without syn's parser (which took a
-/// tenth of the expansion time); `None` for anything else, which `parse_meta_list` reads.
-fn fast_meta_list(args: &TokenStream2) -> Option<Vec<NestedMeta>> {
-    let mut out = Vec::new();
-    let mut tokens = args.clone().into_iter();
+/// Whether the attribute has the common shape, `"schema", key = literal, ...`, which
+/// [`fast_meta_list`] reads without syn's parser (which took a tenth of the expansion time),
+/// and how many entries it has; `None` for anything else, which `parse_meta_list` reads.
+fn fast_shape(tokens: &[TokenTree]) -> Option<usize> {
+    let mut entries = 0;
+    let mut rest = tokens;
     loop {
-        match tokens.next() {
-            None => return Some(out),
-            Some(TokenTree::Literal(lit)) => out.push(NestedMeta::Lit(syn::Lit::new(lit))),
-            Some(TokenTree::Ident(key)) => {
-                let eq = match tokens.next() {
-                    Some(TokenTree::Punct(p))
-                        if p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone =>
-                    {
-                        p
-                    }
+        rest = match rest {
+            [] => return Some(entries),
+            [TokenTree::Literal(_), more @ ..] => more,
+            [TokenTree::Ident(_), TokenTree::Punct(eq), value, more @ ..]
+                if eq.as_char() == '=' && eq.spacing() == proc_macro2::Spacing::Alone =>
+            {
+                match value {
+                    TokenTree::Literal(_) => {}
+                    TokenTree::Ident(b) if b == "true" || b == "false" => {}
                     _ => return None,
+                }
+                more
+            }
+            _ => return None,
+        };
+        entries += 1;
+        rest = match rest {
+            [] => return Some(entries),
+            [TokenTree::Punct(p), more @ ..] if p.as_char() == ',' => more,
+            _ => return None,
+        };
+    }
+}
+
+/// The entries of an attribute of the shape [`fast_shape`] accepted, the tokens moved into
+/// them (`None` if the shape is not that one after all).
+fn fast_meta_list(tokens: Vec<TokenTree>, entries: usize) -> Option<Vec<NestedMeta>> {
+    let mut out = Vec::with_capacity(entries);
+    let mut tokens = tokens.into_iter();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Literal(lit) => out.push(NestedMeta::Lit(syn::Lit::new(lit))),
+            TokenTree::Ident(key) => {
+                let Some(TokenTree::Punct(eq)) = tokens.next() else {
+                    return None;
                 };
-                let lit = match tokens.next() {
-                    Some(TokenTree::Literal(lit)) => syn::Lit::new(lit),
-                    Some(TokenTree::Ident(b)) if b == "true" || b == "false" => {
-                        syn::Lit::Bool(LitBool::new(b == "true", b.span()))
-                    }
+                let lit = match tokens.next()? {
+                    TokenTree::Literal(lit) => syn::Lit::new(lit),
+                    TokenTree::Ident(b) => syn::Lit::Bool(LitBool::new(b == "true", b.span())),
                     _ => return None,
                 };
                 out.push(NestedMeta::Meta(syn::Meta::NameValue(syn::MetaNameValue {
@@ -255,14 +291,12 @@ fn fast_meta_list(args: &TokenStream2) -> Option<Vec<NestedMeta>> {
                     }),
                 })));
             }
-            Some(_) => return None,
+            _ => return None,
         }
-        match tokens.next() {
-            None => return Some(out),
-            Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
-            Some(_) => return None,
-        }
+        // The comma between entries.
+        tokens.next();
     }
+    Some(out)
 }
 
 fn internal_unreachable() -> syn::Error {
