@@ -10,18 +10,30 @@ use super::plan::OpPlan;
 
 /// Doc text as one literal: each line after a space, as `///` comments read.
 pub(crate) fn literal<S: AsRef<str>>(lines: &[S]) -> Literal {
-    let mut text = String::new();
+    let len: usize = lines.iter().map(|l| l.as_ref().len() + 3).sum();
+    let mut repr = String::with_capacity(len + 8);
+    repr.push('"');
     for (i, l) in lines.iter().enumerate() {
         if i > 0 {
-            text.push('\n');
+            repr.push_str("\\n");
         }
         let l = l.as_ref();
         if !l.is_empty() {
-            text.push(' ');
-            text.push_str(l);
+            repr.push(' ');
+            escape_into(&mut repr, l);
         }
     }
-    string(&text)
+    repr.push('"');
+    repr.parse().unwrap_or_else(|_| {
+        let text: Vec<String> = lines
+            .iter()
+            .map(|l| match l.as_ref() {
+                "" => String::new(),
+                l => format!(" {l}"),
+            })
+            .collect();
+        Literal::string(&text.join("\n"))
+    })
 }
 
 /// A string literal, built from its escaped form: `Literal::string` escapes char by char
@@ -29,14 +41,29 @@ pub(crate) fn literal<S: AsRef<str>>(lines: &[S]) -> Literal {
 pub(crate) fn string(text: &str) -> Literal {
     let mut repr = String::with_capacity(text.len() + 8);
     repr.push('"');
+    escape_into(&mut repr, text);
+    repr.push('"');
+    repr.parse().unwrap_or_else(|_| Literal::string(text))
+}
+
+/// The bytes that start a character to escape: `"`, `\`, the ASCII controls, and 0xC2,
+/// the lead byte of the C1 controls (U+0080–U+009F), a candidate looked at as a char.
+static ESCAPES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b == b'"' as usize || b == b'\\' as usize || b < 0x20 || b == 0x7f || b == 0xc2;
+        b += 1;
+    }
+    table
+};
+
+/// Appends `text` escaped as in a string literal (as `escape_debug` would, for the
+/// characters that need it).
+fn escape_into(repr: &mut String, text: &str) {
     let mut rest = text;
-    // Runs of characters that need no escape are copied at once. The scan is over bytes:
-    // the characters to escape are ASCII or C1 controls (U+0080–U+009F, lead byte 0xC2), so
-    // a 0xC2 byte is only a candidate, looked at as a char below.
-    while let Some(i) = rest
-        .bytes()
-        .position(|b| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f || b == 0xc2)
-    {
+    // Runs of characters that need no escape are copied at once.
+    while let Some(i) = rest.bytes().position(|b| ESCAPES[usize::from(b)]) {
         repr.push_str(&rest[..i]);
         let mut chars = rest[i..].chars();
         match chars.next() {
@@ -52,8 +79,6 @@ pub(crate) fn string(text: &str) -> Literal {
         rest = chars.as_str();
     }
     repr.push_str(rest);
-    repr.push('"');
-    repr.parse().unwrap_or_else(|_| Literal::string(text))
 }
 
 /// `#[doc = lit]`.

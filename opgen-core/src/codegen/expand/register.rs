@@ -6,12 +6,12 @@
 //! runtime's automatic one for the registered kernel, so every operator can be called by
 //! name with dynamic values.
 
-use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream as TokenStream2};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::docs::string;
-use super::frag::Frag;
+use super::frag::{Frag, punct, root_path};
 use super::plan::OpPlan;
 use super::types::Lifetimes;
 use crate::codegen::kernel::{Assertion, Kernel, Output};
@@ -72,19 +72,26 @@ pub(crate) fn expand_entry(
         }
         None => quote!(::core::option::Option::None),
     };
-    let keys = e.keys.iter().map(|k| {
-        let k = proc_macro2::Ident::new(k.name(), Span::call_site());
-        quote!(#rt::dispatch::DispatchKey::#k)
-    });
+    // `[#rt::dispatch::DispatchKey::CPU, ...]`
+    let mut keys = TokenStream2::new();
+    for (i, k) in e.keys.iter().enumerate() {
+        if i > 0 {
+            punct(&mut keys, ',');
+        }
+        rt.to_tokens(&mut keys);
+        root_path(&mut keys, &["dispatch", "DispatchKey", k.name()]);
+    }
+    let keys = Group::new(Delimiter::Bracket, keys);
     let at = e.kernel.ident().span();
     let line = quote_spanned!(at=> ::core::line!());
     let file = quote_spanned!(at=> ::core::file!());
+    let adapted;
     let kernel = match &adapter {
-        Some(_) => quote!(__opgen_kernel),
-        None => {
-            let k = e.kernel.ident();
-            quote!(#k)
+        Some(_) => {
+            adapted = syn::Ident::new("__opgen_kernel", Span::call_site());
+            &adapted
         }
+        None => e.kernel.ident(),
     };
     let (impl_fn, register_call) = match e.tensor_hint {
         // Nothing in the kernel's signature names the tensor type: say it.
@@ -104,29 +111,31 @@ pub(crate) fn expand_entry(
         ),
         None => (None, quote!(lib.impl_at(#name, key, #kernel, site))),
     };
+    let mut block = quote! {
+        // Only the runtime of the macro's own version has this constant.
+        let _ = #rt::__private::VERSION_0_1_0;
+
+        #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
+        #[linkme(crate = #rt::__private::linkme)]
+        static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
+            namespace: #namespace,
+            schema: #schema,
+            name: #name,
+            keys: &#keys,
+            file: #file,
+            line: #line,
+            site: ::core::panic::Location::caller(),
+            register: |lib, key, site| #register_call,
+        };
+    };
+    // Moved in, not copied token by token.
+    block.extend(impl_fn);
+    block.extend(adapter);
+    block.extend(checks);
+    let block = Group::new(Delimiter::Brace, block);
     quote! {
         #[doc(hidden)]
-        const _: () = {
-            // Only the runtime of the macro's own version has this constant.
-            let _ = #rt::__private::VERSION_0_1_0;
-
-            #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
-            #[linkme(crate = #rt::__private::linkme)]
-            static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
-                namespace: #namespace,
-                schema: #schema,
-                name: #name,
-                keys: &[#(#keys),*],
-                file: #file,
-                line: #line,
-                site: ::core::panic::Location::caller(),
-                register: |lib, key, site| #register_call,
-            };
-
-            #impl_fn
-            #adapter
-            #checks
-        };
+        const _: () = #block;
     }
 }
 
