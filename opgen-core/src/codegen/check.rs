@@ -32,6 +32,8 @@ pub(crate) struct Definition {
     /// Per schema argument: the default as a Rust expression, unless it has none or the
     /// Rust API drops it (`cpp_no_default_args`).
     pub defaults: Vec<Option<TokenStream2>>,
+    /// The schema as printed, without namespace.
+    pub text: String,
 }
 
 impl Input {
@@ -70,7 +72,9 @@ impl Input {
                     "entry rules failed without an error",
                 )));
         };
-        let func_at = text.len().saturating_sub(function.func.to_string().len());
+        // The schema as printed (without namespace): the literal ends with it.
+        let canonical = function.func.to_string();
+        let func_at = text.len().saturating_sub(canonical.len());
         let at = layout(&function.func);
         for mut e in check_rust_mapping(&function.func, function.variants.method) {
             e.range = e.range.start + func_at..e.range.end + func_at;
@@ -123,7 +127,6 @@ impl Input {
             }
             defaults.push(expr);
         }
-        let canonical = function.func.to_string();
         let signature = check_signature(
             &function.func,
             &canonical,
@@ -133,6 +136,7 @@ impl Input {
             &mut diag,
         );
         let def = signature.map(|signature| Definition {
+            text: canonical,
             function,
             namespace,
             signature,

@@ -92,8 +92,13 @@ pub(crate) fn attr(lit: Literal) -> Frag {
 
 /// Writes an item's docs: the user's, then `what`, then the operator's facts.
 pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S], out: &mut TokenStream2) {
+    item_with(plan, &attr(literal(what)), out);
+}
+
+/// Writes an item's docs, with `what` as its `#[doc]` attribute.
+pub(crate) fn item_with(plan: &OpPlan<'_>, what: &Frag, out: &mut TokenStream2) {
     plan.doc_head.to_tokens(out);
-    attr(literal(what)).to_tokens(out);
+    what.to_tokens(out);
     plan.facts.to_tokens(out);
 }
 

@@ -246,37 +246,43 @@ fn form_doc(
     fallible: bool,
     out: &mut TokenStream2,
 ) {
-    let defaulted: Vec<String> = plan
-        .fields
-        .iter()
-        .map(|&i| format!("`{}`", plan.args[i].ident))
-        .collect();
-    let mut what = vec![if with {
-        let s = plan
-            .args_struct
-            .as_ref()
-            .map(|s| s.to_string())
-            .unwrap_or_default();
-        format!("Calls the operator, with the defaulted arguments given in [`{s}`].")
-    } else if defaulted.is_empty() {
-        "Calls the operator.".to_string()
-    } else {
-        format!(
-            "Calls the operator, with the schema's defaults for {}.",
-            defaulted.join(", ")
-        )
-    }];
+    let what = |last: Vec<String>| {
+        let defaulted: Vec<String> = plan
+            .fields
+            .iter()
+            .map(|&i| format!("`{}`", plan.args[i].ident))
+            .collect();
+        let mut what = vec![if with {
+            let s = plan
+                .args_struct
+                .as_ref()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            format!("Calls the operator, with the defaulted arguments given in [`{s}`].")
+        } else if defaulted.is_empty() {
+            "Calls the operator.".to_string()
+        } else {
+            format!(
+                "Calls the operator, with the schema's defaults for {}.",
+                defaulted.join(", ")
+            )
+        }];
+        what.extend(last);
+        docs::attr(docs::literal(&what))
+    };
     if fallible {
-        what.push("Errors are returned.".to_string());
+        // The same in every scope: made once.
+        let attr = plan.fallible_docs[usize::from(with)]
+            .get_or_init(|| what(vec!["Errors are returned.".to_string()]));
+        docs::item_with(plan, attr, out);
     } else {
         let try_name = plan.form_name(with, true);
         let link = match scope {
             Scope::Free => try_name.to_string(),
             _ => format!("Self::{try_name}"),
         };
-        what.extend(docs::panics(&link));
+        docs::item_with(plan, &what(docs::panics(&link).into()), out);
     }
-    docs::item(plan, &what, out);
 }
 
 /// The free functions: the forms, then the faithful forms.

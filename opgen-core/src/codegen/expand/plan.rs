@@ -100,6 +100,8 @@ pub(crate) struct OpPlan<'a> {
     pub upper_args: bool,
     /// Attributes the items share.
     pub attrs: Attrs,
+    /// The `#[doc]` of the fallible forms, by `with`: the same for functions and methods.
+    pub fallible_docs: [std::cell::OnceCell<Frag>; 2],
 }
 
 impl<'a> OpPlan<'a> {
@@ -235,7 +237,7 @@ impl<'a> OpPlan<'a> {
             vis: &input.kernel.vis,
             kernel: input.kernel.ident(),
             schema,
-            text: schema.to_string(),
+            text: def.text.clone(),
             namespace: &def.namespace,
             full_name: schema.name.full_name(),
             tensor,
@@ -264,6 +266,7 @@ impl<'a> OpPlan<'a> {
             call_fn,
             upper_args,
             attrs,
+            fallible_docs: Default::default(),
         };
         plan.facts = super::docs::attr(super::docs::facts(&plan));
         plan
