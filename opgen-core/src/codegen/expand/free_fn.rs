@@ -386,17 +386,16 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let upper = plan.fields.iter().any(|&i| has_upper(&plan.args[i].ident));
     clone.to_tokens(out);
     plan.attrs.lints(out, 0, upper);
+    // The lists are moved into their groups, not copied token by token.
+    let fields = Group::new(Delimiter::Brace, fields);
+    let values = Group::new(Delimiter::Brace, values);
     out.extend(quote! {
-        #vis struct #name #lt {
-            #fields
-        }
+        #vis struct #name #lt #fields
 
         #[automatically_derived]
         impl #lt ::core::default::Default for #name #lt {
             fn default() -> Self {
-                #name {
-                    #values
-                }
+                #name #values
             }
         }
     });

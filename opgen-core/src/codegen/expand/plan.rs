@@ -89,7 +89,7 @@ pub(crate) struct OpPlan<'a> {
     /// The tensor type's tokens.
     pub tensor_tokens: Frag,
     /// The names of the forms, by `[with][fallible]`: `add`, `try_add`, `add_with`,
-    /// `try_add_with`.
+    /// `try_add_with` (without an arguments struct, the `with` row repeats the first).
     pub names: [[syn::Ident; 2]; 2],
     /// The hidden static holding the operator's cached typed handle.
     pub handle: syn::Ident,
@@ -225,10 +225,14 @@ impl<'a> OpPlan<'a> {
             .any(|a| a.ident.to_string().chars().any(|c| c.is_ascii_uppercase()));
         let form_name =
             |prefix: &str, suffix: &str| ident(&rust_ident(&form_name(&name, prefix, suffix)));
-        let names = [
-            [form_name("", ""), form_name("try_", "")],
-            [form_name("", "_with"), form_name("try_", "_with")],
-        ];
+        let plain = [form_name("", ""), form_name("try_", "")];
+        // Without an arguments struct there are no `_with` forms.
+        let with = if args_struct.is_some() {
+            [form_name("", "_with"), form_name("try_", "_with")]
+        } else {
+            plain.clone()
+        };
+        let names = [plain, with];
         let handle = format_ident!("__OPGEN_OP_{}", name.to_uppercase());
         let call_fn = format_ident!("__opgen_call_{}", name);
         let attrs = Attrs::new(&input.kernel.vis);
