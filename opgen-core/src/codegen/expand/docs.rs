@@ -1,6 +1,7 @@
 //! Rustdoc for generated items: the user's doc lines, what the item does, then the schema,
 //! the variants and the keys with kernels in this crate. The last part is the same on every
-//! item of an operator, so it is one literal made once and cloned.
+//! item of an operator, so it is one `#[doc]` attribute made once and shared (its bracket
+//! group is reference counted), as are the user's doc attributes.
 
 use proc_macro2::{Literal, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt};

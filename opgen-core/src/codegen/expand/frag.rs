@@ -24,10 +24,6 @@ impl Frag {
         Frag(tokens.into_iter().collect())
     }
 
-    pub fn trees(&self) -> &[TokenTree] {
-        &self.0
-    }
-
     /// `#[content]`: one attribute, its bracket group shared by every copy.
     pub fn attr(content: TokenStream2) -> Frag {
         Frag(vec![

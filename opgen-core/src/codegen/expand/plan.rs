@@ -172,12 +172,7 @@ impl<'a> OpPlan<'a> {
             }
         }
         if has_docs {
-            doc_head.extend(
-                super::docs::attr(proc_macro2::Literal::string(""))
-                    .trees()
-                    .iter()
-                    .cloned(),
-            );
+            super::docs::attr(proc_macro2::Literal::string("")).to_tokens(&mut doc_head);
         }
         let rt = Frag::new(input.rt.to_token_stream());
         let tensor: &syn::Type = &def.signature.tensor;
