@@ -116,38 +116,11 @@ const SCHEMA_FIRST: &str = "expected the schema string first, e.g. \
 
 /// Parses the attribute's arguments, reporting every problem found.
 pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
-    check_schema_is_literal(&args)?;
-    let metas = match fast_meta_list(&args) {
-        Some(metas) => metas,
-        None => NestedMeta::parse_meta_list(args)?,
-    };
-    let (lit, rest) = match metas.split_first() {
-        Some((NestedMeta::Lit(syn::Lit::Str(lit)), rest)) => (Some(lit.clone()), rest),
-        Some((NestedMeta::Lit(other), _)) => {
-            return Err(syn::Error::new_spanned(other, SCHEMA_FIRST));
-        }
-        _ => (None, metas.as_slice()),
-    };
-    let mut diag = Diagnostics::default();
-    for meta in rest {
-        if let NestedMeta::Lit(lit) = meta {
-            diag.at(
-                lit,
-                "unexpected literal; only the schema comes without a key, and it comes first",
-            );
-        }
-    }
-    let options: Vec<NestedMeta> = rest
-        .iter()
-        .filter(|m| matches!(m, NestedMeta::Meta(_)))
-        .cloned()
-        .collect();
-    let options = match Options::from_list(&options) {
-        Ok(options) => options,
-        Err(err) => {
-            diag.push(err.into());
-            return diag.finish(()).and(Err(internal_unreachable()));
-        }
+    let tokens: Vec<TokenTree> = args.into_iter().collect();
+    check_schema_is_literal(&tokens)?;
+    let (lit, options, mut diag) = match fast_options(&tokens) {
+        Some((lit, options)) => (lit, options, Diagnostics::default()),
+        None => darling_options(tokens)?,
     };
     let keys = options
         .dispatch
@@ -204,17 +177,159 @@ pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
     })
 }
 
+/// The schema literal and the options, read by darling (with syn's parser for an unusual
+/// shape); problems with them are reported.
+fn darling_options(tokens: Vec<TokenTree>) -> syn::Result<(Option<LitStr>, Options, Diagnostics)> {
+    let mut metas = match fast_shape(&tokens) {
+        Some(entries) => fast_meta_list(tokens, entries)
+            .ok_or_else(|| super::diag::internal("the attribute changed shape"))?,
+        None => NestedMeta::parse_meta_list(tokens.into_iter().collect())?,
+    };
+    let lit = match metas.first() {
+        Some(NestedMeta::Lit(syn::Lit::Str(_))) => match metas.remove(0) {
+            NestedMeta::Lit(syn::Lit::Str(lit)) => Some(lit),
+            _ => None,
+        },
+        Some(NestedMeta::Lit(other)) => {
+            return Err(syn::Error::new_spanned(other, SCHEMA_FIRST));
+        }
+        _ => None,
+    };
+    let rest = metas.as_slice();
+    let mut diag = Diagnostics::default();
+    for meta in rest {
+        if let NestedMeta::Lit(lit) = meta {
+            diag.at(
+                lit,
+                "unexpected literal; only the schema comes without a key, and it comes first",
+            );
+        }
+    }
+    let options: Vec<NestedMeta> = rest
+        .iter()
+        .filter(|m| matches!(m, NestedMeta::Meta(_)))
+        .cloned()
+        .collect();
+    match Options::from_list(&options) {
+        Ok(options) => Ok((lit, options, diag)),
+        Err(err) => {
+            diag.push(err.into());
+            Err(match diag.finish(()) {
+                Err(e) => e,
+                Ok(()) => internal_unreachable(),
+            })
+        }
+    }
+}
+
+/// The common case without darling: `"schema", key = literal, ...` where every key is an
+/// option, written once, with a literal of its kind (a string, or `true`/`false` for the
+/// flags). `None` for anything else: darling then reads the attribute and reports what is
+/// wrong with it, as it always did.
+fn fast_options(tokens: &[TokenTree]) -> Option<(Option<LitStr>, Options)> {
+    let mut options = Options::default();
+    let mut schema = None;
+    let mut rest = tokens;
+    let mut first = true;
+    loop {
+        rest = match rest {
+            [] => break,
+            [TokenTree::Literal(lit), more @ ..] if first => {
+                let syn::Lit::Str(lit) = syn::Lit::new(lit.clone()) else {
+                    return None;
+                };
+                schema = Some(lit);
+                more
+            }
+            [
+                TokenTree::Ident(key),
+                TokenTree::Punct(eq),
+                value,
+                more @ ..,
+            ] if eq.as_char() == '=' && eq.spacing() == proc_macro2::Spacing::Alone => {
+                let value = match value {
+                    TokenTree::Literal(lit) => syn::Lit::new(lit.clone()),
+                    TokenTree::Ident(b) if b == "true" || b == "false" => {
+                        syn::Lit::Bool(LitBool::new(b == "true", b.span()))
+                    }
+                    _ => return None,
+                };
+                options.set(&key.to_string(), value)?;
+                more
+            }
+            _ => return None,
+        };
+        first = false;
+        rest = match rest {
+            [] => break,
+            [TokenTree::Punct(p), more @ ..] if p.as_char() == ',' => more,
+            _ => return None,
+        };
+    }
+    Some((schema, options))
+}
+
+impl Options {
+    /// Sets option `key` to `value`, as darling would; `None` if the key is not an option,
+    /// is set already, or the literal is not of the option's kind.
+    fn set(&mut self, key: &str, value: syn::Lit) -> Option<()> {
+        fn put<T>(slot: &mut Option<T>, value: Option<T>) -> Option<()> {
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(value?);
+            Some(())
+        }
+        let s = |l: syn::Lit| match l {
+            syn::Lit::Str(s) => Some(s),
+            _ => None,
+        };
+        let b = |l: syn::Lit| match l {
+            syn::Lit::Bool(b) => Some(b),
+            _ => None,
+        };
+        match key {
+            "variants" => put(&mut self.variants, s(value)),
+            "dispatch" => put(&mut self.dispatch, s(value)),
+            "structured" => put(&mut self.structured, b(value)),
+            "structured_delegate" => put(&mut self.structured_delegate, s(value)),
+            "structured_inherits" => put(&mut self.structured_inherits, s(value)),
+            "precomputed" => put(&mut self.precomputed, s(value)),
+            "device_guard" => put(&mut self.device_guard, b(value)),
+            "device_check" => put(&mut self.device_check, s(value)),
+            "manual_kernel_registration" => put(&mut self.manual_kernel_registration, b(value)),
+            "manual_cpp_binding" => put(&mut self.manual_cpp_binding, b(value)),
+            "python_module" => put(&mut self.python_module, s(value)),
+            "category_override" => put(&mut self.category_override, s(value)),
+            "tags" => put(&mut self.tags, s(value)),
+            "cpp_no_default_args" => put(&mut self.cpp_no_default_args, s(value)),
+            "autogen" => put(&mut self.autogen, s(value)),
+            "use_const_ref_for_mutable_tensors" => {
+                put(&mut self.use_const_ref_for_mutable_tensors, b(value))
+            }
+            "name" => put(&mut self.name, s(value)),
+            "namespace" => put(&mut self.namespace, s(value)),
+            "crate" => put(&mut self.krate, s(value)),
+            "methods" => put(&mut self.methods, s(value)),
+            "op" => put(&mut self.op, s(value)),
+            "tensor" => put(&mut self.tensor, s(value)),
+            _ => None,
+        }
+    }
+}
+
 /// darling reports a non-literal first argument (`#[native_function(SCHEMA)]`) as an
 /// unknown key; the schema must be a literal the macro can read, so say that instead.
-fn check_schema_is_literal(args: &TokenStream2) -> syn::Result<()> {
-    let first: Vec<TokenTree> = args
-        .clone()
-        .into_iter()
-        .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-        .collect();
-    let is_option = matches!(first.as_slice(), [TokenTree::Ident(_), TokenTree::Punct(p), ..] if p.as_char() == '=');
-    let is_literal = matches!(first.as_slice(), [TokenTree::Literal(_)]);
-    let is_word = matches!(first.as_slice(), [TokenTree::Ident(_)]);
+fn check_schema_is_literal(tokens: &[TokenTree]) -> syn::Result<()> {
+    let end = tokens
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+        .unwrap_or(tokens.len());
+    let first = tokens.get(..end).unwrap_or_default();
+    let is_option =
+        matches!(first, [TokenTree::Ident(_), TokenTree::Punct(p), ..] if p.as_char() == '=');
+    let is_literal = matches!(first, [TokenTree::Literal(_)]);
+    let is_word = matches!(first, [TokenTree::Ident(_)]);
     if first.is_empty() || is_option || is_literal {
         return Ok(());
     }
@@ -229,7 +344,7 @@ fn check_schema_is_literal(args: &TokenStream2) -> syn::Result<()> {
     {
         return Ok(());
     }
-    let tokens: TokenStream2 = first.into_iter().collect();
+    let tokens: TokenStream2 = first.iter().cloned().collect();
     Err(syn::Error::new_spanned(
         tokens,
         "the schema must be a string literal: the macro reads and checks it at compile time, \
@@ -237,29 +352,52 @@ fn check_schema_is_literal(args: &TokenStream2) -> syn::Result<()> {
     ))
 }
 
-/// The common shape, `"schema", key = literal, ...`, read without syn's parser (which took a
-/// tenth of the expansion time); `None` for anything else, which `parse_meta_list` reads.
-fn fast_meta_list(args: &TokenStream2) -> Option<Vec<NestedMeta>> {
-    let mut out = Vec::new();
-    let mut tokens = args.clone().into_iter();
+/// Whether the attribute has the common shape, `"schema", key = literal, ...`, which
+/// [`fast_meta_list`] reads without syn's parser (which took a tenth of the expansion time),
+/// and how many entries it has; `None` for anything else, which `parse_meta_list` reads.
+fn fast_shape(tokens: &[TokenTree]) -> Option<usize> {
+    let mut entries = 0;
+    let mut rest = tokens;
     loop {
-        match tokens.next() {
-            None => return Some(out),
-            Some(TokenTree::Literal(lit)) => out.push(NestedMeta::Lit(syn::Lit::new(lit))),
-            Some(TokenTree::Ident(key)) => {
-                let eq = match tokens.next() {
-                    Some(TokenTree::Punct(p))
-                        if p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone =>
-                    {
-                        p
-                    }
+        rest = match rest {
+            [] => return Some(entries),
+            [TokenTree::Literal(_), more @ ..] => more,
+            [TokenTree::Ident(_), TokenTree::Punct(eq), value, more @ ..]
+                if eq.as_char() == '=' && eq.spacing() == proc_macro2::Spacing::Alone =>
+            {
+                match value {
+                    TokenTree::Literal(_) => {}
+                    TokenTree::Ident(b) if b == "true" || b == "false" => {}
                     _ => return None,
+                }
+                more
+            }
+            _ => return None,
+        };
+        entries += 1;
+        rest = match rest {
+            [] => return Some(entries),
+            [TokenTree::Punct(p), more @ ..] if p.as_char() == ',' => more,
+            _ => return None,
+        };
+    }
+}
+
+/// The entries of an attribute of the shape [`fast_shape`] accepted, the tokens moved into
+/// them (`None` if the shape is not that one after all).
+fn fast_meta_list(tokens: Vec<TokenTree>, entries: usize) -> Option<Vec<NestedMeta>> {
+    let mut out = Vec::with_capacity(entries);
+    let mut tokens = tokens.into_iter();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Literal(lit) => out.push(NestedMeta::Lit(syn::Lit::new(lit))),
+            TokenTree::Ident(key) => {
+                let Some(TokenTree::Punct(eq)) = tokens.next() else {
+                    return None;
                 };
-                let lit = match tokens.next() {
-                    Some(TokenTree::Literal(lit)) => syn::Lit::new(lit),
-                    Some(TokenTree::Ident(b)) if b == "true" || b == "false" => {
-                        syn::Lit::Bool(LitBool::new(b == "true", b.span()))
-                    }
+                let lit = match tokens.next()? {
+                    TokenTree::Literal(lit) => syn::Lit::new(lit),
+                    TokenTree::Ident(b) => syn::Lit::Bool(LitBool::new(b == "true", b.span())),
                     _ => return None,
                 };
                 out.push(NestedMeta::Meta(syn::Meta::NameValue(syn::MetaNameValue {
@@ -271,14 +409,12 @@ fn fast_meta_list(args: &TokenStream2) -> Option<Vec<NestedMeta>> {
                     }),
                 })));
             }
-            Some(_) => return None,
+            _ => return None,
         }
-        match tokens.next() {
-            None => return Some(out),
-            Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
-            Some(_) => return None,
-        }
+        // The comma between entries.
+        tokens.next();
     }
+    Some(out)
 }
 
 fn internal_unreachable() -> syn::Error {

@@ -32,6 +32,8 @@ pub(crate) struct Definition {
     /// Per schema argument: the default as a Rust expression, unless it has none or the
     /// Rust API drops it (`cpp_no_default_args`).
     pub defaults: Vec<Option<TokenStream2>>,
+    /// The schema as printed, without namespace.
+    pub text: String,
 }
 
 impl Input {
@@ -76,7 +78,9 @@ impl Input {
                     "entry rules failed without an error",
                 )));
         };
-        let func_at = text.len().saturating_sub(function.func.to_string().len());
+        // The schema as printed (without namespace): the literal ends with it.
+        let canonical = function.func.to_string();
+        let func_at = text.len().saturating_sub(canonical.len());
         let at = layout(&function.func);
         for mut e in check_rust_mapping(&function.func, function.variants.method) {
             e.range = e.range.start + func_at..e.range.end + func_at;
@@ -129,7 +133,6 @@ impl Input {
             }
             defaults.push(expr);
         }
-        let canonical = function.func.to_string();
         let signature = if function.structured {
             super::structured::check_meta(self, &function, &canonical, &at, &mut diag)
         } else if function.structured_delegate.is_some() {
@@ -145,6 +148,7 @@ impl Input {
             )
         };
         let def = signature.map(|signature| Definition {
+            text: canonical,
             function,
             namespace,
             signature,
@@ -168,7 +172,8 @@ impl Input {
             diag.at(
                 self.kernel.ident(),
                 format!(
-                    "kernel `{}` has no body; only a structured delegate                      (`structured_delegate = \"name.out\"`) is written without one",
+                    "kernel `{}` has no body; only a structured delegate \
+                     (`structured_delegate = \"name.out\"`) is written without one",
                     self.kernel.ident()
                 ),
             );
@@ -178,7 +183,8 @@ impl Input {
         {
             diag.at(
                 flag,
-                "`composite_from_out` derives composite kernels of a structured delegate from its                  out operator; add `structured_delegate = \"name.out\"`, or remove it",
+                "`composite_from_out` derives composite kernels of a structured delegate from its \
+                 out operator; add `structured_delegate = \"name.out\"`, or remove it",
             );
         }
     }

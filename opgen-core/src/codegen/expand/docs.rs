@@ -1,26 +1,40 @@
 //! Rustdoc for generated items: the user's doc lines, what the item does, then the schema,
 //! the variants and the keys with kernels in this crate. The last part is the same on every
-//! item of an operator, so it is one literal made once and cloned.
+//! item of an operator, so it is one `#[doc]` attribute made once and shared (its bracket
+//! group is reference counted), as are the user's doc attributes.
 
 use proc_macro2::{Literal, TokenStream as TokenStream2};
-use quote::quote;
+use quote::{ToTokens, TokenStreamExt};
 
+use super::frag::{Frag, ident, punct};
 use super::plan::OpPlan;
 
 /// Doc text as one literal: each line after a space, as `///` comments read.
 pub(crate) fn literal<S: AsRef<str>>(lines: &[S]) -> Literal {
-    let mut text = String::new();
+    let len: usize = lines.iter().map(|l| l.as_ref().len() + 3).sum();
+    let mut repr = String::with_capacity(len + 8);
+    repr.push('"');
     for (i, l) in lines.iter().enumerate() {
         if i > 0 {
-            text.push('\n');
+            repr.push_str("\\n");
         }
         let l = l.as_ref();
         if !l.is_empty() {
-            text.push(' ');
-            text.push_str(l);
+            repr.push(' ');
+            escape_into(&mut repr, l);
         }
     }
-    string(&text)
+    repr.push('"');
+    repr.parse().unwrap_or_else(|_| {
+        let text: Vec<String> = lines
+            .iter()
+            .map(|l| match l.as_ref() {
+                "" => String::new(),
+                l => format!(" {l}"),
+            })
+            .collect();
+        Literal::string(&text.join("\n"))
+    })
 }
 
 /// A string literal, built from its escaped form: `Literal::string` escapes char by char
@@ -28,14 +42,29 @@ pub(crate) fn literal<S: AsRef<str>>(lines: &[S]) -> Literal {
 pub(crate) fn string(text: &str) -> Literal {
     let mut repr = String::with_capacity(text.len() + 8);
     repr.push('"');
+    escape_into(&mut repr, text);
+    repr.push('"');
+    repr.parse().unwrap_or_else(|_| Literal::string(text))
+}
+
+/// The bytes that start a character to escape: `"`, `\`, the ASCII controls, and 0xC2,
+/// the lead byte of the C1 controls (U+0080–U+009F), a candidate looked at as a char.
+static ESCAPES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b == b'"' as usize || b == b'\\' as usize || b < 0x20 || b == 0x7f || b == 0xc2;
+        b += 1;
+    }
+    table
+};
+
+/// Appends `text` escaped as in a string literal (as `escape_debug` would, for the
+/// characters that need it).
+fn escape_into(repr: &mut String, text: &str) {
     let mut rest = text;
-    // Runs of characters that need no escape are copied at once. The scan is over bytes:
-    // the characters to escape are ASCII or C1 controls (U+0080–U+009F, lead byte 0xC2), so
-    // a 0xC2 byte is only a candidate, looked at as a char below.
-    while let Some(i) = rest
-        .bytes()
-        .position(|b| b == b'"' || b == b'\\' || b < 0x20 || b == 0x7f || b == 0xc2)
-    {
+    // Runs of characters that need no escape are copied at once.
+    while let Some(i) = rest.bytes().position(|b| ESCAPES[usize::from(b)]) {
         repr.push_str(&rest[..i]);
         let mut chars = rest[i..].chars();
         match chars.next() {
@@ -51,22 +80,27 @@ pub(crate) fn string(text: &str) -> Literal {
         rest = chars.as_str();
     }
     repr.push_str(rest);
-    repr.push('"');
-    repr.parse().unwrap_or_else(|_| Literal::string(text))
 }
 
-/// The user's docs, then `what`, then the operator's facts.
-pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S]) -> TokenStream2 {
-    let user = &plan.docs;
-    let blank = plan.has_docs.then(|| quote!(#[doc = ""]));
-    let what = literal(what);
-    let facts = &plan.facts;
-    quote! {
-        #user
-        #blank
-        #[doc = #what]
-        #[doc = #facts]
-    }
+/// `#[doc = lit]`.
+pub(crate) fn attr(lit: Literal) -> Frag {
+    let mut content = TokenStream2::new();
+    ident(&mut content, "doc");
+    punct(&mut content, '=');
+    content.append(lit);
+    Frag::attr(content)
+}
+
+/// Writes an item's docs: the user's, then `what`, then the operator's facts.
+pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S], out: &mut TokenStream2) {
+    item_with(plan, &attr(literal(what)), out);
+}
+
+/// Writes an item's docs, with `what` as its `#[doc]` attribute.
+pub(crate) fn item_with(plan: &OpPlan<'_>, what: &Frag, out: &mut TokenStream2) {
+    plan.doc_head.to_tokens(out);
+    what.to_tokens(out);
+    plan.facts.to_tokens(out);
 }
 
 /// The schema, variants and keys, after an empty line.

@@ -1,10 +1,11 @@
 //! The public API's forms (plain and `try_`, with and without the arguments struct), as
 //! free functions or methods, and the arguments struct with its `Default`.
 
-use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2, TokenTree};
-use quote::quote;
+use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2};
+use quote::{ToTokens, TokenStreamExt, quote};
 
 use super::docs;
+use super::frag::{Frag, colon2, group, ident, lifetime, punct, punct_joint, root_path};
 use super::plan::{OpPlan, has_mut};
 use super::types::Lifetimes;
 
@@ -25,265 +26,343 @@ impl Scope<'_> {
     }
 
     /// How a form calls its sibling: `try_add`, `Self::try_add`, `<Self as AddExt>::try_add`.
-    fn sibling(self, name: &syn::Ident) -> TokenStream2 {
+    fn sibling(self, name: &syn::Ident, out: &mut TokenStream2) {
         match self {
-            Scope::Free => quote!(#name),
-            Scope::Inherent => quote!(Self::#name),
-            Scope::Trait(t) => quote!(<Self as #t>::#name),
+            Scope::Free => {}
+            Scope::Inherent => {
+                ident(out, "Self");
+                colon2(out);
+            }
+            Scope::Trait(t) => {
+                punct(out, '<');
+                ident(out, "Self");
+                ident(out, "as");
+                t.to_tokens(out);
+                punct(out, '>');
+                colon2(out);
+            }
         }
+        name.to_tokens(out);
     }
 }
 
 /// The four forms of the API in `scope`: `NAME`, `try_NAME`, and, with defaulted arguments,
-/// `NAME_with`, `try_NAME_with`. Each item is a full function (with its docs); in a trait
-/// scope the caller splits declarations from bodies.
-pub(crate) fn expand_forms(plan: &OpPlan<'_>, scope: Scope<'_>) -> Vec<Form> {
-    let mut forms = Vec::new();
+/// `NAME_with`, `try_NAME_with`, each a full function written to `out`; in a trait scope
+/// the functions go to `out` without docs, and their declarations, with the docs, to
+/// `decls`.
+pub(crate) fn expand_forms(
+    plan: &OpPlan<'_>,
+    scope: Scope<'_>,
+    out: &mut TokenStream2,
+    mut decls: Option<&mut TokenStream2>,
+) {
     let has_with = plan.args_struct.is_some();
-    for fallible in [false, true] {
-        forms.push(form(plan, scope, false, fallible));
-        if has_with {
-            forms.push(form(plan, scope, true, fallible));
-        }
-    }
-    forms
-}
-
-/// One generated function: the whole item, and for a trait, its declaration.
-pub(crate) struct Form {
-    /// The function (in a trait scope: the method of the `impl`, without docs).
-    pub item: TokenStream2,
-    /// In a trait scope: the declaration in the trait, with the docs.
-    pub decl: Option<TokenStream2>,
-}
-
-fn form(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> Form {
-    let rt = &plan.rt;
-    let with_suffix = if with { "_with" } else { "" };
-    let name = plan.form(if fallible { "try_" } else { "" }, with_suffix);
-    let try_name = plan.form("try_", with_suffix);
     let params: Vec<usize> = plan
         .params
         .iter()
         .copied()
         .filter(|&i| !(scope.is_method() && Some(i) == plan.receiver))
         .collect();
-    let receiver = scope.is_method().then(|| {
-        if plan.receiver_is_mut() {
-            quote!(&mut self,)
-        } else {
-            quote!(&self,)
-        }
-    });
-    let decls = params.iter().map(|&i| &plan.decls[i]);
-    let args_param = with.then(|| {
-        let s = &plan.args_struct;
-        let lt = plan.struct_has_lifetime().then(|| quote!(<'_>));
-        quote!(args: #s #lt)
-    });
-    let ret = if fallible { &plan.result } else { &plan.ret };
-    let self_arg = scope.is_method().then(|| quote!(self,));
-    let forwarded = params.iter().map(|&i| &plan.args[i].ident);
-    let body = if !fallible {
-        let callee = scope.sibling(&try_name);
-        let args = with.then(|| quote!(args));
-        quote!(#rt::__private::panic_on_error(#callee(#self_arg #(#forwarded,)* #args)))
-    } else if !with && plan.args_struct.is_some() {
-        let callee = scope.sibling(&plan.form("try_", "_with"));
-        quote!(#callee(#self_arg #(#forwarded,)* ::core::default::Default::default()))
-    } else {
-        let destructure = with.then(|| {
-            let s = &plan.args_struct;
-            let fields = plan.fields.iter().map(|&i| &plan.args[i].ident);
-            quote!(let #s { #(#fields),* } = args;)
-        });
-        let call_fn = plan.call_fn();
-        let call = (0..plan.args.len()).map(|i| {
-            if scope.is_method() && Some(i) == plan.receiver {
-                quote!(self)
-            } else {
-                let id = &plan.args[i].ident;
-                quote!(#id)
-            }
-        });
-        quote! {
-            #destructure
-            #call_fn(#(#call),*)
-        }
+    // The parameter list, shared by the plain and the fallible form.
+    let lists = [false, true]
+        .map(|with| (!with || has_with).then(|| param_list(plan, scope, &params, with)));
+    let form = Form {
+        plan,
+        scope,
+        params: &params,
     };
-    let doc = form_doc(plan, scope, with, fallible);
-    let track = (!fallible).then(|| quote!(#[track_caller]));
-    let lints = form_lints(plan, &name, params.len() + usize::from(with));
-    match scope {
-        Scope::Trait(_) => {
-            let decls2 = params.iter().map(|&i| &plan.decls[i]);
-            let mut decl = doc;
-            decl.extend(quote! {
-                #lints
-                fn #name(#receiver #(#decls2,)* #args_param) -> #ret;
-            });
-            let head = quote! {
-                #[inline]
-                #track
-                #lints
-                fn #name(#receiver #(#decls,)* #args_param) -> #ret
-            };
-            Form {
-                decl: Some(decl),
-                item: function(TokenStream2::new(), head, body),
-            }
-        }
-        _ => {
-            let vis = plan.vis;
-            let head = quote! {
-                #[inline]
-                #track
-                #lints
-                #vis fn #name(#receiver #(#decls,)* #args_param) -> #ret
-            };
-            Form {
-                decl: None,
-                item: function(doc, head, body),
+    for fallible in [false, true] {
+        for with in [false, true] {
+            if let Some(list) = &lists[usize::from(with)] {
+                form.write(list, with, fallible, out, decls.as_deref_mut());
             }
         }
     }
 }
 
-/// `attrs head { body }`, the pieces moved rather than copied token by token (as
-/// interpolating them in `quote!` would).
-pub(crate) fn function(
-    mut attrs: TokenStream2,
-    head: TokenStream2,
-    body: TokenStream2,
-) -> TokenStream2 {
-    attrs.extend(head);
-    attrs.extend([TokenTree::Group(Group::new(Delimiter::Brace, body))]);
-    attrs
+/// What the forms of one scope share.
+struct Form<'a> {
+    plan: &'a OpPlan<'a>,
+    scope: Scope<'a>,
+    /// The parameters (schema indices), without a method's receiver.
+    params: &'a [usize],
 }
 
-fn form_doc(plan: &OpPlan<'_>, scope: Scope<'_>, with: bool, fallible: bool) -> TokenStream2 {
-    let defaulted: Vec<String> = plan
-        .fields
-        .iter()
-        .map(|&i| format!("`{}`", plan.args[i].ident))
-        .collect();
-    let mut what = vec![if with {
-        let s = plan
-            .args_struct
-            .as_ref()
-            .map(|s| s.to_string())
-            .unwrap_or_default();
-        format!("Calls the operator, with the defaulted arguments given in [`{s}`].")
-    } else if defaulted.is_empty() {
-        "Calls the operator.".to_string()
-    } else {
-        format!(
-            "Calls the operator, with the schema's defaults for {}.",
-            defaulted.join(", ")
-        )
-    }];
+/// `(&self, a: &T, ..., args: AddArgs<'_>)`.
+fn param_list(plan: &OpPlan<'_>, scope: Scope<'_>, params: &[usize], with: bool) -> Frag {
+    let mut list = TokenStream2::new();
+    if scope.is_method() {
+        punct(&mut list, '&');
+        if plan.receiver_is_mut() {
+            ident(&mut list, "mut");
+        }
+        ident(&mut list, "self");
+        punct(&mut list, ',');
+    }
+    for &i in params {
+        plan.decls[i].to_tokens(&mut list);
+        punct(&mut list, ',');
+    }
+    if with {
+        ident(&mut list, "args");
+        punct(&mut list, ':');
+        plan.args_struct.to_tokens(&mut list);
+        if plan.struct_has_lifetime() {
+            punct(&mut list, '<');
+            lifetime(&mut list, "_");
+            punct(&mut list, '>');
+        }
+    }
+    Frag::group(Delimiter::Parenthesis, list)
+}
+
+impl Form<'_> {
+    fn write(
+        &self,
+        list: &Frag,
+        with: bool,
+        fallible: bool,
+        out: &mut TokenStream2,
+        decls: Option<&mut TokenStream2>,
+    ) {
+        let Form {
+            plan,
+            scope,
+            params,
+        } = *self;
+        let name = plan.form_name(with, fallible);
+        let try_name = plan.form_name(with, true);
+        let ret = if fallible { &plan.result } else { &plan.ret };
+        let mut body = TokenStream2::new();
+        // `callee(self, a, ...` : the arguments after `self` are the forwarded parameters.
+        let forward = |g: &mut TokenStream2| {
+            if scope.is_method() {
+                ident(g, "self");
+                punct(g, ',');
+            }
+            for &i in params {
+                plan.args[i].ident.to_tokens(g);
+                punct(g, ',');
+            }
+        };
+        if !fallible {
+            plan.rt.to_tokens(&mut body);
+            colon2(&mut body);
+            ident(&mut body, "__private");
+            colon2(&mut body);
+            ident(&mut body, "panic_on_error");
+            group(&mut body, Delimiter::Parenthesis, |g| {
+                scope.sibling(try_name, g);
+                group(g, Delimiter::Parenthesis, |g| {
+                    forward(g);
+                    if with {
+                        ident(g, "args");
+                    }
+                });
+            });
+        } else if !with && plan.args_struct.is_some() {
+            scope.sibling(plan.form_name(true, true), &mut body);
+            group(&mut body, Delimiter::Parenthesis, |g| {
+                forward(g);
+                root_path(g, &["core", "default", "Default", "default"]);
+                group(g, Delimiter::Parenthesis, |_| {});
+            });
+        } else {
+            if with {
+                // `let AddArgs { alpha, beta } = args;`
+                ident(&mut body, "let");
+                plan.args_struct.to_tokens(&mut body);
+                group(&mut body, Delimiter::Brace, |g| {
+                    for (n, &i) in plan.fields.iter().enumerate() {
+                        if n > 0 {
+                            punct(g, ',');
+                        }
+                        plan.args[i].ident.to_tokens(g);
+                    }
+                });
+                punct(&mut body, '=');
+                ident(&mut body, "args");
+                punct(&mut body, ';');
+            }
+            plan.call_fn.to_tokens(&mut body);
+            if scope.is_method() && plan.receiver.is_some() {
+                group(&mut body, Delimiter::Parenthesis, |g| {
+                    for (i, a) in plan.args.iter().enumerate() {
+                        if i > 0 {
+                            punct(g, ',');
+                        }
+                        if Some(i) == plan.receiver {
+                            ident(g, "self");
+                        } else {
+                            a.ident.to_tokens(g);
+                        }
+                    }
+                });
+            } else {
+                plan.ids_group.to_tokens(&mut body);
+            }
+        }
+        let upper = plan.upper_args || has_upper(name);
+        let arity = params.len() + usize::from(with);
+        // `fn name(params) -> ret`
+        let signature = |out: &mut TokenStream2| {
+            ident(out, "fn");
+            name.to_tokens(out);
+            list.to_tokens(out);
+            punct_joint(out, '-');
+            punct(out, '>');
+            ret.to_tokens(out);
+        };
+        match decls {
+            Some(decls) => {
+                form_doc(plan, scope, with, fallible, decls);
+                plan.attrs.lints(decls, arity, upper);
+                signature(decls);
+                punct(decls, ';');
+            }
+            None => form_doc(plan, scope, with, fallible, out),
+        }
+        plan.attrs.inline.to_tokens(out);
+        if !fallible {
+            plan.attrs.track_caller.to_tokens(out);
+        }
+        plan.attrs.lints(out, arity, upper);
+        if !matches!(scope, Scope::Trait(_)) {
+            plan.vis.to_tokens(out);
+        }
+        signature(out);
+        out.append(Group::new(Delimiter::Brace, body));
+    }
+}
+
+fn has_upper(name: &syn::Ident) -> bool {
+    name.to_string().chars().any(|c| c.is_ascii_uppercase())
+}
+
+fn form_doc(
+    plan: &OpPlan<'_>,
+    scope: Scope<'_>,
+    with: bool,
+    fallible: bool,
+    out: &mut TokenStream2,
+) {
+    let what = |last: Vec<String>| {
+        let defaulted: Vec<String> = plan
+            .fields
+            .iter()
+            .map(|&i| format!("`{}`", plan.args[i].ident))
+            .collect();
+        let mut what = vec![if with {
+            let s = plan
+                .args_struct
+                .as_ref()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            format!("Calls the operator, with the defaulted arguments given in [`{s}`].")
+        } else if defaulted.is_empty() {
+            "Calls the operator.".to_string()
+        } else {
+            format!(
+                "Calls the operator, with the schema's defaults for {}.",
+                defaulted.join(", ")
+            )
+        }];
+        what.extend(last);
+        docs::attr(docs::literal(&what))
+    };
     if fallible {
-        what.push("Errors are returned.".to_string());
+        // The same in every scope: made once.
+        let attr = plan.fallible_docs[usize::from(with)]
+            .get_or_init(|| what(vec!["Errors are returned.".to_string()]));
+        docs::item_with(plan, attr, out);
     } else {
-        let try_name = plan.form("try_", if with { "_with" } else { "" });
+        let try_name = plan.form_name(with, true);
         let link = match scope {
             Scope::Free => try_name.to_string(),
             _ => format!("Self::{try_name}"),
         };
-        what.extend(docs::panics(&link));
+        docs::item_with(plan, &what(docs::panics(&link).into()), out);
     }
-    docs::item(plan, &what)
-}
-
-fn form_lints(plan: &OpPlan<'_>, name: &syn::Ident, arity: usize) -> TokenStream2 {
-    let many = (arity > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let snake = (name.to_string().chars().any(|c| c.is_ascii_uppercase())
-        || plan
-            .args
-            .iter()
-            .any(|a| a.ident.to_string().chars().any(|c| c.is_ascii_uppercase())))
-    .then(|| quote!(#[allow(non_snake_case)]));
-    let dead = plan.allow_dead_code();
-    quote!(#dead #many #snake)
 }
 
 /// The free functions: the forms, then the faithful forms.
-pub(crate) fn expand_free_fns(plan: &OpPlan<'_>) -> TokenStream2 {
-    let forms = expand_forms(plan, Scope::Free).into_iter().map(|f| f.item);
-    forms.chain(expand_faithful(plan)).collect()
+pub(crate) fn expand_free_fns(plan: &OpPlan<'_>, out: &mut TokenStream2) {
+    expand_forms(plan, Scope::Free, out, None);
+    expand_faithful(plan, out);
 }
 
 /// `add_outf` / `empty_faithful` (and `try_`): every argument in schema order, no defaults.
-fn expand_faithful(plan: &OpPlan<'_>) -> Option<TokenStream2> {
-    let name = plan.faithful.as_ref()?;
-    let rt = &plan.rt;
-    let vis = plan.vis;
+fn expand_faithful(plan: &OpPlan<'_>, out: &mut TokenStream2) {
+    let Some(name) = plan.faithful.as_ref() else {
+        return;
+    };
     let plain = super::plan::ident(&crate::plan::rust_ident(name));
     let fallible = super::plan::ident(&crate::plan::rust_ident(&format!("try_{name}")));
-    let decls = &plan.decls;
-    let ids: Vec<&syn::Ident> = plan.args.iter().map(|a| &a.ident).collect();
-    let (ret, result) = (&plan.ret, &plan.result);
-    let call_fn = plan.call_fn();
     let order = "Calls the operator with every argument in schema order, without defaults.";
-    let plain_doc = docs::item(plan, &{
-        let mut v = vec![order.to_string()];
-        v.extend(docs::panics(&fallible.to_string()));
-        v
-    });
-    let try_doc = docs::item(plan, &[order, "Errors are returned."]);
-    let many = (decls.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let snake = ids
-        .iter()
-        .any(|i| i.to_string().chars().any(|c| c.is_ascii_uppercase()))
-        .then(|| quote!(#[allow(non_snake_case)]));
-    let dead = plan.allow_dead_code();
-    let mut out = function(
-        plain_doc,
-        quote! {
-            #[inline]
-            #[track_caller]
-            #dead
-            #many
-            #snake
-            #vis fn #plain(#(#decls),*) -> #ret
+    let head = |out: &mut TokenStream2, name: &syn::Ident, ret: &Frag, track: bool| {
+        plan.attrs.inline.to_tokens(out);
+        if track {
+            plan.attrs.track_caller.to_tokens(out);
+        }
+        plan.attrs.lints(out, plan.decls.len(), plan.upper_args);
+        plan.vis.to_tokens(out);
+        ident(out, "fn");
+        name.to_tokens(out);
+        plan.decls_group.to_tokens(out);
+        punct_joint(out, '-');
+        punct(out, '>');
+        ret.to_tokens(out);
+    };
+    docs::item(
+        plan,
+        &{
+            let mut v = vec![order.to_string()];
+            v.extend(docs::panics(&fallible.to_string()));
+            v
         },
-        quote!(#rt::__private::panic_on_error(#fallible(#(#ids),*))),
+        out,
     );
-    out.extend(function(
-        try_doc,
-        quote! {
-            #[inline]
-            #dead
-            #many
-            #snake
-            #vis fn #fallible(#(#decls),*) -> #result
-        },
-        quote!(#call_fn(#(#ids),*)),
-    ));
-    Some(out)
+    head(out, &plain, &plan.ret, true);
+    group(out, Delimiter::Brace, |body| {
+        plan.rt.to_tokens(body);
+        root_path(body, &["__private", "panic_on_error"]);
+        group(body, Delimiter::Parenthesis, |g| {
+            fallible.to_tokens(g);
+            plan.ids_group.to_tokens(g);
+        });
+    });
+    docs::item(plan, &[order, "Errors are returned."], out);
+    head(out, &fallible, &plan.result, false);
+    group(out, Delimiter::Brace, |body| {
+        plan.call_fn.to_tokens(body);
+        plan.ids_group.to_tokens(body);
+    });
 }
 
 /// The arguments struct: one public field per defaulted argument, and `Default` from the
 /// schema's defaults.
-pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
-    let name = plan.args_struct.as_ref()?;
+pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
+    let Some(name) = plan.args_struct.as_ref() else {
+        return;
+    };
     let vis = plan.vis;
     let lt = plan.struct_has_lifetime().then(|| quote!(<'a>));
-    let fields = plan.fields.iter().map(|&i| {
+    let mut fields = TokenStream2::new();
+    let mut values = TokenStream2::new();
+    for &i in &plan.fields {
         let a = &plan.args[i];
-        let (id, ty) = (&a.ident, plan.ty(&a.ty, Lifetimes::Named));
-        let doc = docs::literal(&[format!("`{}`", a.text)]);
-        quote! {
-            #[doc = #doc]
-            pub #id: #ty
-        }
-    });
-    let values = plan.fields.iter().map(|&i| {
-        let a = &plan.args[i];
-        let (id, value) = (&a.ident, &a.default);
-        quote!(#id: #value)
-    });
-    let plain = plan.form("", "_with");
+        docs::attr(docs::literal(&[format!("`{}`", a.text)])).to_tokens(&mut fields);
+        ident(&mut fields, "pub");
+        a.ident.to_tokens(&mut fields);
+        punct(&mut fields, ':');
+        plan.ty(&a.ty, Lifetimes::Named, &mut fields);
+        punct(&mut fields, ',');
+        a.ident.to_tokens(&mut values);
+        punct(&mut values, ':');
+        a.default.to_tokens(&mut values);
+        punct(&mut values, ',');
+    }
+    let plain = plan.form_name(true, false);
     let first = plan
         .fields
         .first()
@@ -301,38 +380,23 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>) -> Option<TokenStream2> {
         },
         format!("Name only what changes: `{name} {{ {first}: ..., ..Default::default() }}`."),
     ];
-    let doc = docs::item(plan, &what);
+    docs::item(plan, &what, out);
     let clone = (!plan.fields.iter().any(|&i| has_mut(&plan.args[i].ty)))
         .then(|| quote!(#[derive(::core::clone::Clone)]));
-    let snake = plan
-        .fields
-        .iter()
-        .any(|&i| {
-            plan.args[i]
-                .ident
-                .to_string()
-                .chars()
-                .any(|c| c.is_ascii_uppercase())
-        })
-        .then(|| quote!(#[allow(non_snake_case)]));
-    let impl_lt = lt.clone();
-    let dead = plan.allow_dead_code();
-    Some(quote! {
-        #doc
-        #clone
-        #dead
-        #snake
-        #vis struct #name #lt {
-            #(#fields,)*
-        }
+    let upper = plan.fields.iter().any(|&i| has_upper(&plan.args[i].ident));
+    clone.to_tokens(out);
+    plan.attrs.lints(out, 0, upper);
+    // The lists are moved into their groups, not copied token by token.
+    let fields = Group::new(Delimiter::Brace, fields);
+    let values = Group::new(Delimiter::Brace, values);
+    out.extend(quote! {
+        #vis struct #name #lt #fields
 
         #[automatically_derived]
-        impl #impl_lt ::core::default::Default for #name #lt {
+        impl #lt ::core::default::Default for #name #lt {
             fn default() -> Self {
-                #name {
-                    #(#values,)*
-                }
+                #name #values
             }
         }
-    })
+    });
 }

@@ -1,53 +1,50 @@
 //! Method variants: the API's forms without `self`, as an inherent `impl` of the tensor type
 //! (in the crate that defines it) or as an extension trait implemented for it.
 
-use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+use proc_macro2::{Delimiter, TokenStream as TokenStream2};
+use quote::{ToTokens, TokenStreamExt, quote};
 
 use super::docs;
-use super::free_fn::{Scope, expand_forms, function};
+use super::frag::{group, ident};
+use super::free_fn::{Scope, expand_forms};
 use super::plan::OpPlan;
 use crate::codegen::args::Methods;
 
-/// The methods, if the operator has the `method` variant.
-pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods) -> Option<TokenStream2> {
-    plan.receiver?;
-    let tensor = plan.tensor;
-    Some(match methods {
+/// Writes the methods, if the operator has the `method` variant.
+pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods, out: &mut TokenStream2) {
+    if plan.receiver.is_none() {
+        return;
+    }
+    let tensor = &plan.tensor_tokens;
+    match methods {
         Methods::Inherent => {
-            let forms: TokenStream2 = expand_forms(plan, Scope::Inherent)
-                .into_iter()
-                .map(|f| f.item)
-                .collect();
-            function(TokenStream2::new(), quote!(impl #tensor), forms)
+            ident(out, "impl");
+            tensor.to_tokens(out);
+            group(out, Delimiter::Brace, |body| {
+                expand_forms(plan, Scope::Inherent, body, None);
+            });
         }
         Methods::Trait(name) => {
-            let forms = expand_forms(plan, Scope::Trait(name));
-            let mut decls = TokenStream2::new();
             // Docs stay on the declarations.
+            let mut decls = TokenStream2::new();
             let mut bodies = TokenStream2::new();
-            for f in forms {
-                decls.extend(f.decl);
-                bodies.extend([f.item]);
-            }
+            expand_forms(plan, Scope::Trait(name), &mut bodies, Some(&mut decls));
             let vis = plan.vis;
-            let doc = docs::item(
+            docs::item(
                 plan,
                 &[format!(
                     "Methods of `{}::{}` on [`{}`], for a tensor type defined in another crate.",
                     plan.namespace,
                     plan.full_name,
-                    crate::codegen::kernel::type_string(tensor)
+                    crate::codegen::kernel::type_string(plan.tensor)
                 )],
+                out,
             );
-            let dead = plan.allow_dead_code();
-            let mut out = function(doc, quote!(#dead #vis trait #name), decls);
-            out.extend(function(
-                quote!(#[automatically_derived]),
-                quote!(impl #name for #tensor),
-                bodies,
-            ));
-            out
+            let dead = &plan.attrs.dead;
+            out.extend(quote!(#dead #vis trait #name));
+            out.append(proc_macro2::Group::new(Delimiter::Brace, decls));
+            out.extend(quote!(#[automatically_derived] impl #name for #tensor));
+            out.append(proc_macro2::Group::new(Delimiter::Brace, bodies));
         }
-    })
+    }
 }

@@ -7,6 +7,7 @@
 //! the kernel and its registration.
 
 mod docs;
+mod frag;
 mod free_fn;
 mod method;
 mod plan;
@@ -40,17 +41,20 @@ pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
         return structured::expand_delegate(checked, def);
     }
     let plan = OpPlan::new(checked, def);
-    let args_struct = free_fn::expand_args_struct(&plan);
-    let free_fns = plan.function.then(|| free_fn::expand_free_fns(&plan));
-    let methods = method::expand_methods(&plan, &input.methods);
-    let redispatch = redispatch::expand_redispatch(&plan);
-    let handle = redispatch::expand_handle(&plan);
-    let register =
-        register::expand_def_registration(&plan, &input.kernel, &def.signature.assertions);
-    // Owned pieces are moved into the output, not copied token by token.
+    // Every item is written to one stream, in order.
     let mut out = kernel.clone();
-    out.extend([args_struct, free_fns, methods].into_iter().flatten());
-    out.extend([redispatch, handle, register]);
+    free_fn::expand_args_struct(&plan, &mut out);
+    if plan.function {
+        free_fn::expand_free_fns(&plan, &mut out);
+    }
+    method::expand_methods(&plan, &input.methods, &mut out);
+    redispatch::expand_redispatch(&plan, &mut out);
+    redispatch::expand_handle(&plan, &mut out);
+    out.extend(register::expand_def_registration(
+        &plan,
+        &input.kernel,
+        &def.signature.assertions,
+    ));
     out
 }
 
@@ -67,8 +71,9 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
     } else {
         input.keys.iter().map(|k| k.key).collect()
     };
+    let rt = frag::Frag::new(quote::ToTokens::to_token_stream(&input.rt));
     let entry = register::Entry {
-        rt: quote::ToTokens::to_token_stream(&input.rt),
+        rt: &rt,
         kernel: &input.kernel,
         namespace,
         schema: None,

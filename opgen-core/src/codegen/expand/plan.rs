@@ -13,9 +13,10 @@
 //!
 //! A trailing `_` (in-place) stays last: suffixes go before it.
 
-use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::format_ident;
+use proc_macro2::{Delimiter, Span, TokenStream as TokenStream2};
+use quote::{ToTokens, format_ident};
 
+use super::frag::{Frag, colon2, group, ident as ident_token, punct, root_path};
 use super::types::{Lifetimes, rust_type};
 use crate::codegen::check::{Checked, Definition};
 use crate::codegen::kernel::Output;
@@ -41,7 +42,7 @@ pub(crate) struct ArgPlan {
 /// The plan of one operator defined by the attribute.
 pub(crate) struct OpPlan<'a> {
     /// The runtime path, as tokens once.
-    pub rt: TokenStream2,
+    pub rt: Frag,
     pub vis: &'a syn::Visibility,
     pub kernel: &'a syn::Ident,
     pub schema: &'a Schema,
@@ -66,22 +67,41 @@ pub(crate) struct OpPlan<'a> {
     pub function: bool,
     /// The faithful form's name, for out and TensorOptions schemas.
     pub faithful: Option<String>,
-    /// The user's `#[doc]` attributes on the kernel.
-    pub docs: TokenStream2,
-    /// Whether the kernel has doc lines.
-    pub has_docs: bool,
     pub keys: Vec<DispatchKey>,
     /// The schema was inferred from the kernel.
     pub inferred: bool,
     pub output: &'a Output,
-    /// The doc text every item ends with (schema, variants, keys).
-    pub facts: proc_macro2::Literal,
+    /// `#[doc = "..."]` with the text every item ends with (schema, variants, keys).
+    pub facts: Frag,
+    /// The user's doc attributes, then `#[doc = ""]` if there are any: what every item's
+    /// docs start with.
+    pub doc_head: Frag,
     /// Per argument, `ident: Type` as a parameter.
-    pub decls: Vec<TokenStream2>,
+    pub decls: Vec<Frag>,
+    /// `(ident: Type, ...)`: every argument in schema order, as parameters.
+    pub decls_group: Frag,
+    /// `(ident, ...)`: every argument in schema order, as call arguments.
+    pub ids_group: Frag,
     /// The return type.
-    pub ret: TokenStream2,
+    pub ret: Frag,
     /// `Result<ret, Error>`.
-    pub result: TokenStream2,
+    pub result: Frag,
+    /// The tensor type's tokens.
+    pub tensor_tokens: Frag,
+    /// The names of the forms, by `[with][fallible]`: `add`, `try_add`, `add_with`,
+    /// `try_add_with` (without an arguments struct, the `with` row repeats the first).
+    pub names: [[syn::Ident; 2]; 2],
+    /// The hidden static holding the operator's cached typed handle.
+    pub handle: syn::Ident,
+    /// The hidden function every form calls: the dispatcher signature, through the handle
+    /// (or, with static dispatch, the kernel).
+    pub call_fn: syn::Ident,
+    /// Some argument's Rust name has an upper-case letter.
+    pub upper_args: bool,
+    /// Attributes the items share.
+    pub attrs: Attrs,
+    /// The `#[doc]` of the fallible forms, by `with`: the same for functions and methods.
+    pub fallible_docs: [std::cell::OnceCell<Frag>; 2],
 }
 
 impl<'a> OpPlan<'a> {
@@ -143,81 +163,122 @@ impl<'a> OpPlan<'a> {
         } else {
             input.keys.iter().map(|k| k.key).collect()
         };
-        let user_docs: Vec<&syn::Attribute> = input
-            .kernel
-            .attrs
+        let mut doc_head = TokenStream2::new();
+        let mut has_docs = false;
+        for a in &input.kernel.attrs {
+            if a.path().is_ident("doc") {
+                a.to_tokens(&mut doc_head);
+                has_docs = true;
+            }
+        }
+        if has_docs {
+            super::docs::attr(proc_macro2::Literal::string("")).to_tokens(&mut doc_head);
+        }
+        let rt = Frag::new(input.rt.to_token_stream());
+        let tensor: &syn::Type = &def.signature.tensor;
+        let tensor_tokens = Frag::new(tensor.to_token_stream());
+        let returns = returns_type(schema);
+        let ty = |t: &RustType| {
+            let mut out = TokenStream2::new();
+            rust_type(t, &tensor_tokens, &rt, Lifetimes::Elided, &mut out);
+            Frag::new(out)
+        };
+        let decls: Vec<Frag> = args
             .iter()
-            .filter(|a| a.path().is_ident("doc"))
+            .map(|a| {
+                let mut out = TokenStream2::new();
+                a.ident.to_tokens(&mut out);
+                punct(&mut out, ':');
+                rust_type(&a.ty, &tensor_tokens, &rt, Lifetimes::Elided, &mut out);
+                Frag::new(out)
+            })
             .collect();
+        let ret = ty(&returns);
+        let mut result = TokenStream2::new();
+        root_path(&mut result, &["core", "result", "Result"]);
+        punct(&mut result, '<');
+        ret.to_tokens(&mut result);
+        punct(&mut result, ',');
+        rt.to_tokens(&mut result);
+        colon2(&mut result);
+        ident_token(&mut result, "dispatch");
+        colon2(&mut result);
+        ident_token(&mut result, "Error");
+        punct(&mut result, '>');
+        let mut decls_group = TokenStream2::new();
+        let mut ids_group = TokenStream2::new();
+        for (i, (d, a)) in decls.iter().zip(&args).enumerate() {
+            if i > 0 {
+                punct(&mut decls_group, ',');
+                punct(&mut ids_group, ',');
+            }
+            d.to_tokens(&mut decls_group);
+            a.ident.to_tokens(&mut ids_group);
+        }
+        let upper_args = args
+            .iter()
+            .any(|a| a.ident.to_string().chars().any(|c| c.is_ascii_uppercase()));
+        let form_name =
+            |prefix: &str, suffix: &str| ident(&rust_ident(&form_name(&name, prefix, suffix)));
+        let plain = [form_name("", ""), form_name("try_", "")];
+        // Without an arguments struct there are no `_with` forms.
+        let with = if args_struct.is_some() {
+            [form_name("", "_with"), form_name("try_", "_with")]
+        } else {
+            plain.clone()
+        };
+        let names = [plain, with];
+        let handle = format_ident!("__OPGEN_OP_{}", name.to_uppercase());
+        let call_fn = format_ident!("__opgen_call_{}", name);
+        let attrs = Attrs::new(&input.kernel.vis);
         let mut plan = OpPlan {
-            rt: quote::ToTokens::to_token_stream(&input.rt),
+            rt,
             vis: &input.kernel.vis,
             kernel: input.kernel.ident(),
             schema,
-            text: schema.to_string(),
+            text: def.text.clone(),
             namespace: &def.namespace,
             full_name: schema.name.full_name(),
-            tensor: &def.signature.tensor,
+            tensor,
             name,
             args,
             params,
             fields,
             args_struct,
-            returns: returns_type(schema),
+            returns,
             receiver,
             function: f.variants.function,
             faithful,
-            docs: user_docs.iter().map(|a| quote::quote!(#a)).collect(),
-            has_docs: !user_docs.is_empty(),
             keys,
             inferred: input.lit.is_none(),
             output: &def.signature.output,
-            facts: proc_macro2::Literal::string(""),
-            decls: Vec::new(),
-            ret: TokenStream2::new(),
-            result: TokenStream2::new(),
+            facts: Frag::default(),
+            doc_head: Frag::new(doc_head),
+            decls,
+            decls_group: Frag::group(Delimiter::Parenthesis, decls_group),
+            ids_group: Frag::group(Delimiter::Parenthesis, ids_group),
+            ret,
+            result: Frag::new(result),
+            tensor_tokens,
+            names,
+            handle,
+            call_fn,
+            upper_args,
+            attrs,
+            fallible_docs: Default::default(),
         };
-        plan.facts = super::docs::facts(&plan);
-        plan.decls = plan
-            .args
-            .iter()
-            .map(|a| {
-                let (id, ty) = (&a.ident, plan.ty(&a.ty, Lifetimes::Elided));
-                quote::quote!(#id: #ty)
-            })
-            .collect();
-        plan.ret = plan.ty(&plan.returns, Lifetimes::Elided);
-        let (ret, rt) = (&plan.ret, &plan.rt);
-        plan.result = quote::quote!(::core::result::Result<#ret, #rt::dispatch::Error>);
+        plan.facts = super::docs::attr(super::docs::facts(&plan));
         plan
     }
 
     /// A form's name: `prefix` + name + `suffix`, a trailing in-place `_` kept last.
-    ///
-    /// Leading and trailing underscores stay outside (`_foo` → `_try_foo`, `__and__` →
-    /// `__try_and_with__`), so that names stay snake case.
     pub fn form(&self, prefix: &str, suffix: &str) -> syn::Ident {
-        let name = &self.name;
-        let core = name.trim_matches('_');
-        let lead = &name[..name.len() - name.trim_start_matches('_').len()];
-        let trail = &name[name.trim_end_matches('_').len()..];
-        let s = if core.is_empty() {
-            format!("{prefix}{name}{suffix}")
-        } else {
-            format!("{lead}{prefix}{core}{suffix}{trail}")
-        };
-        ident(&rust_ident(&s))
+        ident(&rust_ident(&form_name(&self.name, prefix, suffix)))
     }
 
-    /// The hidden static holding the operator's cached typed handle.
-    pub fn handle(&self) -> syn::Ident {
-        format_ident!("__OPGEN_OP_{}", self.name.to_uppercase())
-    }
-
-    /// The hidden function every form calls: the dispatcher signature, through the handle
-    /// (or, with static dispatch, the kernel).
-    pub fn call_fn(&self) -> syn::Ident {
-        format_ident!("__opgen_call_{}", self.name)
+    /// The name of a form of the API.
+    pub fn form_name(&self, with: bool, fallible: bool) -> &syn::Ident {
+        &self.names[usize::from(with)][usize::from(fallible)]
     }
 
     /// The operator's qualified name without overload, as the dispatcher looks it up.
@@ -231,8 +292,8 @@ impl<'a> OpPlan<'a> {
     }
 
     /// A Rust type of the mapping with the user's tensor type.
-    pub fn ty(&self, ty: &RustType, lifetimes: Lifetimes) -> TokenStream2 {
-        rust_type(ty, self.tensor, &self.rt, lifetimes)
+    pub fn ty(&self, ty: &RustType, lifetimes: Lifetimes, out: &mut TokenStream2) {
+        rust_type(ty, &self.tensor_tokens, &self.rt, lifetimes, out);
     }
 
     /// Whether a written `self` makes methods take `&mut self`.
@@ -246,12 +307,75 @@ impl<'a> OpPlan<'a> {
     pub fn struct_has_lifetime(&self) -> bool {
         self.fields.iter().any(|&i| has_reference(&self.args[i].ty))
     }
+}
 
+/// `prefix` + name + `suffix`, a trailing in-place `_` kept last.
+///
+/// Leading and trailing underscores stay outside (`_foo` → `_try_foo`, `__and__` →
+/// `__try_and_with__`), so that names stay snake case.
+fn form_name(name: &str, prefix: &str, suffix: &str) -> String {
+    let core = name.trim_matches('_');
+    let lead = &name[..name.len() - name.trim_start_matches('_').len()];
+    let trail = &name[name.trim_end_matches('_').len()..];
+    if core.is_empty() {
+        format!("{prefix}{name}{suffix}")
+    } else {
+        format!("{lead}{prefix}{core}{suffix}{trail}")
+    }
+}
+
+/// Attributes of generated items, each made once and shared by the items.
+pub(crate) struct Attrs {
+    /// `#[inline]`.
+    pub inline: Frag,
+    /// `#[track_caller]`.
+    pub track_caller: Frag,
     /// `#[allow(dead_code)]` unless the API is public: an operator's API has forms a crate
     /// may not call, and they are generated on purpose.
-    pub fn allow_dead_code(&self) -> Option<TokenStream2> {
-        (!matches!(self.vis, syn::Visibility::Public(_)))
-            .then(|| quote::quote!(#[allow(dead_code)]))
+    pub dead: Option<Frag>,
+    /// `#[allow(clippy::too_many_arguments)]`.
+    pub many: Frag,
+    /// `#[allow(non_snake_case)]`.
+    pub snake: Frag,
+}
+
+impl Attrs {
+    fn new(vis: &syn::Visibility) -> Attrs {
+        let word = |w: &str| {
+            let mut t = TokenStream2::new();
+            ident_token(&mut t, w);
+            Frag::attr(t)
+        };
+        let allow = |f: &dyn Fn(&mut TokenStream2)| {
+            let mut t = TokenStream2::new();
+            ident_token(&mut t, "allow");
+            group(&mut t, Delimiter::Parenthesis, |g| f(g));
+            Frag::attr(t)
+        };
+        Attrs {
+            inline: word("inline"),
+            track_caller: word("track_caller"),
+            dead: (!matches!(vis, syn::Visibility::Public(_)))
+                .then(|| allow(&|g| ident_token(g, "dead_code"))),
+            many: allow(&|g| {
+                ident_token(g, "clippy");
+                colon2(g);
+                ident_token(g, "too_many_arguments");
+            }),
+            snake: allow(&|g| ident_token(g, "non_snake_case")),
+        }
+    }
+
+    /// `#[allow(...)]` for a function of `arity` parameters, named `upper` if its name or
+    /// a parameter's has an upper-case letter.
+    pub fn lints(&self, out: &mut TokenStream2, arity: usize, upper: bool) {
+        self.dead.to_tokens(out);
+        if arity > 7 {
+            self.many.to_tokens(out);
+        }
+        if upper {
+            self.snake.to_tokens(out);
+        }
     }
 }
 

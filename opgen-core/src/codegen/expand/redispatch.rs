@@ -1,66 +1,84 @@
 //! The redispatch functions (a key set first, then the dispatcher signature) and the hidden
 //! function that holds the operator's cached typed handle.
 
-use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+use proc_macro2::{Delimiter, TokenStream as TokenStream2};
+use quote::{ToTokens, quote};
 
 use super::docs;
-use super::free_fn::function;
+use super::frag::{Frag, group, ident, punct, punct_joint, root_path};
 use super::plan::OpPlan;
 use super::types::Lifetimes;
 
 /// `NAME_redispatch` and `try_NAME_redispatch`: continue dispatch below a kernel's key.
-pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
+pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let rt = &plan.rt;
-    let vis = plan.vis;
     let plain = plan.form("", "_redispatch");
     let fallible = plan.form("try_", "_redispatch");
-    let decls = &plan.decls;
-    let ids: Vec<&syn::Ident> = plan.args.iter().map(|a| &a.ident).collect();
-    let (ret, result) = (&plan.ret, &plan.result);
-    let handle = plan.handle();
     let what = "Calls the operator with the key set given (in a kernel, typically its own key set \
                 below its key), every argument in schema order; the thread-local key sets are not \
                 applied again.";
-    let plain_doc = docs::item(plan, &{
-        let mut v = vec![what.to_string()];
-        v.extend(docs::panics(&fallible.to_string()));
-        v
-    });
-    let try_doc = docs::item(plan, &[what, "Errors are returned."]);
-    let many = (decls.len() + 1 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let snake = ids
-        .iter()
-        .any(|i| i.to_string().chars().any(|c| c.is_ascii_uppercase()))
-        .then(|| quote!(#[allow(non_snake_case)]));
-    let dead = plan.allow_dead_code();
-    let mut out = function(
-        plain_doc,
-        quote! {
-            #[inline]
-            #[track_caller]
-            #dead
-            #many
-            #snake
-            #vis fn #plain(key_set: #rt::dispatch::DispatchKeySet, #(#decls),*) -> #ret
+    // `(key_set: DispatchKeySet, a: &T, ...)`, shared by both.
+    let mut params = TokenStream2::new();
+    ident(&mut params, "key_set");
+    punct(&mut params, ':');
+    rt.to_tokens(&mut params);
+    root_path(&mut params, &["dispatch", "DispatchKeySet"]);
+    punct(&mut params, ',');
+    for (i, d) in plan.decls.iter().enumerate() {
+        if i > 0 {
+            punct(&mut params, ',');
+        }
+        d.to_tokens(&mut params);
+    }
+    let params = Frag::group(Delimiter::Parenthesis, params);
+    let head = |out: &mut TokenStream2, name: &syn::Ident, ret: &Frag, track: bool| {
+        plan.attrs.inline.to_tokens(out);
+        if track {
+            plan.attrs.track_caller.to_tokens(out);
+        }
+        plan.attrs.lints(out, plan.decls.len() + 1, plan.upper_args);
+        plan.vis.to_tokens(out);
+        ident(out, "fn");
+        name.to_tokens(out);
+        params.to_tokens(out);
+        punct_joint(out, '-');
+        punct(out, '>');
+        ret.to_tokens(out);
+    };
+    // `(key_set, a, ...)`
+    let mut args = TokenStream2::new();
+    ident(&mut args, "key_set");
+    punct(&mut args, ',');
+    for (i, a) in plan.args.iter().enumerate() {
+        if i > 0 {
+            punct(&mut args, ',');
+        }
+        a.ident.to_tokens(&mut args);
+    }
+    docs::item(
+        plan,
+        &{
+            let mut v = vec![what.to_string()];
+            v.extend(docs::panics(&fallible.to_string()));
+            v
         },
-        quote!(#rt::__private::panic_on_error(#fallible(key_set, #(#ids),*))),
+        out,
     );
-    out.extend(function(
-        try_doc,
-        quote! {
-            #[inline]
-            #dead
-            #many
-            #snake
-            #vis fn #fallible(
-                key_set: #rt::dispatch::DispatchKeySet,
-                #(#decls),*
-            ) -> #result
-        },
-        quote!(#handle.get()?.try_redispatch(key_set, #(#ids),*)),
-    ));
-    out
+    head(out, &plain, &plan.ret, true);
+    group(out, Delimiter::Brace, |body| {
+        rt.to_tokens(body);
+        root_path(body, &["__private", "panic_on_error"]);
+        group(body, Delimiter::Parenthesis, |g| {
+            fallible.to_tokens(g);
+            group(g, Delimiter::Parenthesis, |g| g.extend(args.clone()));
+        });
+    });
+    docs::item(plan, &[what, "Errors are returned."], out);
+    head(out, &fallible, &plan.result, false);
+    let handle = &plan.handle;
+    group(out, Delimiter::Brace, |body| {
+        body.extend(quote!(#handle.get()?.try_redispatch(#args)));
+    });
 }
 
 /// The hidden static holding the operator's typed handles (`__private::Op`: looked up once
@@ -69,20 +87,23 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>) -> TokenStream2 {
 /// the arguments' backend instead (`Op::get_static`); redispatch always uses `Op::get`.
 /// The feature is tested with `cfg!` in the body: a `#[cfg]` attribute would warn
 /// (`unexpected_cfgs`) in every crate that does not declare the feature.
-pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
+pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let rt = &plan.rt;
-    let tensor = plan.tensor;
-    let (handle, call_fn) = (plan.handle(), plan.call_fn());
-    let families = plan.args.iter().map(|a| plan.ty(&a.ty, Lifetimes::Static));
-    let families = quote!((#(#families,)*));
-    let (ret, result, decls) = (&plan.ret, &plan.result, &plan.decls);
-    let ids = plan.args.iter().map(|a| &a.ident);
-    let ids2 = ids.clone();
+    let tensor = &plan.tensor_tokens;
+    let (handle, call_fn) = (&plan.handle, &plan.call_fn);
+    let mut families = TokenStream2::new();
+    group(&mut families, Delimiter::Parenthesis, |g| {
+        for a in &plan.args {
+            plan.ty(&a.ty, Lifetimes::Static, g);
+            punct(g, ',');
+        }
+    });
+    let (ret, result, decls, ids) = (&plan.ret, &plan.result, &plan.decls_group, &plan.ids_group);
     let (name, overload) = (
         docs::string(&plan.qualified()),
         docs::string(plan.overload()),
     );
-    quote! {
+    out.extend(quote! {
         #[doc(hidden)]
         #[allow(dead_code)]
         static #handle: #rt::__private::Op<#tensor, #families, #ret> =
@@ -91,12 +112,12 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>) -> TokenStream2 {
         #[doc(hidden)]
         #[inline]
         #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
-        fn #call_fn(#(#decls),*) -> #result {
+        fn #call_fn #decls -> #result {
             if ::core::cfg!(feature = "opgen-static-dispatch") {
-                #handle.get_static()?.try_call(#(#ids),*)
+                #handle.get_static()?.try_call #ids
             } else {
-                #handle.get()?.try_call(#(#ids2),*)
+                #handle.get()?.try_call #ids
             }
         }
-    }
+    });
 }

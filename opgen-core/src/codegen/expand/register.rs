@@ -6,19 +6,20 @@
 //! runtime's automatic one for the registered kernel, so every operator can be called by
 //! name with dynamic values.
 
-use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream as TokenStream2};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::docs::string;
+use super::frag::{Frag, punct, root_path};
 use super::plan::OpPlan;
-use super::types::{Lifetimes, rust_type};
+use super::types::Lifetimes;
 use crate::codegen::kernel::{Assertion, Kernel, Output};
 use crate::dispatch::DispatchKey;
 
 /// What the registration entry says.
 pub(crate) struct Entry<'a> {
-    pub rt: TokenStream2,
+    pub rt: &'a Frag,
     pub kernel: &'a Kernel,
     pub namespace: &'a str,
     /// The schema text (without namespace) for an operator defined here.
@@ -39,7 +40,7 @@ pub(crate) fn expand_def_registration(
     let mentions_tensor =
         plan.args.iter().any(|a| mentions_tensor(&a.ty)) || mentions_tensor(&plan.returns);
     let entry = Entry {
-        rt: plan.rt.clone(),
+        rt: &plan.rt,
         kernel,
         namespace: plan.namespace,
         schema: Some(&plan.text),
@@ -62,7 +63,7 @@ pub(crate) fn expand_entry(
     adapter: Option<TokenStream2>,
     checks: Option<TokenStream2>,
 ) -> TokenStream2 {
-    let rt = &e.rt;
+    let rt = e.rt;
     let (namespace, name) = (string(e.namespace), string(&e.name));
     let schema = match e.schema {
         Some(s) => {
@@ -71,19 +72,26 @@ pub(crate) fn expand_entry(
         }
         None => quote!(::core::option::Option::None),
     };
-    let keys = e.keys.iter().map(|k| {
-        let k = format_ident!("{}", k.name());
-        quote!(#rt::dispatch::DispatchKey::#k)
-    });
+    // `[#rt::dispatch::DispatchKey::CPU, ...]`
+    let mut keys = TokenStream2::new();
+    for (i, k) in e.keys.iter().enumerate() {
+        if i > 0 {
+            punct(&mut keys, ',');
+        }
+        rt.to_tokens(&mut keys);
+        root_path(&mut keys, &["dispatch", "DispatchKey", k.name()]);
+    }
+    let keys = Group::new(Delimiter::Bracket, keys);
     let at = e.kernel.ident().span();
     let line = quote_spanned!(at=> ::core::line!());
     let file = quote_spanned!(at=> ::core::file!());
+    let adapted;
     let kernel = match &adapter {
-        Some(_) => quote!(__opgen_kernel),
-        None => {
-            let k = e.kernel.ident();
-            quote!(#k)
+        Some(_) => {
+            adapted = syn::Ident::new("__opgen_kernel", Span::call_site());
+            &adapted
         }
+        None => e.kernel.ident(),
     };
     let (impl_fn, register_call) = match e.tensor_hint {
         // Nothing in the kernel's signature names the tensor type: say it.
@@ -103,29 +111,31 @@ pub(crate) fn expand_entry(
         ),
         None => (None, quote!(lib.impl_at(#name, key, #kernel, site))),
     };
+    let mut block = quote! {
+        // Only the runtime of the macro's own version has this constant.
+        let _ = #rt::__private::VERSION_0_1_0;
+
+        #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
+        #[linkme(crate = #rt::__private::linkme)]
+        static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
+            namespace: #namespace,
+            schema: #schema,
+            name: #name,
+            keys: &#keys,
+            file: #file,
+            line: #line,
+            site: ::core::panic::Location::caller(),
+            register: |lib, key, site| #register_call,
+        };
+    };
+    // Moved in, not copied token by token.
+    block.extend(impl_fn);
+    block.extend(adapter);
+    block.extend(checks);
+    let block = Group::new(Delimiter::Brace, block);
     quote! {
         #[doc(hidden)]
-        const _: () = {
-            // Only the runtime of the macro's own version has this constant.
-            let _ = #rt::__private::VERSION_0_1_0;
-
-            #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
-            #[linkme(crate = #rt::__private::linkme)]
-            static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
-                namespace: #namespace,
-                schema: #schema,
-                name: #name,
-                keys: &[#(#keys),*],
-                file: #file,
-                line: #line,
-                site: ::core::panic::Location::caller(),
-                register: |lib, key, site| #register_call,
-            };
-
-            #impl_fn
-            #adapter
-            #checks
-        };
+        const _: () = #block;
     }
 }
 
@@ -133,7 +143,7 @@ pub(crate) fn expand_entry(
 /// returns the written arguments (clones of their handles), as the schema says.
 fn expand_alias_adapter(plan: &OpPlan<'_>, kernel: &Kernel, indices: &[usize]) -> TokenStream2 {
     let rt = &plan.rt;
-    let tensor = plan.tensor;
+    let tensor = &plan.tensor_tokens;
     let generics = &kernel.sig.generics;
     let k = kernel.ident();
     let key_set = kernel.key_set.as_ref().map(|p| {
@@ -197,7 +207,8 @@ fn expand_assertions(
     let generics = &kernel.sig.generics;
     let lets = assertions.iter().map(|a| {
         let user = &a.user;
-        let expected = rust_type(&a.expected, plan.tensor, &plan.rt, Lifetimes::Elided);
+        let mut expected = TokenStream2::new();
+        plan.ty(&a.expected, Lifetimes::Elided, &mut expected);
         let span: Span = user.span();
         quote_spanned! {span=>
             let _: ::core::marker::PhantomData<#user> = ::core::marker::PhantomData::<#expected>;

@@ -20,14 +20,24 @@ use crate::plan::{
 };
 use crate::schema::Argument;
 
+/// A Rust type as tokens.
+fn ty_tokens(plan: &OpPlan<'_>, ty: &RustType, lifetimes: Lifetimes) -> TokenStream2 {
+    let mut out = TokenStream2::new();
+    plan.ty(ty, lifetimes, &mut out);
+    out
+}
+
 /// The operator's API, as for any operator defined by the attribute.
 fn expand_api(plan: &OpPlan<'_>, checked: &Checked<'_>) -> TokenStream2 {
-    let args_struct = free_fn::expand_args_struct(plan);
-    let free_fns = plan.function.then(|| free_fn::expand_free_fns(plan));
-    let methods = method::expand_methods(plan, &checked.input.methods);
-    let redispatch = redispatch::expand_redispatch(plan);
-    let handle = redispatch::expand_handle(plan);
-    quote! { #args_struct #free_fns #methods #redispatch #handle }
+    let mut out = TokenStream2::new();
+    free_fn::expand_args_struct(plan, &mut out);
+    if plan.function {
+        free_fn::expand_free_fns(plan, &mut out);
+    }
+    method::expand_methods(plan, &checked.input.methods, &mut out);
+    redispatch::expand_redispatch(plan, &mut out);
+    redispatch::expand_handle(plan, &mut out);
+    out
 }
 
 /// The doc facts of a structured operator: schema, variants, where its kernels come from.
@@ -103,23 +113,34 @@ fn precomputed_field(
     let string = quote!(::std::string::String);
     match &ty {
         RustType::Str => (string, quote!(&#local)),
-        RustType::Ref(_) => (plan.ty(&owned(&ty), Lifetimes::Elided), quote!(&#local)),
+        RustType::Ref(_) => (
+            ty_tokens(plan, &owned(&ty), Lifetimes::Elided),
+            quote!(&#local),
+        ),
         RustType::Option(inner) => match inner.as_ref() {
             RustType::Str => (
                 quote!(::core::option::Option<#string>),
                 quote!(#local.as_deref()),
             ),
             RustType::Ref(r) if matches!(r.as_ref(), RustType::Slice(_)) => {
-                let t = plan.ty(&RustType::Option(Box::new(owned(inner))), Lifetimes::Elided);
+                let t = ty_tokens(
+                    plan,
+                    &RustType::Option(Box::new(owned(inner))),
+                    Lifetimes::Elided,
+                );
                 (t, quote!(#local.as_deref()))
             }
             RustType::Ref(_) => {
-                let t = plan.ty(&RustType::Option(Box::new(owned(inner))), Lifetimes::Elided);
+                let t = ty_tokens(
+                    plan,
+                    &RustType::Option(Box::new(owned(inner))),
+                    Lifetimes::Elided,
+                );
                 (t, quote!(#local.as_ref()))
             }
-            _ => (plan.ty(&ty, Lifetimes::Elided), quote!(#local)),
+            _ => (ty_tokens(plan, &ty, Lifetimes::Elided), quote!(#local)),
         },
-        _ => (plan.ty(&ty, Lifetimes::Elided), quote!(#local)),
+        _ => (ty_tokens(plan, &ty, Lifetimes::Elided), quote!(#local)),
     }
 }
 
@@ -145,14 +166,14 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
     let f = &def.function;
     let mut plan = OpPlan::new(checked, def);
     let meta_fn = input.kernel.ident();
-    plan.facts = facts(
+    plan.facts = super::docs::attr(facts(
         &plan,
         format!(
             "Structured: the meta function is `{meta_fn}`; kernels at the keys of its impls \
              (`op = \"{}\", structured`) and at `Meta`.",
             plan.full_name
         ),
-    );
+    ));
     let api = expand_api(&plan, checked);
     let rt = plan.rt.clone();
     let tensor = plan.tensor;
@@ -182,7 +203,8 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
             let field = ident(&rust_ident(&decl.name));
             let local = format_ident!("__opgen_pre_{}", decl.name.as_str());
             let (ty, pass) = precomputed_field(decl, &plan, &local);
-            let param = plan.ty(
+            let param = ty_tokens(
+                &plan,
                 &argument_type(&decl.ty, false).unwrap_or(RustType::Tuple(Vec::new())),
                 Lifetimes::Elided,
             );
@@ -203,7 +225,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
                 }
             }
             None => {
-                impl_types.push(plan.ty(&a.ty, Lifetimes::Elided));
+                impl_types.push(ty_tokens(&plan, &a.ty, Lifetimes::Elided));
                 let id = &a.ident;
                 impl_args.push(quote!(#id));
             }
@@ -218,7 +240,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
         .map(|i| format_ident!("__opgen_out{i}"))
         .collect();
     for (o, local) in outs.iter().zip(&out_locals) {
-        impl_types.push(plan.ty(&o.ty, Lifetimes::Elided));
+        impl_types.push(ty_tokens(&plan, &o.ty, Lifetimes::Elided));
         impl_args.push(quote!(&mut #local));
     }
     let n = proc_macro2::Literal::usize_unsuffixed(outs.len());
@@ -226,12 +248,12 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
     let names = outs
         .iter()
         .map(|o| string(o.text.rsplit(' ').next().unwrap_or("")));
-    let input_decls: Vec<&TokenStream2> = plan.decls[..out_start].iter().collect();
+    let input_decls: Vec<&super::frag::Frag> = plan.decls[..out_start].iter().collect();
     let input_ids: Vec<&syn::Ident> = inputs.iter().map(|a| &a.ident).collect();
     let meta_args = inputs.iter().map(|a| pass_twice(&a.ty, &a.ident));
     let meta_args2: Vec<TokenStream2> =
         inputs.iter().map(|a| pass_twice(&a.ty, &a.ident)).collect();
-    let call_fn = plan.call_fn();
+    let call_fn = plan.call_fn.clone();
     let at_meta = meta_fn.span();
     let meta_call = quote_spanned!(at_meta=> #meta_fn(&mut __opgen_meta, #(#meta_args),*));
     let meta_call = if input.kernel.output.fallible {
@@ -431,7 +453,7 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
         .composite_from_out
         .as_ref()
         .is_some_and(|b| b.value);
-    plan.facts = facts(
+    plan.facts = super::docs::attr(facts(
         &plan,
         format!(
             "Structured delegate of `{delegate}`: kernels at every key where `{delegate}` has an impl, \
@@ -442,7 +464,7 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
                 ""
             }
         ),
-    );
+    ));
     let api = expand_api(&plan, checked);
     let rt = plan.rt.clone();
     let lit_span = input

@@ -1,8 +1,9 @@
 //! Rust types of the mapping (`plan::RustType`) as tokens, with the user's tensor type.
 
-use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote};
+use proc_macro2::{Delimiter, Ident, Span, TokenStream as TokenStream2};
+use quote::{ToTokens, TokenStreamExt};
 
+use super::frag::{Frag, colon2, group, ident, lifetime, punct, root_path};
 use crate::plan::{RustType, ValueType};
 
 /// How references in a type are written.
@@ -16,61 +17,70 @@ pub(crate) enum Lifetimes {
     Static,
 }
 
-/// `ty` as tokens: `T` is `tensor` (the user's tokens, with their spans), value types are
-/// primitives or `#rt::dispatch::` paths.
+/// Writes `ty` to `out`: `T` is `tensor` (the user's tokens, with their spans), value types
+/// are primitives or `#rt::dispatch::` paths.
 pub(crate) fn rust_type(
     ty: &RustType,
-    tensor: &syn::Type,
-    rt: &TokenStream2,
+    tensor: &Frag,
+    rt: &Frag,
     lt: Lifetimes,
-) -> TokenStream2 {
-    let inner = |t: &RustType| rust_type(t, tensor, rt, lt);
-    let amp = match lt {
-        Lifetimes::Elided => quote!(&),
-        Lifetimes::Named => quote!(&'a),
-        Lifetimes::Static => quote!(&'static),
+    out: &mut TokenStream2,
+) {
+    let amp = |out: &mut TokenStream2| {
+        punct(out, '&');
+        match lt {
+            Lifetimes::Elided => {}
+            Lifetimes::Named => lifetime(out, "a"),
+            Lifetimes::Static => lifetime(out, "static"),
+        }
+    };
+    let generic = |out: &mut TokenStream2, path: &[&str], t: &RustType| {
+        root_path(out, path);
+        punct(out, '<');
+        rust_type(t, tensor, rt, lt, out);
+        punct(out, '>');
     };
     match ty {
-        RustType::Tensor => quote!(#tensor),
-        RustType::Value(v) => value(*v, rt),
-        RustType::Str => quote!(#amp str),
+        RustType::Tensor => tensor.to_tokens(out),
+        RustType::Value(v) => value(*v, rt, out),
+        RustType::Str => {
+            amp(out);
+            ident(out, "str");
+        }
         RustType::Ref(t) => {
-            let t = inner(t);
-            quote!(#amp #t)
+            amp(out);
+            rust_type(t, tensor, rt, lt, out);
         }
         RustType::Mut(t) => {
-            let t = inner(t);
-            quote!(#amp mut #t)
+            amp(out);
+            ident(out, "mut");
+            rust_type(t, tensor, rt, lt, out);
         }
-        RustType::Slice(t) => {
-            let t = inner(t);
-            quote!([#t])
-        }
-        RustType::Array(t, n) => {
-            let t = inner(t);
-            let n = proc_macro2::Literal::usize_unsuffixed(*n as usize);
-            quote!([#t; #n])
-        }
-        RustType::Option(t) => {
-            let t = inner(t);
-            quote!(::core::option::Option<#t>)
-        }
-        RustType::Vec(t) => {
-            let t = inner(t);
-            quote!(::std::vec::Vec<#t>)
-        }
-        RustType::Tuple(ts) => {
-            let ts = ts.iter().map(inner);
-            quote!((#(#ts,)*))
-        }
+        RustType::Slice(t) => group(out, Delimiter::Bracket, |g| {
+            rust_type(t, tensor, rt, lt, g);
+        }),
+        RustType::Array(t, n) => group(out, Delimiter::Bracket, |g| {
+            rust_type(t, tensor, rt, lt, g);
+            punct(g, ';');
+            g.append(proc_macro2::Literal::usize_unsuffixed(*n as usize));
+        }),
+        RustType::Option(t) => generic(out, &["core", "option", "Option"], t),
+        RustType::Vec(t) => generic(out, &["std", "vec", "Vec"], t),
+        RustType::Tuple(ts) => group(out, Delimiter::Parenthesis, |g| {
+            for t in ts {
+                rust_type(t, tensor, rt, lt, g);
+                punct(g, ',');
+            }
+        }),
     }
 }
 
-fn value(v: ValueType, rt: &TokenStream2) -> TokenStream2 {
-    let name = format_ident!("{}", v.as_str());
-    if v.is_primitive() {
-        quote!(#name)
-    } else {
-        quote!(#rt::dispatch::#name)
+fn value(v: ValueType, rt: &Frag, out: &mut TokenStream2) {
+    if !v.is_primitive() {
+        rt.to_tokens(out);
+        colon2(out);
+        ident(out, "dispatch");
+        colon2(out);
     }
+    out.append(Ident::new(v.as_str(), Span::call_site()));
 }
