@@ -593,3 +593,81 @@ fn views_share_the_version_counter_through_in_place_or_view() {
     assert_eq!(versions(&[&m, &mv]), [1, 1]);
     assert!(mv.view_base().unwrap().is_same(&m).unwrap());
 }
+
+#[test]
+fn structured_groups_follow_pytorchs_output_rules() {
+    crate::install().unwrap();
+    // TensorIterator groups cast into `self` and into out arguments of another dtype.
+    let mut x = f32s(&[1.0, 2.0], &[2]);
+    x.add_(&MiniTensor::from_vec(vec![0.5f64, 0.25], &[2]).unwrap());
+    assert_eq!(
+        (x.dtype(), x.to_vec::<f32>().unwrap()),
+        (ScalarType::Float, vec![1.5, 2.25])
+    );
+    let mut as_float = f32s(&[], &[0]);
+    gt_scalar_out(&mut as_float, &x, Scalar::Float(2.0));
+    assert_eq!(as_float.to_vec::<f32>().unwrap(), [0.0, 1.0]);
+    // Others need the exact dtype, as in PyTorch (opgen's structured out check).
+    let m = f32s(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    let mut double =
+        MiniTensor::new_empty(&[0], &TensorOptions::new().dtype(ScalarType::Double)).unwrap();
+    let err = try_mm_out(&mut double, &m, &m).unwrap_err().to_string();
+    assert!(
+        err.contains("Expected out tensor to have dtype Float, but got Double instead"),
+        "{err}"
+    );
+    // cat casts into its out argument, with its own message.
+    cat_out(&mut double, &[m.share(), m.share()]);
+    assert_eq!(
+        (double.shape(), double.dtype()),
+        (vec![4, 2], ScalarType::Double)
+    );
+    let mut long = i64s(&[], &[0]);
+    let err = try_cat_out(&mut long, &[m.share()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("torch.cat(): input types can't be cast to the desired output type Long"),
+        "{err}"
+    );
+    // cat's precomputed values: the one-pass path (dim 0, contiguous, one dtype) and the
+    // general one agree; a list of skipped tensors gives an empty tensor.
+    let t = m.transpose(0, 1);
+    let rows = cat(&[m.share(), m.share()]);
+    assert_eq!(
+        rows.to_vec::<f32>().unwrap(),
+        [1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]
+    );
+    let general = cat(&[m.share(), t.share()]); // `t` is not contiguous
+    assert_eq!(
+        general.to_vec::<f32>().unwrap(),
+        [1.0, 2.0, 3.0, 4.0, 1.0, 3.0, 2.0, 4.0]
+    );
+    assert_eq!(
+        cat_with(&[m.share(), t.share()], CatArgs { dim: -1 })
+            .to_vec::<f32>()
+            .unwrap(),
+        [1.0, 2.0, 1.0, 3.0, 3.0, 4.0, 2.0, 4.0]
+    );
+    let skipped = cat(&[f32s(&[], &[0]), f32s(&[], &[0])]);
+    assert_eq!(skipped.shape(), [0]);
+    // max.dim's meta hands the wrapped dim to the impl.
+    let (v, i) = max_dim(&m, -1);
+    assert_eq!(
+        (v.to_vec::<f32>().unwrap(), i.to_vec::<i64>().unwrap()),
+        (vec![2.0, 4.0], vec![1, 1])
+    );
+    // The Meta kernels come from the structured machinery: no Meta kernel is written here,
+    // yet the out operator and its delegates have one.
+    for (name, overload) in [
+        ("aten::add", "out"),
+        ("aten::add", "Tensor"),
+        ("aten::add_", "Tensor"),
+    ] {
+        let op = Dispatcher::global().find(name, overload).unwrap();
+        assert!(
+            op.keys_with_kernels().contains(&DispatchKey::Meta),
+            "{name}.{overload}"
+        );
+    }
+}
