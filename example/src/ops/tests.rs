@@ -522,9 +522,29 @@ fn copy_across_devices_and_the_cpu_fallback_of_private_use1() {
         (out.device(), out.to_vec::<f32>().unwrap()),
         (PRIVATE_USE1, vec![-2.0, -4.0])
     );
-    // Views cannot fall back (the CPU result has other storage), as in PyTorch.
-    let err = dev.try_alias().unwrap_err().to_string();
-    assert!(err.contains("does not share its base's storage"), "{err}");
+    // Views have PrivateUse1 kernels of their own (the fallback refuses views, as in
+    // PyTorch): they share the device tensor's storage and version counter, and an
+    // in-place operator on a view, run by the fallback, writes through to its base.
+    let base = MiniTensor::from_vec_on(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2], PRIVATE_USE1).unwrap();
+    let views = [
+        base.alias(),
+        base.view(&[4]),
+        base.transpose(0, 1),
+        base.select(0, 1),
+        base.as_strided(&[2], &[2]),
+    ];
+    for v in &views {
+        assert_eq!(v.device(), PRIVATE_USE1);
+        assert!(v.shares_storage(&base), "{v:?}");
+        assert!(v.view_base().unwrap().is_same(&base).unwrap());
+    }
+    let mut row = base.select(0, 1);
+    row.neg_();
+    assert_eq!(base.to_vec::<f32>().unwrap(), [1.0, 2.0, -3.0, -4.0]);
+    assert_eq!((base.version().unwrap(), row.version().unwrap()), (1, 1));
+    // reshape (CompositeImplicitAutograd) reaches the view kernel: a view of the device
+    // tensor too.
+    assert!(base.reshape(&[4]).shares_storage(&base));
     // A copy out of a meta tensor is an error; into one, a shape check.
     let mut m = meta(&[2], ScalarType::Float);
     m.copy_(&cpu);
