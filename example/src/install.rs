@@ -54,7 +54,7 @@ static INSTALLING: Mutex<()> = Mutex::new(());
 /// |---|---|---|
 /// | in-place or view | `ADInplaceOrView` | bumps the version counter of every tensor an operator writes (`Tensor(a!)`), and makes the outputs of view operators share their base's counter and remember the base |
 /// | tracer | `Tracer` | records the operators a program calls while [`opgen::cross::start_tracing`] is on |
-/// | CPU fallback | `PrivateUse1` | runs operators on `privateuseone` tensors (which have no kernels) on the CPU, writes results back and moves them to the device |
+/// | CPU fallback | `PrivateUse1` | runs operators on `privateuseone` tensors (which have kernels only for the views, which the fallback refuses) on the CPU, writes results back and moves them to the device |
 ///
 /// The kernels of [`crate::ops`] neither bump version counters nor share them: before
 /// [`install`], tensors carry no `ADInplaceOrView` key and have no version tracking (as

@@ -32,7 +32,8 @@ pub const META: Device = Device {
 /// * **dtypes**: `Float` (`f32`), `Double` (`f64`), `Long` (`i64`) and `Bool` (`bool`);
 ///   [`Element`] converts between them.
 /// * **devices**: `cpu`; `meta` (shapes and dtypes, no data); and `privateuseone`
-///   ([`PRIVATE_USE1`]), which holds data but has no kernels, for the CPU-fallback demo.
+///   ([`PRIVATE_USE1`]), which holds data and has kernels only for the views, for the
+///   CPU-fallback demo.
 /// * **handles**: `Clone::clone` (or [`MiniTensor::share`]) gives another handle to the same
 ///   tensor; in-place operators and `resize_` through any handle are seen by all of them.
 ///   The *operator* `clone` (the method `t.clone()`, generated from

@@ -114,7 +114,7 @@ pub fn tour() -> Result<String, Error> {
     heading(
         o,
         "6. An external backend through the CPU fallback",
-        "PrivateUse1 tensors hold data but have no kernels: the fallback runs the CPU kernel.",
+        "PrivateUse1 tensors hold data; the fallback runs the CPU kernel, views have their own.",
     );
     let x = MiniTensor::from_vec_on(vec![0.0f32, 1.0, 2.0], &[3], PRIVATE_USE1)?;
     line(o, format!("x = {}", show(&x)?));
@@ -128,6 +128,16 @@ pub fn tour() -> Result<String, Error> {
             "x.add_(x), copied back",
             show(&x)?,
             x.version()?
+        ),
+    );
+    let v = x.try_select(0, 2)?;
+    line(
+        o,
+        format!(
+            "{:<34} = {}, shares x's storage: {}",
+            "v = x.select(0, 2) (a view kernel)",
+            show(&v)?,
+            v.shares_storage(&x)
         ),
     );
 

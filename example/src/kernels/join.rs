@@ -4,13 +4,13 @@
 use opgen::prelude::*;
 
 use super::views::{narrow, select};
-use super::{OutputMeta, common_device};
+use super::{OutputMeta, common_device, with_dtype};
 use crate::MiniTensor;
 use crate::promote::ResultType;
 use crate::shape::wrap_dim;
 
 /// Whether `cat` skips the tensor: PyTorch's legacy rule ignores 1-D tensors of size 0.
-fn skipped(t: &MiniTensor) -> bool {
+pub fn skipped(t: &MiniTensor) -> bool {
     t.shape() == [0]
 }
 
@@ -75,6 +75,18 @@ pub fn cat_impl(tensors: &[MiniTensor], dim: i64, out: &mut MiniTensor) -> Resul
         start += len;
     }
     Ok(())
+}
+
+/// `cat.out`'s impl along dimension 0: the output's row-major values are the tensors',
+/// one after another, written in one pass (the tensors have `out`'s dtype).
+pub fn cat_rows_impl(tensors: &[MiniTensor], out: &mut MiniTensor) -> Result<(), Error> {
+    with_dtype!(out.dtype(), |E| {
+        let mut values: Vec<E> = Vec::with_capacity(out.numel() as usize);
+        for t in tensors.iter().filter(|t| !skipped(t)) {
+            values.extend(t.to_vec::<E>()?);
+        }
+        out.scatter(&values)
+    })
 }
 
 /// `stack`'s meta: tensors of one shape, joined along a new dimension `dim`.

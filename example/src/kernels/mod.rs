@@ -4,12 +4,13 @@
 //! [`crate::ops`] call them.
 //!
 //! For the operators PyTorch makes structured (`structured: True` in
-//! `native_functions.yaml`), the pair has exactly the form of a structured kernel: the impl
-//! takes the out operator's arguments, `out: &mut MiniTensor` last, and returns
+//! `native_functions.yaml`), the pair has the form of a structured kernel: the impl takes
+//! the out operator's arguments, `out: &mut MiniTensor` last, and returns
 //! `Result<(), Error>`; the meta takes the same arguments without `out` and returns one
-//! [`OutputMeta`] per output. When opgen's structured kernels land, the meta becomes
-//! `meta.set_output(0, &o.sizes, o.options)` over [`OutputMeta`], and the impl is
-//! registered unchanged.
+//! [`OutputMeta`] per output. [`crate::ops::structured`] registers them as opgen structured
+//! kernels (a `structured` meta function that passes the [`OutputMeta`]s to
+//! `StructuredMeta::set_output`, and the impl); the other operators' kernels wire the pair
+//! by hand ([`crate::ops::wiring`]).
 //!
 //! Impl functions run only on devices with data: the kernels skip them on `Meta`.
 

@@ -522,9 +522,29 @@ fn copy_across_devices_and_the_cpu_fallback_of_private_use1() {
         (out.device(), out.to_vec::<f32>().unwrap()),
         (PRIVATE_USE1, vec![-2.0, -4.0])
     );
-    // Views cannot fall back (the CPU result has other storage), as in PyTorch.
-    let err = dev.try_alias().unwrap_err().to_string();
-    assert!(err.contains("does not share its base's storage"), "{err}");
+    // Views have PrivateUse1 kernels of their own (the fallback refuses views, as in
+    // PyTorch): they share the device tensor's storage and version counter, and an
+    // in-place operator on a view, run by the fallback, writes through to its base.
+    let base = MiniTensor::from_vec_on(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2], PRIVATE_USE1).unwrap();
+    let views = [
+        base.alias(),
+        base.view(&[4]),
+        base.transpose(0, 1),
+        base.select(0, 1),
+        base.as_strided(&[2], &[2]),
+    ];
+    for v in &views {
+        assert_eq!(v.device(), PRIVATE_USE1);
+        assert!(v.shares_storage(&base), "{v:?}");
+        assert!(v.view_base().unwrap().is_same(&base).unwrap());
+    }
+    let mut row = base.select(0, 1);
+    row.neg_();
+    assert_eq!(base.to_vec::<f32>().unwrap(), [1.0, 2.0, -3.0, -4.0]);
+    assert_eq!((base.version().unwrap(), row.version().unwrap()), (1, 1));
+    // reshape (CompositeImplicitAutograd) reaches the view kernel: a view of the device
+    // tensor too.
+    assert!(base.reshape(&[4]).shares_storage(&base));
     // A copy out of a meta tensor is an error; into one, a shape check.
     let mut m = meta(&[2], ScalarType::Float);
     m.copy_(&cpu);
@@ -592,4 +612,82 @@ fn views_share_the_version_counter_through_in_place_or_view() {
     mv.zero_();
     assert_eq!(versions(&[&m, &mv]), [1, 1]);
     assert!(mv.view_base().unwrap().is_same(&m).unwrap());
+}
+
+#[test]
+fn structured_groups_follow_pytorchs_output_rules() {
+    crate::install().unwrap();
+    // TensorIterator groups cast into `self` and into out arguments of another dtype.
+    let mut x = f32s(&[1.0, 2.0], &[2]);
+    x.add_(&MiniTensor::from_vec(vec![0.5f64, 0.25], &[2]).unwrap());
+    assert_eq!(
+        (x.dtype(), x.to_vec::<f32>().unwrap()),
+        (ScalarType::Float, vec![1.5, 2.25])
+    );
+    let mut as_float = f32s(&[], &[0]);
+    gt_scalar_out(&mut as_float, &x, Scalar::Float(2.0));
+    assert_eq!(as_float.to_vec::<f32>().unwrap(), [0.0, 1.0]);
+    // Others need the exact dtype, as in PyTorch (opgen's structured out check).
+    let m = f32s(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    let mut double =
+        MiniTensor::new_empty(&[0], &TensorOptions::new().dtype(ScalarType::Double)).unwrap();
+    let err = try_mm_out(&mut double, &m, &m).unwrap_err().to_string();
+    assert!(
+        err.contains("Expected out tensor to have dtype Float, but got Double instead"),
+        "{err}"
+    );
+    // cat casts into its out argument, with its own message.
+    cat_out(&mut double, &[m.share(), m.share()]);
+    assert_eq!(
+        (double.shape(), double.dtype()),
+        (vec![4, 2], ScalarType::Double)
+    );
+    let mut long = i64s(&[], &[0]);
+    let err = try_cat_out(&mut long, &[m.share()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("torch.cat(): input types can't be cast to the desired output type Long"),
+        "{err}"
+    );
+    // cat's precomputed values: the one-pass path (dim 0, contiguous, one dtype) and the
+    // general one agree; a list of skipped tensors gives an empty tensor.
+    let t = m.transpose(0, 1);
+    let rows = cat(&[m.share(), m.share()]);
+    assert_eq!(
+        rows.to_vec::<f32>().unwrap(),
+        [1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]
+    );
+    let general = cat(&[m.share(), t.share()]); // `t` is not contiguous
+    assert_eq!(
+        general.to_vec::<f32>().unwrap(),
+        [1.0, 2.0, 3.0, 4.0, 1.0, 3.0, 2.0, 4.0]
+    );
+    assert_eq!(
+        cat_with(&[m.share(), t.share()], CatArgs { dim: -1 })
+            .to_vec::<f32>()
+            .unwrap(),
+        [1.0, 2.0, 1.0, 3.0, 3.0, 4.0, 2.0, 4.0]
+    );
+    let skipped = cat(&[f32s(&[], &[0]), f32s(&[], &[0])]);
+    assert_eq!(skipped.shape(), [0]);
+    // max.dim's meta hands the wrapped dim to the impl.
+    let (v, i) = max_dim(&m, -1);
+    assert_eq!(
+        (v.to_vec::<f32>().unwrap(), i.to_vec::<i64>().unwrap()),
+        (vec![2.0, 4.0], vec![1, 1])
+    );
+    // The Meta kernels come from the structured machinery: no Meta kernel is written here,
+    // yet the out operator and its delegates have one.
+    for (name, overload) in [
+        ("aten::add", "out"),
+        ("aten::add", "Tensor"),
+        ("aten::add_", "Tensor"),
+    ] {
+        let op = Dispatcher::global().find(name, overload).unwrap();
+        assert!(
+            op.keys_with_kernels().contains(&DispatchKey::Meta),
+            "{name}.{overload}"
+        );
+    }
 }

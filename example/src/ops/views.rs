@@ -1,5 +1,7 @@
-//! View operators (their results alias `self`: `Tensor(a)`), registered for `CPU` and
-//! `Meta` with one kernel each (views touch no data), and `reshape`, a
+//! View operators (their results alias `self`: `Tensor(a)`), registered for `CPU`, `Meta`
+//! and `PrivateUse1` with one kernel each (views touch no data; an external backend needs
+//! its own view kernels, as XLA has, since the CPU fallback cannot share storage and refuses
+//! views), and `reshape`, a
 //! CompositeImplicitAutograd kernel built from `view` and `clone` through the dispatcher.
 
 use opgen::dispatch::MemoryFormat;
@@ -14,7 +16,7 @@ use crate::shape::{infer_size, view_strides};
 #[native_function(
     "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
     variants = "method",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta, PrivateUse1"
 )]
 pub fn view_kernel(self_: &MiniTensor, size: &[i64]) -> Result<MiniTensor, Error> {
     views::view(self_, size)
@@ -24,7 +26,7 @@ pub fn view_kernel(self_: &MiniTensor, size: &[i64]) -> Result<MiniTensor, Error
 #[native_function(
     "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
     variants = "function, method",
-    dispatch = "CPU, Meta",
+    dispatch = "CPU, Meta, PrivateUse1",
     name = "transpose"
 )]
 pub fn transpose_kernel(self_: &MiniTensor, dim0: i64, dim1: i64) -> Result<MiniTensor, Error> {
@@ -35,7 +37,7 @@ pub fn transpose_kernel(self_: &MiniTensor, dim0: i64, dim1: i64) -> Result<Mini
 #[native_function(
     "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
     variants = "function, method",
-    dispatch = "CPU, Meta",
+    dispatch = "CPU, Meta, PrivateUse1",
     name = "select"
 )]
 pub fn select_kernel(self_: &MiniTensor, dim: i64, index: i64) -> Result<MiniTensor, Error> {
@@ -46,7 +48,7 @@ pub fn select_kernel(self_: &MiniTensor, dim: i64, index: i64) -> Result<MiniTen
 #[native_function(
     "alias(Tensor(a) self) -> Tensor(a)",
     variants = "method, function",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta, PrivateUse1"
 )]
 pub fn alias_kernel(self_: &MiniTensor) -> MiniTensor {
     views::alias(self_)
@@ -56,7 +58,7 @@ pub fn alias_kernel(self_: &MiniTensor) -> MiniTensor {
 #[native_function(
     "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
     variants = "function, method",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta, PrivateUse1"
 )]
 pub fn as_strided_kernel(
     self_: &MiniTensor,

@@ -1,12 +1,11 @@
-//! How a kernel turns a meta function and an impl function into a functional, in-place or
-//! out operator, by hand, as PyTorch's structured-kernel classes do: allocate, check or
-//! resize the outputs from the meta's [`OutputMeta`]s, run the impl unless the tensors are
-//! on `meta`. Version counters are not theirs to bump: as in PyTorch, the `ADInplaceOrView`
-//! kernels ([`crate::install`]) bump those of the written arguments.
+//! How the operators PyTorch does not make structured turn a meta function and an impl
+//! function of [`crate::kernels`] into a functional, in-place or out kernel, by hand:
+//! allocate, check or resize the output from the meta's [`OutputMeta`], run the impl unless
+//! the tensors are on `meta`. Version counters are not theirs to bump: as in PyTorch, the
+//! `ADInplaceOrView` kernels ([`crate::install`]) bump those of the written arguments.
 //!
-//! This is what opgen's structured kernels (docs/STRUCTURED.md) will generate: once they
-//! land, the kernels in [`super::structured`] become one `structured` meta and one impl per
-//! group, and this module goes away.
+//! The structured operators ([`super::structured`]) have no such glue: opgen's structured
+//! kernels derive their functional, in-place and out kernels from one meta and one impl.
 
 use opgen::prelude::*;
 
@@ -24,19 +23,6 @@ pub fn functional(
         compute(&mut out)?;
     }
     Ok(out)
-}
-
-/// [`functional`] for operators with two outputs.
-pub fn functional2(
-    metas: [OutputMeta; 2],
-    compute: impl FnOnce(&mut MiniTensor, &mut MiniTensor) -> Result<(), Error>,
-) -> Result<(MiniTensor, MiniTensor), Error> {
-    let [a, b] = metas;
-    let (mut a, mut b) = (a.allocate()?, b.allocate()?);
-    if !a.is_meta() {
-        compute(&mut a, &mut b)?;
-    }
-    Ok((a, b))
 }
 
 /// An in-place operator: `self` must already have the result's shape and device, and a
@@ -94,22 +80,6 @@ pub fn out(
     prepare_out(out, &meta)?;
     if !out.is_meta() {
         compute(out)?;
-    }
-    Ok(())
-}
-
-/// [`out`] for operators with two outputs.
-pub fn out2(
-    a: &mut MiniTensor,
-    b: &mut MiniTensor,
-    metas: [OutputMeta; 2],
-    compute: impl FnOnce(&mut MiniTensor, &mut MiniTensor) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let [ma, mb] = metas;
-    prepare_out(a, &ma)?;
-    prepare_out(b, &mb)?;
-    if !a.is_meta() {
-        compute(a, b)?;
     }
     Ok(())
 }

@@ -27,6 +27,11 @@ const FEATURE: &str = "CPU fallback";
 ///    operator has one, else the device ([`Tensor::options`]) of the first tensor argument
 ///    not on the CPU. Without either, results stay on the CPU.
 ///
+/// View operators (a return that aliases an argument without writing it, `-> Tensor(a)`)
+/// are refused with an error naming the operator, before anything runs, as PyTorch's
+/// `cpu_fallback` refuses them: a result computed on the CPU cannot share its base's
+/// storage on the device, so the backend needs its own kernels for views.
+///
 /// A fallback serves every operator, those defined later included; operators outside
 /// `scope` get the usual missing-kernel error. At most one fallback per key: an error if
 /// `key` has one. A hook the tensor type does not implement is an error naming the operator
@@ -73,7 +78,7 @@ pub fn install_cpu_fallback<T: Tensor>(
             if !scope.covers(op.namespace()) {
                 return Err(op.missing_kernel_error(ks));
             }
-            cpu_fallback(op, stack)
+            cpu_fallback(op, key, stack)
         },
         Location::caller(),
     )?;
@@ -81,9 +86,16 @@ pub fn install_cpu_fallback<T: Tensor>(
     Ok(installed)
 }
 
-fn cpu_fallback<T: Tensor>(op: &OperatorHandle, stack: &mut Stack<T>) -> Result<(), Error> {
+fn cpu_fallback<T: Tensor>(
+    op: &OperatorHandle,
+    key: DispatchKey,
+    stack: &mut Stack<T>,
+) -> Result<(), Error> {
     let hook = hook_error(FEATURE);
     let schema = schema_of(op)?;
+    if is_view(&schema) {
+        return Err(view_error(op, key));
+    }
     let base = args_base(op, schema.arguments.len(), stack)?;
     let mut target: Option<Device> = None;
     let mut device_arg: Option<Device> = None;
@@ -146,6 +158,22 @@ fn cpu_fallback<T: Tensor>(op: &OperatorHandle, stack: &mut Stack<T>) -> Result<
         }
     }
     Ok(())
+}
+
+/// Whether a return aliases an argument without writing it (`-> Tensor(a)`, `-> Tensor(a)[]`):
+/// a view operator, in PyTorch's `cpu_fallback` test.
+fn is_view(schema: &Schema) -> bool {
+    (schema.returns.iter()).any(|r| r.annotation.as_ref().is_some_and(|a| !a.is_write))
+}
+
+/// PyTorch's refusal of a view operator, with the key to register a kernel at.
+fn view_error(op: &OperatorHandle, key: DispatchKey) -> Error {
+    Error::kernel(format!(
+        "the CPU fallback of `{key}` cannot run `{op}`: it appears to be a view operator, and \
+         view operators don't support falling back to run on the CPU, since the tensor's storage \
+         cannot be shared across devices; view operators need a kernel on the backend \
+         (register one for `{op}` at `{key}`)"
+    ))
 }
 
 /// The argument a return aliases with a write (`-> Tensor(a!)`), if any.

@@ -137,13 +137,14 @@ impl Tensor for Bare {
     }
 }
 
-const SCHEMAS: [&str; 8] = [
+const SCHEMAS: [&str; 9] = [
     "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
     "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     "neg(Tensor self) -> Tensor",
     "alias(Tensor(a) self) -> Tensor(a)",
     "unbind(Tensor(a -> *) self) -> Tensor(a)[]",
+    "unbind_copy(Tensor self) -> Tensor[]",
     "numel(Tensor self) -> int",
     "_foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()",
 ];
@@ -205,6 +206,12 @@ fn setup() -> (Dispatcher, Library, Vec<Registration>) {
             .map(|x| a.like(vec![*x]))
             .collect::<Vec<_>>()
     }));
+    add(lib.impl_("unbind_copy", K::CPU, |a: &XTensor| {
+        a.data()
+            .iter()
+            .map(|x| a.like(vec![*x]))
+            .collect::<Vec<_>>()
+    }));
     add(lib.impl_("numel", K::CPU, |a: &XTensor| a.data().len() as i64));
     add(lib.impl_(
         "_foreach_add_.Scalar",
@@ -259,7 +266,8 @@ fn tracer_records_a_short_program() {
             "test::add_.Tensor",
             "test::alias",
             "test::neg",
-            "test::unbind"
+            "test::unbind",
+            "test::unbind_copy"
         ]
     );
     let add = d
@@ -598,7 +606,7 @@ fn cpu_fallback_runs_functional_operators_on_the_cpu() {
         (z.device(), z.data()),
         (DeviceType::PrivateUse1, vec![31, 62])
     );
-    let parts = call(&d, "unbind", vec![IValue::Tensor(x.clone())]).expect("unbind");
+    let parts = call(&d, "unbind_copy", vec![IValue::Tensor(x.clone())]).expect("unbind_copy");
     let IValue::TensorList(parts) = &parts[0] else {
         panic!("a list")
     };
@@ -608,6 +616,37 @@ fn cpu_fallback_runs_functional_operators_on_the_cpu() {
         call(&d, "numel", vec![IValue::Tensor(x)]).expect("numel")[0].as_int(),
         Some(2)
     );
+}
+
+#[test]
+fn cpu_fallback_refuses_view_operators() {
+    let (d, _lib, _regs) = setup();
+    let _fallback =
+        install_cpu_fallback::<XTensor>(&d, K::PrivateUse1, Scope::All).expect("install");
+    let x = pu1(&[1, 2]);
+    for op in ["alias", "unbind"] {
+        let err = message(call(&d, op, vec![IValue::Tensor(x.clone())]));
+        assert!(
+            err.contains(&format!(
+                "the CPU fallback of `PrivateUse1` cannot run `test::{op}`: it appears to be a view operator"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains("view operators need a kernel on the backend"),
+            "{err}"
+        );
+    }
+    // A kernel of its own at the key serves the view; the fallback is not involved.
+    let lib = d.impls("test");
+    let _view = lib
+        .impl_("alias", K::PrivateUse1, |a: &XTensor| a.clone())
+        .expect("impl");
+    let r = tensor(
+        &call(&d, "alias", vec![IValue::Tensor(x.clone())]).expect("alias"),
+        0,
+    );
+    assert!(r.is_same(&x).expect("is_same"));
 }
 
 #[test]

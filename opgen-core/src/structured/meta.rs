@@ -221,6 +221,42 @@ impl<'a, T: Tensor, B: MetaBase<T>> StructuredMeta<'a, T, B> {
         }
     }
 
+    /// Output `index` as PyTorch's `maybe_get_output(i)` sees it: once set, the output;
+    /// before, the tensor it will be (in-place: `self`; out: the out argument), or `None`
+    /// for a functional output. Meta functions whose output depends on a given tensor read
+    /// it: a reduction into an out argument computes in the out argument's dtype, and
+    /// `TensorIterator`-style operators cast into an output of another dtype (`cat`,
+    /// `add_` on a `Float` `self` with a `Double` operand).
+    ///
+    /// ```
+    /// use opgen_core::dispatch::{DispatchKey, Error, Tensor, TensorOptions};
+    /// use opgen_core::structured::{Mode, StructuredMeta};
+    /// # use opgen_core::dispatch::DispatchKeySet;
+    /// # #[derive(Clone, Debug, PartialEq)]
+    /// # struct MyTensor(Vec<i64>);
+    /// # impl Tensor for MyTensor {
+    /// #     fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() }
+    /// #     fn sizes(&self) -> Result<Vec<i64>, Error> { Ok(self.0.clone()) }
+    /// #     fn options(&self) -> Result<TensorOptions, Error> { Ok(TensorOptions::new()) }
+    /// #     fn resize_(&mut self, sizes: &[i64]) -> Result<(), Error> { self.0 = sizes.to_vec(); Ok(()) }
+    /// # }
+    /// let out = MyTensor(vec![0]);
+    /// let mut meta = StructuredMeta::<MyTensor>::new("aten::neg.out", DispatchKey::CPU, Mode::Out, &["out"], vec![out.clone()])?;
+    /// assert_eq!(meta.maybe_get_output(0), Some(&out)); // the out argument, before set_output
+    /// meta.set_output(0, &[3], TensorOptions::new())?;
+    /// assert_eq!(meta.maybe_get_output(0), Some(&MyTensor(vec![3]))); // resized
+    /// let functional = StructuredMeta::<MyTensor>::new("aten::neg.out", DispatchKey::CPU, Mode::Functional, &["out"], vec![])?;
+    /// assert_eq!(functional.maybe_get_output(0), None);
+    /// assert_eq!(functional.maybe_get_output(1), None);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn maybe_get_output(&self, index: usize) -> Option<&T> {
+        match self.outputs.get(index)? {
+            Some(output) => Some(output),
+            None => self.given.get(index),
+        }
+    }
+
     /// The mode of the kernel running the meta function.
     pub fn mode(&self) -> Mode {
         self.mode
