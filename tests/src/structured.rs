@@ -309,3 +309,118 @@ pub fn neg_out_unused(self_: &DenseTensor, out: &mut DenseTensor) -> DenseTensor
 pub fn neg_inplace_unused(self_: &mut DenseTensor) -> DenseTensor {
     self_.clone()
 }
+
+/// The meta step's base of `st::mul.out` (`structured_inherits`), as `TensorIteratorBase`
+/// is for PyTorch's pointwise operators: it learns about every output `set_output` makes,
+/// and the impl reads what it learnt.
+#[derive(Default, Debug)]
+pub struct Elementwise {
+    /// The shape of each output, in the order they were set.
+    pub outputs: Vec<Vec<i64>>,
+}
+
+impl opgen::structured::MetaBase<DenseTensor> for Elementwise {
+    fn on_output(&mut self, index: usize, output: &DenseTensor) -> Result<(), Error> {
+        if index != self.outputs.len() {
+            return Err(Error::from(format!("output {index} set out of order")));
+        }
+        self.outputs.push(output.sizes()?);
+        Ok(())
+    }
+}
+
+/// `self * other`, broadcasting; the meta step has a custom base (`structured_inherits`).
+#[native_function(
+    "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    structured_inherits = "Elementwise",
+    namespace = "st"
+)]
+#[native_function(
+    "mul.Tensor(Tensor self, Tensor other) -> Tensor",
+    structured_delegate = "mul.out",
+    namespace = "st"
+)]
+#[native_function(
+    "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+    structured_delegate = "mul.out",
+    namespace = "st"
+)]
+pub fn mul_meta(
+    meta: &mut StructuredMeta<'_, DenseTensor, Elementwise>,
+    self_: &DenseTensor,
+    other: &DenseTensor,
+) -> Result<(), Error> {
+    let sizes = broadcast_shapes(&self_.sizes()?, &other.sizes()?).map_err(shape_error)?;
+    meta.set_output(0, &sizes, self_.options()?)
+}
+
+/// The CPU impl of `st::mul.out`: the output's shape comes from the base.
+#[native_function(op = "st::mul.out", structured, dispatch = "CPU")]
+pub fn mul_out_cpu(
+    base: &Elementwise,
+    self_: &DenseTensor,
+    other: &DenseTensor,
+    out: &mut DenseTensor,
+) -> Result<(), Error> {
+    let [shape] = base.outputs.as_slice() else {
+        return Err(Error::from("the base did not see exactly one output"));
+    };
+    let n = numel(shape);
+    let (a, b) = (self_.values(), other.values());
+    let at = |v: &[f64], i: usize| v.get(if v.len() == 1 { 0 } else { i }).copied();
+    let values = (0..n)
+        .map(|i| Some(at(&a, i)? * at(&b, i)?))
+        .collect::<Option<Vec<f64>>>()
+        .ok_or("mul: only equal shapes or one-element operands")?;
+    out.set_values(values)
+}
+
+/// `self - other`: structured, with `CompositeExplicitAutograd` functional and in-place
+/// kernels derived from the out operator (`composite_from_out`), so a backend with only an
+/// out kernel (here `PrivateUse1`, unstructured) serves all three.
+#[native_function(
+    "sub.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    namespace = "st"
+)]
+#[native_function(
+    "sub.Tensor(Tensor self, Tensor other) -> Tensor",
+    structured_delegate = "sub.out",
+    composite_from_out,
+    namespace = "st"
+)]
+#[native_function(
+    "sub_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+    structured_delegate = "sub.out",
+    composite_from_out,
+    namespace = "st"
+)]
+pub fn sub_meta(
+    meta: &mut StructuredMeta<'_, DenseTensor>,
+    self_: &DenseTensor,
+    other: &DenseTensor,
+) -> Result<(), Error> {
+    let sizes = broadcast_shapes(&self_.sizes()?, &other.sizes()?).map_err(shape_error)?;
+    meta.set_output(0, &sizes, self_.options()?)
+}
+
+/// An ordinary (unstructured) out kernel of `st::sub.out` on `PrivateUse1`.
+#[native_function(op = "st::sub.out", dispatch = "PrivateUse1")]
+pub fn sub_out_privateuse1(
+    self_: &DenseTensor,
+    other: &DenseTensor,
+    out: &mut DenseTensor,
+) -> Result<DenseTensor, Error> {
+    let values: Vec<f64> = self_
+        .values()
+        .iter()
+        .zip(other.values())
+        .map(|(a, b)| a - b)
+        .collect();
+    if out.shape() != self_.shape() {
+        out.resize_(&self_.shape())?;
+    }
+    out.set_values(values)?;
+    Ok(out.clone())
+}

@@ -265,3 +265,50 @@ fn boxed_calls_reach_structured_kernels() {
         Dispatcher::global_errors()
     );
 }
+
+#[test]
+fn a_custom_meta_base_sees_every_output_and_reaches_the_impl() {
+    let a = DenseTensor::cpu_shaped(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let b = DenseTensor::cpu(&[10.0]);
+    let product = st::mul(&a, &b);
+    assert_eq!(
+        (product.shape(), product.values()),
+        (vec![2, 2], vec![10.0, 20.0, 30.0, 40.0])
+    );
+    let mut out = DenseTensor::cpu(&[]);
+    st::mul_out(&mut out, &a, &b);
+    assert_eq!(out, product);
+    let mut inplace = DenseTensor::cpu_shaped(&[2, 2], &a.values());
+    st::mul_(&mut inplace, &b);
+    assert_eq!(inplace, product);
+    // On Meta the base is told too, and no impl runs.
+    let meta = st::mul(&DenseTensor::meta(&[3, 1], ScalarType::Double), &b);
+    assert_eq!(meta.shape(), [3, 1]);
+}
+
+#[test]
+fn composite_from_out_serves_a_backend_with_only_an_out_kernel() {
+    let pu1 = |data: &[f64]| {
+        DenseTensor::new(
+            DispatchKey::PrivateUse1,
+            ScalarType::Double,
+            &[data.len() as i64],
+            data,
+        )
+    };
+    let (a, b) = (pu1(&[5.0, 7.0]), pu1(&[1.0, 2.0]));
+    let difference = st::sub(&a, &b);
+    assert_eq!(difference.values(), [4.0, 5.0]);
+    assert_eq!(difference.device(), DispatchKey::PrivateUse1);
+    let mut inplace = pu1(&[5.0, 7.0]);
+    st::sub_(&mut inplace, &b);
+    assert_eq!(inplace.values(), [4.0, 5.0]);
+    // The composite kernels sit at CompositeExplicitAutograd.
+    let op = Dispatcher::global().find("st::sub", "Tensor").unwrap();
+    assert!(
+        op.keys_with_kernels()
+            .contains(&DispatchKey::CompositeExplicitAutograd),
+        "{:?}",
+        op.keys_with_kernels()
+    );
+}
