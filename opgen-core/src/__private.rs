@@ -125,6 +125,22 @@ pub struct Registration {
     pub register: fn(&Library, DispatchKey, Site) -> Result<crate::dispatch::Registration, Error>,
 }
 
+/// The `register` of a [`Registration`] without kernel (its `keys` are empty, so it is
+/// never called): the operators `include_native_functions!` declares.
+///
+/// # Errors
+///
+/// Always: there is no kernel to register.
+pub fn no_kernel(
+    _: &Library,
+    key: DispatchKey,
+    _: Site,
+) -> Result<crate::dispatch::Registration, Error> {
+    Err(Error::internal(format!(
+        "no kernel to register at `{key}`: this operator is only declared"
+    )))
+}
+
 impl Registration {
     /// `ns::name`: the operator as the dispatcher names it.
     pub fn operator(&self) -> String {

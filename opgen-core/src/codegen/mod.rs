@@ -16,6 +16,7 @@ pub(crate) mod check;
 pub(crate) mod defaults;
 pub(crate) mod diag;
 pub(crate) mod expand;
+pub(crate) mod include;
 pub(crate) mod kernel;
 pub(crate) mod paths;
 
@@ -23,6 +24,7 @@ pub(crate) mod paths;
 mod tests;
 
 pub use args::Options;
+pub use include::{IncludeOptions, include_native_functions, include_native_functions_in};
 pub use kernel::Kernel;
 
 use args::{KeyAt, Methods};

@@ -6,12 +6,12 @@
 //! typed handle, the registration. For a kernel of an operator defined elsewhere (form 2):
 //! the kernel and its registration.
 
-mod docs;
-mod free_fn;
+pub(crate) mod docs;
+pub(crate) mod free_fn;
 mod method;
 mod plan;
-mod redispatch;
-mod register;
+pub(crate) mod redispatch;
+pub(crate) mod register;
 mod types;
 
 use proc_macro2::TokenStream as TokenStream2;
@@ -20,7 +20,7 @@ use quote::quote;
 use super::check::Checked;
 use crate::dispatch::DispatchKey;
 
-pub(crate) use plan::OpPlan;
+pub(crate) use plan::{OpPlan, PlanSource};
 
 /// The whole expansion.
 pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
@@ -59,7 +59,7 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
     };
     let entry = register::Entry {
         rt: quote::ToTokens::to_token_stream(&input.rt),
-        kernel: &input.kernel,
+        kernel: Some(&input.kernel),
         namespace,
         schema: None,
         name: name.full_name(),

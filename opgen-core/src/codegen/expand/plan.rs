@@ -20,6 +20,7 @@ use super::types::{Lifetimes, rust_type};
 use crate::codegen::check::{Checked, Definition};
 use crate::codegen::kernel::Output;
 use crate::dispatch::DispatchKey;
+use crate::native::NativeFunction;
 use crate::plan::{
     RustType, args_struct_name, argument_type, method_receiver, returns_type, rust_fn_name,
     rust_ident,
@@ -43,7 +44,8 @@ pub(crate) struct OpPlan<'a> {
     /// The runtime path, as tokens once.
     pub rt: TokenStream2,
     pub vis: &'a syn::Visibility,
-    pub kernel: &'a syn::Ident,
+    /// The kernel defined with the operator (`None` for `include_native_functions!`).
+    pub kernel: Option<&'a syn::Ident>,
     pub schema: &'a Schema,
     /// The schema as printed, without namespace.
     pub text: String,
@@ -84,15 +86,65 @@ pub(crate) struct OpPlan<'a> {
     pub result: TokenStream2,
 }
 
+/// What an operator's plan is made from: an attribute with its kernel ([`OpPlan::new`]),
+/// or a yaml entry without one (`include_native_functions!`).
+pub(crate) struct PlanSource<'a> {
+    pub rt: &'a syn::Path,
+    pub vis: &'a syn::Visibility,
+    /// The kernel defined with the operator, if any.
+    pub kernel: Option<&'a syn::Ident>,
+    pub function: &'a NativeFunction,
+    pub namespace: &'a str,
+    pub tensor: &'a syn::Type,
+    pub output: &'a Output,
+    pub defaults: &'a [Option<TokenStream2>],
+    /// The Rust name (default: `plan::rust_fn_name`), without `r#`.
+    pub name: Option<String>,
+    /// The arguments struct's name (default: `plan::args_struct_name`).
+    pub args_struct: Option<String>,
+    /// The keys with a kernel in this crate.
+    pub keys: Vec<DispatchKey>,
+    /// The user's `#[doc]` attributes.
+    pub docs: Vec<&'a syn::Attribute>,
+    pub inferred: bool,
+}
+
 impl<'a> OpPlan<'a> {
     pub fn new(checked: &'a Checked<'a>, def: &'a Definition) -> OpPlan<'a> {
         let input = checked.input;
-        let f = &def.function;
-        let schema = &f.func;
-        let mut name = match (&input.options.name, input.lit.is_some()) {
-            (Some(lit), true) => lit.value(),
-            _ => rust_fn_name(schema),
+        let keys = if def.function.manual_kernel_registration {
+            Vec::new()
+        } else if input.keys.is_empty() {
+            vec![DispatchKey::CompositeImplicitAutograd]
+        } else {
+            input.keys.iter().map(|k| k.key).collect()
         };
+        OpPlan::from_source(PlanSource {
+            rt: &input.rt,
+            vis: &input.kernel.vis,
+            kernel: Some(input.kernel.ident()),
+            function: &def.function,
+            namespace: &def.namespace,
+            tensor: &def.signature.tensor,
+            output: &def.signature.output,
+            defaults: &def.defaults,
+            name: match (&input.options.name, input.lit.is_some()) {
+                (Some(lit), true) => Some(lit.value()),
+                _ => None,
+            },
+            args_struct: None,
+            keys,
+            docs: (input.kernel.attrs.iter())
+                .filter(|a| a.path().is_ident("doc"))
+                .collect(),
+            inferred: input.lit.is_none(),
+        })
+    }
+
+    pub fn from_source(src: PlanSource<'a>) -> OpPlan<'a> {
+        let f = src.function;
+        let schema = &f.func;
+        let mut name = src.name.unwrap_or_else(|| rust_fn_name(schema));
         if let Some(raw) = name.strip_prefix("r#") {
             name = raw.to_string();
         }
@@ -108,7 +160,7 @@ impl<'a> OpPlan<'a> {
             .map(|(i, a)| ArgPlan {
                 ident: ident(&rust_ident(&a.name)),
                 ty: argument_type(&a.ty, a.is_write()).unwrap_or(RustType::Tuple(Vec::new())),
-                default: def.defaults.get(i).cloned().flatten(),
+                default: src.defaults.get(i).cloned().flatten(),
                 text: a.to_string(),
             })
             .collect();
@@ -119,7 +171,7 @@ impl<'a> OpPlan<'a> {
             .collect();
         let wants_api = f.variants.function || f.variants.method;
         let args_struct = (!fields.is_empty() && wants_api).then(|| {
-            let mut s = args_struct_name(schema);
+            let mut s = src.args_struct.unwrap_or_else(|| args_struct_name(schema));
             if manual_binding {
                 s = format!("__Dispatch{s}");
             }
@@ -136,28 +188,15 @@ impl<'a> OpPlan<'a> {
         } else {
             None
         };
-        let keys = if f.manual_kernel_registration {
-            Vec::new()
-        } else if input.keys.is_empty() {
-            vec![DispatchKey::CompositeImplicitAutograd]
-        } else {
-            input.keys.iter().map(|k| k.key).collect()
-        };
-        let user_docs: Vec<&syn::Attribute> = input
-            .kernel
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("doc"))
-            .collect();
         let mut plan = OpPlan {
-            rt: quote::ToTokens::to_token_stream(&input.rt),
-            vis: &input.kernel.vis,
-            kernel: input.kernel.ident(),
+            rt: quote::ToTokens::to_token_stream(src.rt),
+            vis: src.vis,
+            kernel: src.kernel,
             schema,
             text: schema.to_string(),
-            namespace: &def.namespace,
+            namespace: src.namespace,
             full_name: schema.name.full_name(),
-            tensor: &def.signature.tensor,
+            tensor: src.tensor,
             name,
             args,
             params,
@@ -167,11 +206,11 @@ impl<'a> OpPlan<'a> {
             receiver,
             function: f.variants.function,
             faithful,
-            docs: user_docs.iter().map(|a| quote::quote!(#a)).collect(),
-            has_docs: !user_docs.is_empty(),
-            keys,
-            inferred: input.lit.is_none(),
-            output: &def.signature.output,
+            docs: src.docs.iter().map(|a| quote::quote!(#a)).collect(),
+            has_docs: !src.docs.is_empty(),
+            keys: src.keys,
+            inferred: src.inferred,
+            output: src.output,
             facts: proc_macro2::Literal::string(""),
             decls: Vec::new(),
             ret: TokenStream2::new(),

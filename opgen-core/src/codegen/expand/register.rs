@@ -19,7 +19,8 @@ use crate::dispatch::DispatchKey;
 /// What the registration entry says.
 pub(crate) struct Entry<'a> {
     pub rt: TokenStream2,
-    pub kernel: &'a Kernel,
+    /// The kernel; `None` for a `def` without kernel (`include_native_functions!`).
+    pub kernel: Option<&'a Kernel>,
     pub namespace: &'a str,
     /// The schema text (without namespace) for an operator defined here.
     pub schema: Option<&'a str>,
@@ -40,7 +41,7 @@ pub(crate) fn expand_def_registration(
         plan.args.iter().any(|a| mentions_tensor(&a.ty)) || mentions_tensor(&plan.returns);
     let entry = Entry {
         rt: plan.rt.clone(),
-        kernel,
+        kernel: Some(kernel),
         namespace: plan.namespace,
         schema: Some(&plan.text),
         name: plan.full_name.clone(),
@@ -75,15 +76,16 @@ pub(crate) fn expand_entry(
         let k = format_ident!("{}", k.name());
         quote!(#rt::dispatch::DispatchKey::#k)
     });
-    let at = e.kernel.ident().span();
+    let at = e.kernel.map_or_else(Span::call_site, |k| k.ident().span());
     let line = quote_spanned!(at=> ::core::line!());
     let file = quote_spanned!(at=> ::core::file!());
-    let kernel = match &adapter {
-        Some(_) => quote!(__opgen_kernel),
-        None => {
-            let k = e.kernel.ident();
+    let kernel = match (&adapter, e.kernel) {
+        (Some(_), _) => quote!(__opgen_kernel),
+        (None, Some(k)) => {
+            let k = k.ident();
             quote!(#k)
         }
+        (None, None) => quote!(),
     };
     let (impl_fn, register_call) = match e.tensor_hint {
         // Nothing in the kernel's signature names the tensor type: say it.
@@ -103,6 +105,10 @@ pub(crate) fn expand_entry(
         ),
         None => (None, quote!(lib.impl_at(#name, key, #kernel, site))),
     };
+    let register = match e.kernel {
+        Some(_) => quote!(|lib, key, site| #register_call),
+        None => quote!(#rt::__private::no_kernel),
+    };
     quote! {
         #[doc(hidden)]
         const _: () = {
@@ -119,7 +125,7 @@ pub(crate) fn expand_entry(
                 file: #file,
                 line: #line,
                 site: ::core::panic::Location::caller(),
-                register: |lib, key, site| #register_call,
+                register: #register,
             };
 
             #impl_fn
