@@ -17,8 +17,10 @@
 //! rather than one per operator.
 //!
 //! A function whose schema has no Rust mapping (`validate::check_rust_mapping`, R84–R89,
-//! or a default without a Rust value) gets only its registration: it is callable by name
-//! with dynamic values, and has no typed API.
+//! or a default without a Rust value), or more arguments than typed calls take
+//! (`dispatch::MAX_ARITY`, 24; three generated out variants of the corpus have 25–30),
+//! gets only its registration: it is callable by name with dynamic values, and has no
+//! typed API.
 
 mod names;
 mod options;
@@ -179,7 +181,8 @@ struct Prepared<'a> {
 }
 
 fn prepare<'a>(f: &'a NativeFunction, rt: &syn::Path) -> Prepared<'a> {
-    let mut typed = check_rust_mapping(&f.func, f.variants.method).is_empty();
+    let mut typed = check_rust_mapping(&f.func, f.variants.method).is_empty()
+        && f.func.arguments.len() <= crate::dispatch::MAX_ARITY;
     if f.variants.method
         && let Some(s) = f.func.self_arg()
         && !s.ty.is_plain_tensor()
