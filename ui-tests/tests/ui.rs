@@ -1,5 +1,5 @@
-//! Every diagnostic of `#[native_function]` and `include_native_functions!`, frozen in `tests/ui/fail/*.stderr`, and the
-//! forms that must compile (and run) in `tests/ui/pass`. Bless with `TRYBUILD=overwrite`
+//! Every diagnostic of `#[native_function]` and `include_native_functions!`, frozen in
+//! `tests/ui/fail/*.stderr`, and the forms that must compile (and run) in `tests/ui/pass`. Bless with `TRYBUILD=overwrite`
 //! and read the diff. The `.stderr` files are exact for the pinned toolchain (1.95).
 
 #[test]
