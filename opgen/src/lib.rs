@@ -151,12 +151,16 @@ pub use opgen_macros::native_function;
 ///
 /// # Names
 ///
-/// Items are named as [`native_function`] names them (`plan::rust_fn_name`), in the module
-/// of the call. When two functions of the file would define the same name (`clamp` and
-/// `clamp.Tensor` are both `clamp`; `stack` and `_stack` both have `StackArgs`), the first
-/// in file order keeps it and the later one spells its overload out (`clamp_tensor`,
-/// `ClampTensorArgs`; a leading `_` is kept, `_StackArgs`), then adds a number if needed;
-/// its docs say so.
+/// Items are named as [`native_function`] names them (`plan::rust_fn_name`), `pub`, in the
+/// module of the call. Where two functions of the file would define the same name
+/// (`clamp` and `clamp.Tensor` are both `clamp`; `stack` and `_stack` both have
+/// `StackArgs`), a function whose name starts with `_` keeps it in its struct
+/// (`_StackArgs`), and otherwise the later function in file order spells its overload out
+/// (`clamp_tensor`, `ClampTensorArgs`); the renamed items' docs say so.
+///
+/// Methods have PyTorch's names, and an inherent method wins over a trait method of the
+/// same name: `t.clone()` is the `aten::clone` operator, as in PyTorch; write
+/// `Clone::clone(&t)` for the handle's clone.
 ///
 /// # Operators without a Rust mapping
 ///

@@ -38,6 +38,7 @@ use super::expand::register::{Entry, expand_entry};
 use super::expand::{OpPlan, PlanSource, docs, redispatch};
 use super::kernel::Output;
 use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags};
+use crate::plan::rust_fn_name;
 use crate::validate::check_rust_mapping;
 
 pub use options::IncludeOptions;
@@ -210,6 +211,20 @@ fn prepare<'a>(f: &'a NativeFunction, rt: &syn::Path) -> Prepared<'a> {
     }
 }
 
+impl Prepared<'_> {
+    /// Whether the function gets an arguments struct (as `OpPlan` decides: a default kept
+    /// before the out arguments, and a function or method variant).
+    fn has_args_struct(&self) -> bool {
+        let f = self.function;
+        let out_start = f.func.out_start();
+        self.typed
+            && (f.variants.function || f.variants.method)
+            && self.defaults[..out_start.min(self.defaults.len())]
+                .iter()
+                .any(Option::is_some)
+    }
+}
+
 /// What every plan shares.
 struct Shared<'a> {
     parsed: &'a options::Parsed,
@@ -252,23 +267,43 @@ fn expand_functions(
         .iter()
         .map(|&i| prepare(&functions[i], &parsed.rt))
         .collect();
-    // Unique names, in file order.
+    // Unique names (names.rs): underscored functions leave the usual struct names to the
+    // others, then clashes are resolved in file order.
+    let public_structs: std::collections::HashSet<String> = (prepared.iter())
+        .filter(|p| p.has_args_struct() && !rust_fn_name(&p.function.func).starts_with('_'))
+        .map(|p| crate::plan::args_struct_name(&p.function.func))
+        .collect();
     let mut taken = names::Taken::default();
     for p in prepared.iter_mut().filter(|p| p.typed) {
+        let schema = &p.function.func;
+        let usual = rust_fn_name(schema);
+        let usual = usual.trim_start_matches("r#").to_string();
+        let first = (usual.starts_with('_')
+            && p.has_args_struct()
+            && public_structs.contains(&crate::plan::args_struct_name(schema)))
+        .then(|| (usual.clone(), names::struct_name(schema, &usual)));
         for level in 0.. {
-            p.names = names::candidate(&p.function.func, level);
+            p.names = match level {
+                0 => first.clone(),
+                _ => Some(names::candidate(schema, level)),
+            };
             let claims = names::claims(&shared.plan(p));
             if taken.is_free(&claims) {
                 taken.take(claims);
                 break;
             }
         }
-        if let Some((name, _)) = &p.names {
-            let usual = crate::plan::rust_fn_name(&p.function.func);
-            let text = format!(
-                " Named `{name}`, not `{}`: another operator of the file has that name.",
-                usual.trim_start_matches("r#")
-            );
+        if let Some((name, args)) = &p.names {
+            let text = if *name == usual {
+                format!(
+                    " The arguments struct is `{args}`: `{}` is another operator's.",
+                    crate::plan::args_struct_name(schema)
+                )
+            } else {
+                format!(
+                    " Named `{name}`, not `{usual}`: another operator of the file has that name."
+                )
+            };
             p.note = Some(syn::parse_quote!(#[doc = #text]));
         }
     }

@@ -2,12 +2,16 @@
 //!
 //! `plan::rust_fn_name` drops the overload `Tensor` and `plan::args_struct_name` drops
 //! leading underscores, so a few operators of a file meet on a name (`clamp` and
-//! `clamp.Tensor` are both `clamp`; `stack` and `_stack` both have `StackArgs`). In file
-//! order, the first operator keeps the usual names; a later one that would clash, in any
-//! of the names its expansion defines (free functions, methods, the arguments struct, the
-//! hidden items), is named with its overload spelled out (`clamp_tensor`, struct
-//! `ClampTensorArgs`, leading underscores kept: `_StackArgs`), and if that clashes too,
-//! with a number (`clamp_tensor_2`).
+//! `clamp.Tensor` are both `clamp`; `stack` and `_stack` both have `StackArgs`).
+//!
+//! 1. A function whose name starts with `_` and whose arguments struct would be another
+//!    selected function's keeps its underscores in the struct's name (`_StackArgs`), so
+//!    that the public operator keeps the usual one.
+//! 2. Then, in file order, the first operator keeps its names; a later one that would
+//!    clash, in any of the names its expansion defines (free functions, methods, the
+//!    arguments struct, the hidden items), is named with its overload spelled out
+//!    (`clamp_tensor`, struct `ClampTensorArgs`), and if that clashes too, with a number
+//!    (`clamp_tensor_2`).
 
 use std::collections::HashSet;
 
@@ -78,12 +82,9 @@ pub(crate) fn claims(plan: &OpPlan<'_>) -> Claims {
     c
 }
 
-/// The names of candidate `level` for an operator whose usual name is `name` (`None` for
-/// level 0: the usual names). Returns (function name, arguments struct name).
-pub(crate) fn candidate(schema: &crate::schema::Schema, level: usize) -> Option<(String, String)> {
-    if level == 0 {
-        return None;
-    }
+/// The names of candidate `level` (from 1) for an operator: (function name, arguments
+/// struct name).
+pub(crate) fn candidate(schema: &crate::schema::Schema, level: usize) -> (String, String) {
     let usual = crate::plan::rust_fn_name(schema);
     let usual = usual.strip_prefix("r#").unwrap_or(&usual);
     let mut suffix = String::new();
@@ -94,6 +95,13 @@ pub(crate) fn candidate(schema: &crate::schema::Schema, level: usize) -> Option<
         suffix.push_str(&format!("_{level}"));
     }
     let name = insert_suffix(usual, &suffix);
+    let args = struct_name(schema, &name);
+    (name, args)
+}
+
+/// The arguments struct of function `name`: as `plan::args_struct_name` makes it, but with
+/// the name's leading underscores kept (`_stack` → `_StackArgs`).
+pub(crate) fn struct_name(schema: &crate::schema::Schema, name: &str) -> String {
     let inplace = schema.name.name.inplace && !schema.name.name.dunder;
     let lead = &name[..name.len() - name.trim_start_matches('_').len()];
     let mut s = lead.to_string();
@@ -108,7 +116,7 @@ pub(crate) fn candidate(schema: &crate::schema::Schema, level: usize) -> Option<
         s.push_str("Inplace");
     }
     s.push_str("Args");
-    Some((name, s))
+    s
 }
 
 /// `suffix` before the trailing underscores of `name` (`clamp_` + `_tensor` → `clamp_tensor_`).
@@ -126,7 +134,7 @@ mod tests {
     use crate::schema::parse_schema;
 
     fn names(schema: &str, level: usize) -> (String, String) {
-        candidate(&parse_schema(schema).unwrap(), level).unwrap()
+        candidate(&parse_schema(schema).unwrap(), level)
     }
 
     #[test]
