@@ -9,9 +9,12 @@ fn ui() {
     // whatever the target directory: `<target>/tmp`.
     let fixtures = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("opgen-ui");
     std::fs::create_dir_all(&fixtures).expect("creates the fixture directory");
-    for name in ["two_errors.yaml"] {
-        let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/yaml");
-        std::fs::copy(from.join(name), fixtures.join(name)).expect("copies a yaml fixture");
+    let yaml = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/yaml");
+    for entry in std::fs::read_dir(yaml).expect("reads tests/ui/yaml") {
+        let path = entry.expect("lists tests/ui/yaml").path();
+        if let Some(name) = path.file_name() {
+            std::fs::copy(&path, fixtures.join(name)).expect("copies a yaml fixture");
+        }
     }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/fail/*.rs");

@@ -60,8 +60,9 @@ pub fn include_native_functions(input: TokenStream2) -> TokenStream2 {
 ///     quote!("native_functions.yaml", tensor = "MyTensor", include = "relu"),
 /// )
 /// .to_string();
-/// assert!(out.contains("pub fn relu (self_ : & MyTensor) -> MyTensor"));
-/// assert!(out.contains("pub fn relu_ (& mut self) -> MyTensor"));
+/// assert!(out.contains("pub fn relu (self_ : & MyTensor ,) -> MyTensor"));
+/// assert!(out.contains("impl MyTensor { # [doc"));
+/// assert!(out.contains("pub fn relu (& self ,) -> MyTensor"));
 /// // Errors name the file, line, column and rule.
 /// let out = opgen_core::codegen::include_native_functions_in(
 ///     std::path::Path::new(dir),
