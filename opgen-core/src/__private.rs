@@ -37,42 +37,32 @@
 //!   }
 //!   ```
 //!
-//! * [`OnceOp`]: the cached typed handle of the dispatching free functions and methods:
+//! * [`Op`]: one `static` per operator holding its cached typed handles, an [`OnceOp`]
+//!   (looked up once for the life of the program) and a [`StaticOp`] (the static-dispatch
+//!   mode, the user crate's feature `opgen-static-dispatch`). The generated functions call
+//!   it through one hidden function, and the redispatch forms directly:
 //!
 //!   ```text
-//!   static __OPGEN_OP: #rt::__private::OnceOp<MyTensor, L, MyTensor> =
-//!       #rt::__private::OnceOp::new("aten::add", "Tensor");
-//!   // try_ forms:
-//!   __OPGEN_OP.get()?.try_call(self_, other, alpha)
-//!   // plain forms (panic with the error's message, at the caller's location):
-//!   #rt::__private::panic_on_error(__OPGEN_OP.get().and_then(|op| op.try_call(self_, other, alpha)))
-//!   // redispatch forms:
-//!   __OPGEN_OP.get()?.try_redispatch(keys, self_, other, alpha)
-//!   ```
-//!
-//! * [`StaticOp`]: the same for the static-dispatch mode (the user crate's feature
-//!   `opgen-static-dispatch`): `StaticOp::new` takes the same arguments as `OnceOp::new`,
-//!   and [`StaticOp::get`] gives a [`StaticOperator`] with the same `call` / `try_call`
-//!   methods (no `redispatch`: redispatch always goes through the dispatcher, so the
-//!   redispatch forms keep their `OnceOp`). Test the feature with `cfg!` in a body under
-//!   `#[allow(unexpected_cfgs)]`: a `#[cfg(feature = "opgen-static-dispatch")]` attribute
-//!   warns (`unexpected_cfgs`) in every crate that does not declare the feature, and no
-//!   `allow` on the item itself silences it.
-//!
-//!   ```text
+//!   static __OPGEN_OP_ADD: #rt::__private::Op<MyTensor, L, MyTensor> =
+//!       #rt::__private::Op::new("aten::add", "Tensor");
 //!   #[allow(unexpected_cfgs)]
-//!   pub fn try_add_with(self_: &MyTensor, other: &MyTensor, args: AddArgs)
+//!   fn __opgen_call_add(self_: &MyTensor, other: &MyTensor, alpha: #rt::dispatch::Scalar)
 //!       -> ::core::result::Result<MyTensor, #rt::dispatch::Error> {
-//!       let AddArgs { alpha } = args;
-//!       if ::core::cfg!(feature = "opgen-static-dispatch") {
-//!           static __OPGEN_STATIC: #rt::__private::StaticOp<MyTensor, L, MyTensor> =
-//!               #rt::__private::StaticOp::new("aten::add", "Tensor");
-//!           __OPGEN_STATIC.get()?.try_call(self_, other, alpha)
-//!       } else {
-//!           __opgen_op_add()?.try_call(self_, other, alpha) // the `OnceOp`
-//!       }
+//!       __OPGEN_OP_ADD.try_call(::core::cfg!(feature = "opgen-static-dispatch"), self_, other, alpha)
 //!   }
+//!   // try_ forms: __opgen_call_add(self_, other, alpha)
+//!   // plain forms (panic with the error's message, at the caller's location):
+//!   #rt::__private::panic_on_error(try_add(self_, other))
+//!   // redispatch forms:
+//!   __OPGEN_OP_ADD.try_redispatch(keys, self_, other, alpha)
 //!   ```
+//!
+//!   [`Op::try_call`] (one method per arity) takes the feature as a constant flag, so that
+//!   each generated function has one call to type-check. The feature is tested with `cfg!`
+//!   in the body under `#[allow(unexpected_cfgs)]`: a
+//!   `#[cfg(feature = "opgen-static-dispatch")]` attribute warns (`unexpected_cfgs`) in every
+//!   crate that does not declare the feature, and no `allow` on the item itself silences
+//!   it. Redispatch always goes through the dispatcher.
 //!
 //!   A static call computes the union of the key sets of its tensor arguments (no
 //!   thread-local keys, no autograd), takes its highest backend key, and calls the kernel
@@ -88,7 +78,8 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::dispatch::{
-    ArgList, DispatchKey, Dispatcher, Error, Library, RetValue, Site, Tensor, TypedOperator,
+    ArgFamily, ArgList, DispatchKey, DispatchKeySet, Dispatcher, Error, Library, RetValue, Site,
+    Tensor, TypedOperator, for_each_arity,
 };
 
 pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
@@ -123,6 +114,22 @@ pub struct Registration {
     /// Registers the kernel at one key (`Library::impl_at`); never `def`s, which the caller
     /// does from `schema`.
     pub register: fn(&Library, DispatchKey, Site) -> Result<crate::dispatch::Registration, Error>,
+}
+
+/// The `register` of a [`Registration`] without kernel (its `keys` are empty, so it is
+/// never called): the operators `include_native_functions!` declares.
+///
+/// # Errors
+///
+/// Always: there is no kernel to register.
+pub fn no_kernel(
+    _: &Library,
+    key: DispatchKey,
+    _: Site,
+) -> Result<crate::dispatch::Registration, Error> {
+    Err(Error::internal(format!(
+        "no kernel to register at `{key}`: this operator is only declared"
+    )))
 }
 
 impl Registration {
@@ -307,6 +314,45 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Op<T, L, R> {
         self.static_op.get()
     }
 }
+
+/// The calls of an [`Op`], one method per arity: what the generated functions call, so that
+/// each names the operator's types once (one method call to type-check per generated
+/// function, rather than a lookup, a `?` and a call, twice with static dispatch).
+macro_rules! op_calls {
+    ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        // With no arguments, `'a` is unused.
+        #[allow(clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+        impl<T: Tensor, R: RetValue<T>, $($F: ArgFamily<T>),*> Op<T, ($($F,)*), R> {
+            /// Calls the operator: through the global dispatcher, or, when `static_dispatch`
+            /// (the user crate's feature `opgen-static-dispatch`, a constant), the kernel
+            /// linked for the arguments' backend.
+            #[inline]
+            pub fn try_call<'a>(
+                &'static self,
+                static_dispatch: bool,
+                $($a: $F::Arg<'a>),*
+            ) -> Result<R, Error> {
+                if static_dispatch {
+                    self.get_static()?.try_call($($a),*)
+                } else {
+                    self.get()?.try_call($($a),*)
+                }
+            }
+
+            /// Redispatches with the key set given (always through the global dispatcher).
+            #[inline]
+            pub fn try_redispatch<'a>(
+                &'static self,
+                ks: DispatchKeySet,
+                $($a: $F::Arg<'a>),*
+            ) -> Result<R, Error> {
+                self.get()?.try_redispatch(ks, $($a),*)
+            }
+        }
+    };
+}
+
+for_each_arity!(op_calls);
 
 impl<T, L, R> fmt::Debug for Op<T, L, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -60,3 +60,16 @@ use proc_macro::TokenStream;
 pub fn native_function(args: TokenStream, item: TokenStream) -> TokenStream {
     opgen_core::codegen::native_function(args.into(), item.into()).into()
 }
+
+/// Declares every operator of a `native_functions.yaml` file, with its typed Rust API and
+/// its schema registration, as `#[native_function]` declares one operator without a
+/// kernel. Kernels attach later, from any crate, with
+/// `#[native_function(op = "aten::add.Tensor", dispatch = "CPU")]`; calling an operator
+/// without one fails with the dispatcher's missing-kernel error.
+///
+/// The [`opgen` documentation](https://docs.rs/opgen/0.1.0/opgen/macro.include_native_functions.html)
+/// of the re-export has the options and a compiled example.
+#[proc_macro]
+pub fn include_native_functions(input: TokenStream) -> TokenStream {
+    opgen_core::codegen::include_native_functions(input.into()).into()
+}

@@ -472,7 +472,7 @@ fn parse_dispatch(lit: &LitStr, diag: &mut Diagnostics) -> Vec<KeyAt> {
     keys
 }
 
-fn parse_methods(lit: &LitStr, diag: &mut Diagnostics) -> Methods {
+pub(crate) fn parse_methods(lit: &LitStr, diag: &mut Diagnostics) -> Methods {
     let text = lit.value();
     let text = text.trim();
     if text == "inherent" {

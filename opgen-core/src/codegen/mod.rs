@@ -16,6 +16,7 @@ pub(crate) mod check;
 pub(crate) mod defaults;
 pub(crate) mod diag;
 pub(crate) mod expand;
+pub(crate) mod include;
 pub(crate) mod kernel;
 pub(crate) mod paths;
 pub(crate) mod structured;
@@ -24,6 +25,7 @@ pub(crate) mod structured;
 mod tests;
 
 pub use args::Options;
+pub use include::{IncludeOptions, include_native_functions, include_native_functions_in};
 pub use kernel::Kernel;
 
 use args::{KeyAt, Methods};

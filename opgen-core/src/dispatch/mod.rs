@@ -230,6 +230,7 @@ macro_rules! for_each_arity {
         for_each_arity!(@next $m [$($done)* $next] $($rest)*);
     };
 }
+pub(crate) use for_each_arity;
 
 mod args;
 mod erased;

@@ -112,10 +112,9 @@ pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
         format!("{}::{}", plan.namespace, plan.text),
         "```".to_string(),
     ];
-    if plan.inferred {
+    if let (true, Some(kernel)) = (plan.inferred, plan.kernel) {
         v.push(format!(
-            "Inferred from the signature of the kernel `{}`.",
-            plan.kernel
+            "Inferred from the signature of the kernel `{kernel}`."
         ));
         v.push(String::new());
     }
@@ -125,10 +124,11 @@ pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
         _ => "function",
     };
     let keys: Vec<String> = plan.keys.iter().map(|k| format!("`{k}`")).collect();
-    let kernels = if keys.is_empty() {
-        "none (registered by hand)".to_string()
-    } else {
-        format!("{} (`{}`)", keys.join(", "), plan.kernel)
+    let kernels = match plan.kernel {
+        // Declared from a yaml file: kernels attach by name.
+        None => "none; attach them with `#[native_function(op = ...)]`".to_string(),
+        Some(_) if keys.is_empty() => "none (registered by hand)".to_string(),
+        Some(kernel) => format!("{} (`{kernel}`)", keys.join(", ")),
     };
     v.push(format!(
         "Variants: `{variants}`. Kernels in this crate: {kernels}."

@@ -6,13 +6,13 @@
 //! typed handle, the registration. For a kernel of an operator defined elsewhere (form 2):
 //! the kernel and its registration.
 
-mod docs;
-mod frag;
-mod free_fn;
-mod method;
+pub(crate) mod docs;
+pub(crate) mod frag;
+pub(crate) mod free_fn;
+pub(crate) mod method;
 mod plan;
-mod redispatch;
-mod register;
+pub(crate) mod redispatch;
+pub(crate) mod register;
 mod structured;
 mod types;
 
@@ -22,7 +22,7 @@ use quote::quote;
 use super::check::Checked;
 use crate::dispatch::DispatchKey;
 
-pub(crate) use plan::OpPlan;
+pub(crate) use plan::{OpPlan, PlanSource};
 
 /// The whole expansion.
 pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
@@ -74,7 +74,7 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
     let rt = frag::Frag::new(quote::ToTokens::to_token_stream(&input.rt));
     let entry = register::Entry {
         rt: &rt,
-        kernel: &input.kernel,
+        kernel: Some(&input.kernel),
         namespace,
         schema: None,
         name: name.full_name(),

@@ -21,6 +21,7 @@ use super::types::{Lifetimes, rust_type};
 use crate::codegen::check::{Checked, Definition};
 use crate::codegen::kernel::Output;
 use crate::dispatch::DispatchKey;
+use crate::native::NativeFunction;
 use crate::plan::{
     RustType, args_struct_name, argument_type, method_receiver, returns_type, rust_fn_name,
     rust_ident,
@@ -44,7 +45,8 @@ pub(crate) struct OpPlan<'a> {
     /// The runtime path, as tokens once.
     pub rt: Frag,
     pub vis: &'a syn::Visibility,
-    pub kernel: &'a syn::Ident,
+    /// The kernel defined with the operator (`None` for `include_native_functions!`).
+    pub kernel: Option<&'a syn::Ident>,
     pub schema: &'a Schema,
     /// The schema as printed, without namespace.
     pub text: String,
@@ -104,15 +106,68 @@ pub(crate) struct OpPlan<'a> {
     pub fallible_docs: [std::cell::OnceCell<Frag>; 2],
 }
 
+/// What an operator's plan is made from: an attribute with its kernel ([`OpPlan::new`]),
+/// or a yaml entry without one (`include_native_functions!`).
+pub(crate) struct PlanSource<'a> {
+    pub rt: &'a syn::Path,
+    pub vis: &'a syn::Visibility,
+    /// The kernel defined with the operator, if any.
+    pub kernel: Option<&'a syn::Ident>,
+    pub function: &'a NativeFunction,
+    /// The schema as printed, without namespace.
+    pub text: &'a str,
+    pub namespace: &'a str,
+    pub tensor: &'a syn::Type,
+    pub output: &'a Output,
+    pub defaults: &'a [Option<TokenStream2>],
+    /// The Rust name (default: `plan::rust_fn_name`), without `r#`.
+    pub name: Option<String>,
+    /// The arguments struct's name (default: `plan::args_struct_name`).
+    pub args_struct: Option<String>,
+    /// The keys with a kernel in this crate.
+    pub keys: Vec<DispatchKey>,
+    /// The user's `#[doc]` attributes.
+    pub docs: Vec<&'a syn::Attribute>,
+    pub inferred: bool,
+}
+
 impl<'a> OpPlan<'a> {
     pub fn new(checked: &'a Checked<'a>, def: &'a Definition) -> OpPlan<'a> {
         let input = checked.input;
-        let f = &def.function;
-        let schema = &f.func;
-        let mut name = match (&input.options.name, input.lit.is_some()) {
-            (Some(lit), true) => lit.value(),
-            _ => rust_fn_name(schema),
+        let keys = if def.function.manual_kernel_registration {
+            Vec::new()
+        } else if input.keys.is_empty() {
+            vec![DispatchKey::CompositeImplicitAutograd]
+        } else {
+            input.keys.iter().map(|k| k.key).collect()
         };
+        OpPlan::from_source(PlanSource {
+            rt: &input.rt,
+            vis: &input.kernel.vis,
+            kernel: Some(input.kernel.ident()),
+            function: &def.function,
+            text: &def.text,
+            namespace: &def.namespace,
+            tensor: &def.signature.tensor,
+            output: &def.signature.output,
+            defaults: &def.defaults,
+            name: match (&input.options.name, input.lit.is_some()) {
+                (Some(lit), true) => Some(lit.value()),
+                _ => None,
+            },
+            args_struct: None,
+            keys,
+            docs: (input.kernel.attrs.iter())
+                .filter(|a| a.path().is_ident("doc"))
+                .collect(),
+            inferred: input.lit.is_none(),
+        })
+    }
+
+    pub fn from_source(src: PlanSource<'a>) -> OpPlan<'a> {
+        let f = src.function;
+        let schema = &f.func;
+        let mut name = src.name.unwrap_or_else(|| rust_fn_name(schema));
         if let Some(raw) = name.strip_prefix("r#") {
             name = raw.to_string();
         }
@@ -128,7 +183,7 @@ impl<'a> OpPlan<'a> {
             .map(|(i, a)| ArgPlan {
                 ident: ident(&rust_ident(&a.name)),
                 ty: argument_type(&a.ty, a.is_write()).unwrap_or(RustType::Tuple(Vec::new())),
-                default: def.defaults.get(i).cloned().flatten(),
+                default: src.defaults.get(i).cloned().flatten(),
                 text: a.to_string(),
             })
             .collect();
@@ -139,7 +194,7 @@ impl<'a> OpPlan<'a> {
             .collect();
         let wants_api = f.variants.function || f.variants.method;
         let args_struct = (!fields.is_empty() && wants_api).then(|| {
-            let mut s = args_struct_name(schema);
+            let mut s = src.args_struct.unwrap_or_else(|| args_struct_name(schema));
             if manual_binding {
                 s = format!("__Dispatch{s}");
             }
@@ -156,26 +211,17 @@ impl<'a> OpPlan<'a> {
         } else {
             None
         };
-        let keys = if f.manual_kernel_registration {
-            Vec::new()
-        } else if input.keys.is_empty() {
-            vec![DispatchKey::CompositeImplicitAutograd]
-        } else {
-            input.keys.iter().map(|k| k.key).collect()
-        };
         let mut doc_head = TokenStream2::new();
         let mut has_docs = false;
-        for a in &input.kernel.attrs {
-            if a.path().is_ident("doc") {
-                a.to_tokens(&mut doc_head);
-                has_docs = true;
-            }
+        for a in &src.docs {
+            a.to_tokens(&mut doc_head);
+            has_docs = true;
         }
         if has_docs {
             super::docs::attr(proc_macro2::Literal::string("")).to_tokens(&mut doc_head);
         }
-        let rt = Frag::new(input.rt.to_token_stream());
-        let tensor: &syn::Type = &def.signature.tensor;
+        let rt = Frag::new(src.rt.to_token_stream());
+        let tensor: &syn::Type = src.tensor;
         let tensor_tokens = Frag::new(tensor.to_token_stream());
         let returns = returns_type(schema);
         let ty = |t: &RustType| {
@@ -230,14 +276,14 @@ impl<'a> OpPlan<'a> {
         let names = [plain, with];
         let handle = format_ident!("__OPGEN_OP_{}", name.to_uppercase());
         let call_fn = format_ident!("__opgen_call_{}", name);
-        let attrs = Attrs::new(&input.kernel.vis);
+        let attrs = Attrs::new(src.vis);
         let mut plan = OpPlan {
             rt,
-            vis: &input.kernel.vis,
-            kernel: input.kernel.ident(),
+            vis: src.vis,
+            kernel: src.kernel,
             schema,
-            text: def.text.clone(),
-            namespace: &def.namespace,
+            text: src.text.to_string(),
+            namespace: src.namespace,
             full_name: schema.name.full_name(),
             tensor,
             name,
@@ -249,9 +295,9 @@ impl<'a> OpPlan<'a> {
             receiver,
             function: f.variants.function,
             faithful,
-            keys,
-            inferred: input.lit.is_none(),
-            output: &def.signature.output,
+            keys: src.keys,
+            inferred: src.inferred,
+            output: src.output,
             facts: Frag::default(),
             doc_head: Frag::new(doc_head),
             decls,

@@ -77,14 +77,15 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     head(out, &fallible, &plan.result, false);
     let handle = &plan.handle;
     group(out, Delimiter::Brace, |body| {
-        body.extend(quote!(#handle.get()?.try_redispatch(#args)));
+        body.extend(quote!(#handle.try_redispatch(#args)));
     });
 }
 
 /// The hidden static holding the operator's typed handles (`__private::Op`: looked up once
 /// for the life of the program), and the hidden function every public form calls. With the
 /// user crate's feature `opgen-static-dispatch`, the function calls the kernel linked for
-/// the arguments' backend instead (`Op::get_static`); redispatch always uses `Op::get`.
+/// the arguments' backend instead (`Op::try_call`'s flag); redispatch always goes through
+/// the dispatcher.
 /// The feature is tested with `cfg!` in the body: a `#[cfg]` attribute would warn
 /// (`unexpected_cfgs`) in every crate that does not declare the feature.
 pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
@@ -98,7 +99,8 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
             punct(g, ',');
         }
     });
-    let (ret, result, decls, ids) = (&plan.ret, &plan.result, &plan.decls_group, &plan.ids_group);
+    let (ret, result, decls) = (&plan.ret, &plan.result, &plan.decls_group);
+    let ids = plan.args.iter().map(|a| &a.ident);
     let (name, overload) = (
         docs::string(&plan.qualified()),
         docs::string(plan.overload()),
@@ -113,11 +115,7 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         #[inline]
         #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
         fn #call_fn #decls -> #result {
-            if ::core::cfg!(feature = "opgen-static-dispatch") {
-                #handle.get_static()?.try_call #ids
-            } else {
-                #handle.get()?.try_call #ids
-            }
+            #handle.try_call(::core::cfg!(feature = "opgen-static-dispatch"), #(#ids),*)
         }
     });
 }

@@ -20,7 +20,8 @@ use crate::dispatch::DispatchKey;
 /// What the registration entry says.
 pub(crate) struct Entry<'a> {
     pub rt: &'a Frag,
-    pub kernel: &'a Kernel,
+    /// The kernel; `None` for a `def` without kernel (`include_native_functions!`).
+    pub kernel: Option<&'a Kernel>,
     pub namespace: &'a str,
     /// The schema text (without namespace) for an operator defined here.
     pub schema: Option<&'a str>,
@@ -41,7 +42,7 @@ pub(crate) fn expand_def_registration(
         plan.args.iter().any(|a| mentions_tensor(&a.ty)) || mentions_tensor(&plan.returns);
     let entry = Entry {
         rt: &plan.rt,
-        kernel,
+        kernel: Some(kernel),
         namespace: plan.namespace,
         schema: Some(&plan.text),
         name: plan.full_name.clone(),
@@ -82,16 +83,20 @@ pub(crate) fn expand_entry(
         root_path(&mut keys, &["dispatch", "DispatchKey", k.name()]);
     }
     let keys = Group::new(Delimiter::Bracket, keys);
-    let at = e.kernel.ident().span();
+    let at = e.kernel.map_or_else(Span::call_site, |k| k.ident().span());
     let line = quote_spanned!(at=> ::core::line!());
     let file = quote_spanned!(at=> ::core::file!());
     let adapted;
-    let kernel = match &adapter {
-        Some(_) => {
+    let kernel = match (&adapter, e.kernel) {
+        (Some(_), _) => {
             adapted = syn::Ident::new("__opgen_kernel", Span::call_site());
-            &adapted
+            quote!(#adapted)
         }
-        None => e.kernel.ident(),
+        (None, Some(k)) => {
+            let k = k.ident();
+            quote!(#k)
+        }
+        (None, None) => quote!(),
     };
     let (impl_fn, register_call) = match e.tensor_hint {
         // Nothing in the kernel's signature names the tensor type: say it.
@@ -111,6 +116,10 @@ pub(crate) fn expand_entry(
         ),
         None => (None, quote!(lib.impl_at(#name, key, #kernel, site))),
     };
+    let register = match e.kernel {
+        Some(_) => quote!(|lib, key, site| #register_call),
+        None => quote!(#rt::__private::no_kernel),
+    };
     let mut block = quote! {
         // Only the runtime of the macro's own version has this constant.
         let _ = #rt::__private::VERSION_0_1_0;
@@ -125,7 +134,7 @@ pub(crate) fn expand_entry(
             file: #file,
             line: #line,
             site: ::core::panic::Location::caller(),
-            register: |lib, key, site| #register_call,
+            register: #register,
         };
     };
     // Moved in, not copied token by token.

@@ -170,7 +170,7 @@ pub fn try_add_out_redispatch(
     alpha: ::opgen::dispatch::Scalar,
     out: &mut MyTensor,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    __OPGEN_OP_ADD_OUT.get()?.try_redispatch(key_set, self_, other, alpha, out)
+    __OPGEN_OP_ADD_OUT.try_redispatch(key_set, self_, other, alpha, out)
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -193,11 +193,14 @@ fn __opgen_call_add_out(
     alpha: ::opgen::dispatch::Scalar,
     out: &mut MyTensor,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    if ::core::cfg!(feature = "opgen-static-dispatch") {
-        __OPGEN_OP_ADD_OUT.get_static()?.try_call(self_, other, alpha, out)
-    } else {
-        __OPGEN_OP_ADD_OUT.get()?.try_call(self_, other, alpha, out)
-    }
+    __OPGEN_OP_ADD_OUT
+        .try_call(
+            ::core::cfg!(feature = "opgen-static-dispatch"),
+            self_,
+            other,
+            alpha,
+            out,
+        )
 }
 #[doc(hidden)]
 const _: () = {

@@ -206,7 +206,7 @@ pub fn try_add_redispatch(
     other: &MyTensor,
     alpha: ::opgen::dispatch::Scalar,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    __OPGEN_OP_ADD.get()?.try_redispatch(key_set, self_, other, alpha)
+    __OPGEN_OP_ADD.try_redispatch(key_set, self_, other, alpha)
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -223,11 +223,8 @@ fn __opgen_call_add(
     other: &MyTensor,
     alpha: ::opgen::dispatch::Scalar,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    if ::core::cfg!(feature = "opgen-static-dispatch") {
-        __OPGEN_OP_ADD.get_static()?.try_call(self_, other, alpha)
-    } else {
-        __OPGEN_OP_ADD.get()?.try_call(self_, other, alpha)
-    }
+    __OPGEN_OP_ADD
+        .try_call(::core::cfg!(feature = "opgen-static-dispatch"), self_, other, alpha)
 }
 #[doc(hidden)]
 const _: () = {

@@ -229,7 +229,6 @@ pub(crate) fn try_empty_memory_format_redispatch(
     memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     __OPGEN_OP_EMPTY_MEMORY_FORMAT
-        .get()?
         .try_redispatch(key_set, size, dtype, layout, device, pin_memory, memory_format)
 }
 #[doc(hidden)]
@@ -257,15 +256,16 @@ fn __opgen_call_empty_memory_format(
     pin_memory: ::core::option::Option<bool>,
     memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    if ::core::cfg!(feature = "opgen-static-dispatch") {
-        __OPGEN_OP_EMPTY_MEMORY_FORMAT
-            .get_static()?
-            .try_call(size, dtype, layout, device, pin_memory, memory_format)
-    } else {
-        __OPGEN_OP_EMPTY_MEMORY_FORMAT
-            .get()?
-            .try_call(size, dtype, layout, device, pin_memory, memory_format)
-    }
+    __OPGEN_OP_EMPTY_MEMORY_FORMAT
+        .try_call(
+            ::core::cfg!(feature = "opgen-static-dispatch"),
+            size,
+            dtype,
+            layout,
+            device,
+            pin_memory,
+            memory_format,
+        )
 }
 #[doc(hidden)]
 const _: () = {

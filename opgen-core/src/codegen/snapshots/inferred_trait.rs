@@ -157,7 +157,7 @@ pub fn try_scale_redispatch(
     factor: f64,
     dims: ::core::option::Option<&[i64]>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    __OPGEN_OP_SCALE.get()?.try_redispatch(key_set, self_, factor, dims)
+    __OPGEN_OP_SCALE.try_redispatch(key_set, self_, factor, dims)
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -174,11 +174,8 @@ fn __opgen_call_scale(
     factor: f64,
     dims: ::core::option::Option<&[i64]>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    if ::core::cfg!(feature = "opgen-static-dispatch") {
-        __OPGEN_OP_SCALE.get_static()?.try_call(self_, factor, dims)
-    } else {
-        __OPGEN_OP_SCALE.get()?.try_call(self_, factor, dims)
-    }
+    __OPGEN_OP_SCALE
+        .try_call(::core::cfg!(feature = "opgen-static-dispatch"), self_, factor, dims)
 }
 #[doc(hidden)]
 const _: () = {

@@ -176,7 +176,7 @@ pub fn try_sum_int_list_out_redispatch(
     keepdim: bool,
     out: &mut MyTensor,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    __OPGEN_OP_SUM_INT_LIST_OUT.get()?.try_redispatch(key_set, self_, dim, keepdim, out)
+    __OPGEN_OP_SUM_INT_LIST_OUT.try_redispatch(key_set, self_, dim, keepdim, out)
 }
 #[doc(hidden)]
 #[allow(dead_code)]
@@ -199,11 +199,14 @@ fn __opgen_call_sum_int_list_out(
     keepdim: bool,
     out: &mut MyTensor,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    if ::core::cfg!(feature = "opgen-static-dispatch") {
-        __OPGEN_OP_SUM_INT_LIST_OUT.get_static()?.try_call(self_, dim, keepdim, out)
-    } else {
-        __OPGEN_OP_SUM_INT_LIST_OUT.get()?.try_call(self_, dim, keepdim, out)
-    }
+    __OPGEN_OP_SUM_INT_LIST_OUT
+        .try_call(
+            ::core::cfg!(feature = "opgen-static-dispatch"),
+            self_,
+            dim,
+            keepdim,
+            out,
+        )
 }
 /// The structured operator `sum.IntList_out`: its meta function is `sum_meta`; impls (`#[native_function(op = "sum.IntList_out", structured, dispatch = "CPU")]`) and delegates (`structured_delegate = "sum.IntList_out"`) name it.
 pub struct StructuredSumIntListOut;

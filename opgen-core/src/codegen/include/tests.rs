@@ -1,0 +1,174 @@
+//! `include_native_functions!` on the corpus and on small files.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::include_native_functions_in;
+
+fn data() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"))
+}
+
+fn corpus(options: TokenStream) -> String {
+    include_native_functions_in(data(), quote!("native_functions.yaml", #options)).to_string()
+}
+
+/// A directory holding `native_functions.yaml` with `yaml`, unique per test.
+fn yaml_dir(test: &str, yaml: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("opgen-include-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("native_functions.yaml"), yaml).unwrap();
+    dir
+}
+
+#[test]
+fn the_whole_corpus_expands_to_items() {
+    let out =
+        include_native_functions_in(data(), quote!("native_functions.yaml", tensor = "MyTensor"));
+    let text = out.to_string();
+    assert!(
+        !text.contains("compile_error"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+    let file: syn::File = syn::parse2(out).expect("the expansion parses as items");
+    // One `def` per function: the entries and the generated variants.
+    let registrations = text.matches("static __OPGEN_REGISTRATION").count();
+    assert_eq!(registrations, 3_110);
+    // All but three (25 to 30 arguments, more than typed calls take) have a typed API.
+    assert_eq!(text.matches("__private :: Op :: new").count(), 3_107);
+    // The files are tracked, then the items; methods in one inherent impl.
+    assert!(text.starts_with("const _ : & [u8] = :: core :: include_bytes !"));
+    let impls = (file.items.iter())
+        .filter(|i| matches!(i, syn::Item::Impl(i) if i.trait_.is_none()))
+        .count();
+    assert_eq!(impls, 1);
+}
+
+#[test]
+fn subsets_by_pattern_tag_and_namespace() {
+    let out = corpus(quote!(
+        tensor = "T",
+        include = "add*, relu",
+        skip = "addmm*, add.out"
+    ));
+    assert!(out.contains("pub fn add (") && out.contains("pub fn addbmm ("));
+    assert!(out.contains("pub fn relu (") && !out.contains("pub fn relu_ ("));
+    assert!(!out.contains("pub fn addmm (") && !out.contains("pub fn add_out ("));
+    // With a `.`, the pattern matches `name.overload`.
+    let out = corpus(quote!(tensor = "T", include = "add.*"));
+    assert!(out.contains("pub fn add (") && out.contains("pub fn add_scalar ("));
+    assert!(!out.contains("pub fn add_ (") && !out.contains("pub fn addbmm ("));
+    // Tags: only operators with one of them.
+    let out = corpus(quote!(tensor = "T", tags = "pointwise", include = "a*"));
+    assert!(out.contains("pub fn abs (") && !out.contains("pub fn addmm ("));
+    let out = corpus(quote!(tensor = "T", namespace = "aten", include = "relu"));
+    assert!(out.contains("pub fn relu ("));
+}
+
+#[test]
+fn filters_that_select_nothing_are_errors() {
+    let out = corpus(quote!(tensor = "T", include = "relu, relux", skip = "zzz"));
+    assert!(
+        out.contains("`include` pattern `relux` matches no operator"),
+        "{out}"
+    );
+    assert!(out.contains("did you mean `relu`?"), "{out}");
+    assert!(
+        out.contains("`skip` pattern `zzz` matches no operator"),
+        "{out}"
+    );
+    let out = corpus(quote!(tensor = "T", tags = "pointwize"));
+    assert!(
+        out.contains("unknown tag `pointwize` in `tags`; did you mean `pointwise`?"),
+        "{out}"
+    );
+    let out = corpus(quote!(tensor = "T", namespace = "vision"));
+    assert!(out.contains("no operator of namespace `vision`"), "{out}");
+}
+
+#[test]
+fn option_errors() {
+    let out = corpus(quote!());
+    assert!(out.contains("missing `tensor = \\\"...\\\"`"), "{out}");
+    let out = corpus(quote!(tensor = "T", methods = "trait"));
+    assert!(out.contains("unknown `methods` value"), "{out}");
+    let out = include_native_functions_in(data(), quote!(tensor = "T"));
+    assert!(out.to_string().contains("expected the path"), "{out}");
+    let out = include_native_functions_in(data(), quote!("missing.yaml", tensor = "T"));
+    assert!(
+        out.to_string().contains("cannot read `missing.yaml`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn methods_in_one_extension_trait() {
+    let out = corpus(quote!(
+        tensor = "T",
+        include = "relu*, abs",
+        methods = "trait AtenExt"
+    ));
+    let file: syn::File = syn::parse_str(&out).unwrap();
+    let traits: Vec<&syn::ItemTrait> = (file.items.iter())
+        .filter_map(|i| match i {
+            syn::Item::Trait(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(traits.len(), 1);
+    let names: Vec<String> = (traits[0].items.iter())
+        .filter_map(|i| match i {
+            syn::TraitItem::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for name in ["relu", "try_relu", "relu_", "abs", "try_abs"] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    assert!(out.contains("impl AtenExt for T"));
+}
+
+#[test]
+fn clashing_names_are_made_unique() {
+    let out = corpus(quote!(tensor = "T", include = "clamp, _stack, stack"));
+    assert!(out.contains("pub fn clamp (") && out.contains("pub fn clamp_tensor ("));
+    assert!(out.contains("pub struct ClampArgs") && out.contains("pub struct ClampTensorArgs"));
+    assert!(out.contains("pub struct StackArgs") && out.contains("pub struct _StackArgs"));
+    assert!(out.contains("Named `clamp_tensor`, not `clamp`"));
+}
+
+#[test]
+fn schemas_without_rust_mapping_are_registered_only() {
+    let dir = yaml_dir(
+        "unmapped",
+        "- func: take_class(Tensor self, __torch__.torch.classes.my.Thing thing) -> Tensor\n\
+         - func: mask(Tensor self, bool[] mask) -> Tensor\n\
+         - func: fine(Tensor self) -> Tensor\n",
+    );
+    let out = include_native_functions_in(&dir, quote!("native_functions.yaml", tensor = "T"))
+        .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert_eq!(out.matches("static __OPGEN_REGISTRATION").count(), 3);
+    assert!(out.contains("take_class(Tensor self, __torch__.torch.classes.my.Thing thing)"));
+    assert!(!out.contains("pub fn take_class") && !out.contains("pub fn mask"));
+    assert!(out.contains("pub fn fine ("));
+}
+
+#[test]
+fn yaml_errors_name_file_line_column_and_rule() {
+    let dir = yaml_dir(
+        "errors",
+        "- func: relu(Tensr self) -> Tensor\n- func: abs(Tensor self) -> Tensor\n  variants: methd\n",
+    );
+    let out = include_native_functions_in(&dir, quote!("native_functions.yaml", tensor = "T"))
+        .to_string();
+    assert_eq!(out.matches("compile_error").count(), 2, "{out}");
+    assert!(out.contains("native_functions.yaml:1:14: error[R16]: unknown type `Tensr`"));
+    assert!(
+        out.contains("native_functions.yaml:3:13: error[R39]"),
+        "{out}"
+    );
+}

@@ -1,0 +1,3 @@
+opgen::include_native_functions!("no/such/native_functions.yaml", tensor = "MyTensor");
+
+fn main() {}

@@ -1,0 +1,3 @@
+opgen::include_native_functions!("native_functions.yaml", tensr = "MyTensor");
+
+fn main() {}
