@@ -135,21 +135,7 @@ pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
         parse_or_report(lit, "`tensor` must be a type such as `MyTensor`", &mut diag)
     });
     let op = options.op.as_ref().and_then(|lit| parse_op(lit, &mut diag));
-    let rt = match super::paths::runtime_path(options.krate.as_ref()) {
-        Ok(rt) => rt,
-        Err(_) => {
-            if let Some(lit) = &options.krate {
-                diag.at(
-                    lit,
-                    format!(
-                        "`crate` must be a path such as `::my_framework::opgen`, not `{}`",
-                        lit.value()
-                    ),
-                );
-            }
-            syn::parse_quote!(::opgen)
-        }
-    };
+    let rt = super::paths::runtime_path_or_report(options.krate.as_ref(), &mut diag);
     if let Some(name) = &options.name {
         check_name(name, &mut diag);
     }

@@ -8,3 +8,26 @@ use syn::LitStr;
 pub(crate) fn runtime_path(custom: Option<&LitStr>) -> syn::Result<syn::Path> {
     custom.map_or_else(|| Ok(syn::parse_quote!(::opgen)), LitStr::parse)
 }
+
+/// [`runtime_path`], reporting a malformed override on its literal and going on with
+/// `::opgen` so that later stages still run.
+pub(crate) fn runtime_path_or_report(
+    custom: Option<&LitStr>,
+    diag: &mut super::diag::Diagnostics,
+) -> syn::Path {
+    match runtime_path(custom) {
+        Ok(rt) => rt,
+        Err(_) => {
+            if let Some(lit) = custom {
+                diag.at(
+                    lit,
+                    format!(
+                        "`crate` must be a path such as `::my_framework::opgen`, not `{}`",
+                        lit.value()
+                    ),
+                );
+            }
+            syn::parse_quote!(::opgen)
+        }
+    }
+}

@@ -101,21 +101,7 @@ pub(crate) fn parse(input: proc_macro2::TokenStream) -> syn::Result<Parsed> {
             None
         }
     };
-    let rt = match crate::codegen::paths::runtime_path(options.krate.as_ref()) {
-        Ok(rt) => rt,
-        Err(_) => {
-            if let Some(lit) = &options.krate {
-                diag.at(
-                    lit,
-                    format!(
-                        "`crate` must be a path such as `::my_framework::opgen`, not `{}`",
-                        lit.value()
-                    ),
-                );
-            }
-            syn::parse_quote!(::opgen)
-        }
-    };
+    let rt = crate::codegen::paths::runtime_path_or_report(options.krate.as_ref(), &mut diag);
     let methods = options
         .methods
         .as_ref()
