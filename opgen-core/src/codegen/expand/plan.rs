@@ -65,6 +65,14 @@ pub(crate) struct OpPlan<'a> {
     /// The schema index of `self` when the operator has methods.
     pub receiver: Option<usize>,
     pub function: bool,
+    /// The `variants` field, recorded with the `def` for the runtime catalog.
+    pub variants: crate::native::Variants,
+    /// `device_check: ExactSame` (the default): wrappers at device-guarded keys check that
+    /// the tensors share a device.
+    pub device_check: bool,
+    /// `device_guard: True` (the default): kernels at device-guarded keys run under a
+    /// device guard.
+    pub device_guard: bool,
     /// The faithful form's name, for out and TensorOptions schemas.
     pub faithful: Option<String>,
     pub keys: Vec<DispatchKey>,
@@ -248,6 +256,9 @@ impl<'a> OpPlan<'a> {
             returns,
             receiver,
             function: f.variants.function,
+            variants: f.variants,
+            device_check: f.device_check == crate::native::DeviceCheck::ExactSame,
+            device_guard: f.device_guard,
             faithful,
             keys,
             inferred: input.lit.is_none(),

@@ -285,5 +285,69 @@ const _: () = {
         register: |lib, key, site| {
             lib.impl_at("empty.memory_format", key, empty_kernel, site)
         },
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: true,
+            method: false,
+        }),
+        backend_select: ::core::option::Option::Some(__opgen_backend_select),
     };
+    fn __opgen_backend_select(
+        lib: &::opgen::dispatch::Library,
+        site: ::opgen::dispatch::Site,
+    ) -> ::core::result::Result<
+        ::opgen::dispatch::Registration,
+        ::opgen::dispatch::Error,
+    > {
+        let op: ::opgen::__private::Redispatch<
+            MyTensor,
+            (
+                &'static [i64],
+                ::core::option::Option<::opgen::dispatch::ScalarType>,
+                ::core::option::Option<::opgen::dispatch::Layout>,
+                ::core::option::Option<::opgen::dispatch::Device>,
+                ::core::option::Option<bool>,
+                ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+            ),
+            MyTensor,
+        > = ::opgen::__private::Redispatch::new(lib, "aten::empty", "memory_format")?;
+        let kernel = move |
+            key_set: ::opgen::dispatch::DispatchKeySet,
+            size: &[i64],
+            dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+            layout: ::core::option::Option<::opgen::dispatch::Layout>,
+            device: ::core::option::Option<::opgen::dispatch::Device>,
+            pin_memory: ::core::option::Option<bool>,
+            memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+        | -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+            let key_set = ::opgen::__private::backend_select_keys(
+                "aten::empty.memory_format",
+                key_set,
+                false,
+                dtype,
+                layout,
+                device,
+            )?;
+            op.get()?
+                .try_redispatch(
+                    key_set,
+                    size,
+                    dtype,
+                    layout,
+                    device,
+                    pin_memory,
+                    memory_format,
+                )
+        };
+        ::opgen::__private::register_kernel::<
+            MyTensor,
+            _,
+            _,
+        >(
+            lib,
+            "empty.memory_format",
+            ::opgen::dispatch::DispatchKey::BackendSelect,
+            kernel,
+            site,
+        )
+    }
 };
