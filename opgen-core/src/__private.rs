@@ -27,6 +27,8 @@
 //!       line: ::core::line!(),
 //!       site: ::core::panic::Location::caller(),
 //!       register: __opgen_register,
+//!       variants: ::core::option::Option::Some(#rt::native::Variants { function: true, method: true }),
+//!       backend_select: ::core::option::Option::None, // `Some(fn)` for factories
 //!   };
 //!   fn __opgen_register(
 //!       lib: &#rt::dispatch::Library,
@@ -37,6 +39,13 @@
 //!   }
 //!   ```
 //!
+//! * [`Redispatch`], [`backend_select_keys`], [`register_kernel`]: the generated
+//!   `BackendSelect` kernel of a factory (`backend_select` above), a closure registered by
+//!   `register_kernel::<MyTensor, _, _>(lib, "zeros", DispatchKey::BackendSelect, ..)` that
+//!   computes its key set with `backend_select_keys` and redispatches through a
+//!   `Redispatch` of the library's dispatcher.
+//! * [`check_same_device`], [`TensorArg`], [`DeviceGuard`], [`kernel_result`]: the hidden
+//!   wrapper registered instead of a kernel at device-guarded keys (`CUDA`, `XPU`, ...).
 //! * [`OnceOp`]: the cached typed handle of the dispatching free functions and methods:
 //!
 //!   ```text

@@ -256,3 +256,105 @@ fn cuda_kernels_check_that_tensors_share_a_device() {
     op.fill_defaults(&mut stack).unwrap();
     assert!(message(op.call_boxed(&mut stack)).contains("at least two devices"));
 }
+
+// ---- the TensorOptions forms, and the names of the forms under `manual_cpp_binding`
+
+#[test]
+fn factories_take_one_options_value_in_the_convenient_forms() {
+    let t = fill(&[2], 1.5, TensorOptions::new());
+    assert_eq!((t.made_by, t.value), ("cpu", 1.5));
+    let meta = TensorOptions::new().device(dev("meta"));
+    assert_eq!(try_fill(&[2], 0.0, meta).unwrap().made_by, "meta");
+    // The arguments struct holds the options as one field, defaulting to the schema's.
+    assert_eq!(FillArgs::default().options, TensorOptions::new());
+    let t = fill_with(&[3], 1.0, FillArgs { options: meta });
+    assert_eq!((t.made_by, t.size.as_slice()), ("meta", &[3][..]));
+    // The faithful form takes the four separately, in schema order.
+    let f = fill_faithful(&[1], 0.0, None, None, Some(dev("meta")), None);
+    assert_eq!(f.made_by, "meta");
+}
+
+/// `ramp`: bound by hand (`manual_cpp_binding`), so the generated forms are `__dispatch_*`.
+#[native_function(
+    "ramp(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor",
+    namespace = "devtest",
+    dispatch = "CPU",
+    manual_cpp_binding = true,
+    tensor = "DevTensor"
+)]
+pub fn ramp_kernel(
+    n: i64,
+    _dtype: Option<ScalarType>,
+    _layout: Option<Layout>,
+    device: Option<Device>,
+    pin_memory: Option<bool>,
+) -> DevTensor {
+    let by = if pin_memory == Some(false) {
+        "unpinned"
+    } else {
+        "ramp"
+    };
+    DevTensor::made(device.unwrap_or(Device::CPU), &[n], 0.0, by)
+}
+
+#[test]
+fn every_form_follows_one_naming_rule_under_manual_cpp_binding() {
+    let o = TensorOptions::new();
+    // prefix + `__dispatch_ramp` + suffix, leading underscores kept outside.
+    assert_eq!(__dispatch_ramp(2, o).size, [2]);
+    assert_eq!(__try_dispatch_ramp(2, o).unwrap().size, [2]);
+    let args = __DispatchRampArgs::default();
+    // The schema's `pin_memory=False` is the default of the options field.
+    assert_eq!(args.options, TensorOptions::new().pin_memory(false));
+    assert_eq!(__dispatch_ramp_with(1, args.clone()).made_by, "unpinned");
+    assert_eq!(
+        __try_dispatch_ramp_with(1, args).unwrap().made_by,
+        "unpinned"
+    );
+    assert_eq!(
+        __dispatch_ramp_faithful(3, None, None, None, None).size,
+        [3]
+    );
+    let t = __try_dispatch_ramp_faithful(3, None, None, None, Some(false)).unwrap();
+    assert_eq!(t.made_by, "unpinned");
+    let ks = DispatchKeySet::from_key(DispatchKey::CPU);
+    assert_eq!(
+        __dispatch_ramp_redispatch(ks, 1, None, None, None, None).size,
+        [1]
+    );
+    assert!(__try_dispatch_ramp_redispatch(ks, 1, None, None, None, None).is_ok());
+}
+
+#[test]
+fn variants_are_known_at_run_time() {
+    use opgen::native::Variants;
+    let d = Dispatcher::global();
+    let function = Variants {
+        function: true,
+        method: false,
+    };
+    assert_eq!(
+        d.find("devtest::fill", "").unwrap().variants(),
+        Some(function)
+    );
+    let both = Variants {
+        function: true,
+        method: true,
+    };
+    assert_eq!(
+        d.find("aten::add", "Tensor").unwrap().variants(),
+        Some(both)
+    );
+    let catalog = d.catalog_json();
+    let fill = catalog["functions"]
+        .as_array()
+        .and_then(|fs| {
+            fs.iter().find(|f| {
+                f["func"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("devtest::fill("))
+            })
+        })
+        .expect("devtest::fill in the catalog");
+    assert_eq!(fill["variants"].to_string(), r#"["function"]"#);
+}
