@@ -27,6 +27,8 @@
 //!       line: ::core::line!(),
 //!       site: ::core::panic::Location::caller(),
 //!       register: __opgen_register,
+//!       variants: ::core::option::Option::Some(#rt::native::Variants { function: true, method: true }),
+//!       backend_select: ::core::option::Option::None, // `Some(fn)` for factories
 //!   };
 //!   fn __opgen_register(
 //!       lib: &#rt::dispatch::Library,
@@ -37,6 +39,13 @@
 //!   }
 //!   ```
 //!
+//! * [`Redispatch`], [`backend_select_keys`], [`register_kernel`]: the generated
+//!   `BackendSelect` kernel of a factory (`backend_select` above), a closure registered by
+//!   `register_kernel::<MyTensor, _, _>(lib, "zeros", DispatchKey::BackendSelect, ..)` that
+//!   computes its key set with `backend_select_keys` and redispatches through a
+//!   `Redispatch` of the library's dispatcher.
+//! * [`check_same_device`], [`TensorArg`], [`DeviceGuard`], [`kernel_result`]: the hidden
+//!   wrapper registered instead of a kernel at device-guarded keys (`CUDA`, `XPU`, ...).
 //! * [`Op`]: one `static` per operator holding its cached typed handles, an [`OnceOp`]
 //!   (looked up once for the life of the program) and a [`StaticOp`] (the static-dispatch
 //!   mode, the user crate's feature `opgen-static-dispatch`). The generated functions call
@@ -78,10 +87,14 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::dispatch::{
-    ArgFamily, ArgList, DispatchKey, DispatchKeySet, Dispatcher, Error, Library, RetValue, Site,
-    Tensor, TypedOperator, for_each_arity,
+    ArgFamily, ArgList, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel,
+    KernelOutput, Layout, Library, RetValue, ScalarType, Site, Tensor, TypedOperator,
+    WeakTypedOperator, for_each_arity,
 };
+use crate::native::Variants;
 
+pub use crate::dispatch::DeviceGuard;
+pub use crate::dispatch::device::{TensorArg, check_same_device};
 pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
 pub use linkme;
 
@@ -114,6 +127,14 @@ pub struct Registration {
     /// Registers the kernel at one key (`Library::impl_at`); never `def`s, which the caller
     /// does from `schema`.
     pub register: fn(&Library, DispatchKey, Site) -> Result<crate::dispatch::Registration, Error>,
+    /// The operator's variants, recorded with its `def` (`Library::def_with_variants`) for
+    /// the runtime catalog; `None` for a kernel of an operator defined elsewhere.
+    pub variants: Option<Variants>,
+    /// Registers the operator's generated `BackendSelect` kernel (schemas with
+    /// TensorOptions, except `*_like` and `new_*`: SCHEMA.md §5.9), right after the `def`s
+    /// and before the kernels, so that a kernel the user registers at `BackendSelect`
+    /// shadows it.
+    pub backend_select: Option<BackendSelectFn>,
 }
 
 /// The `register` of a [`Registration`] without kernel (its `keys` are empty, so it is
@@ -131,6 +152,9 @@ pub fn no_kernel(
         "no kernel to register at `{key}`: this operator is only declared"
     )))
 }
+
+/// Registers a generated `BackendSelect` kernel with a library of the operator's namespace.
+pub type BackendSelectFn = fn(&Library, Site) -> Result<crate::dispatch::Registration, Error>;
 
 impl Registration {
     /// `ns::name`: the operator as the dispatcher names it.
@@ -358,4 +382,58 @@ impl<T, L, R> fmt::Debug for Op<T, L, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.once.fmt(f)
     }
+}
+
+/// The typed handle a generated `BackendSelect` kernel redispatches through: the operator
+/// `name` (`aten::zeros`) / `overload` of `lib`'s dispatcher (not necessarily the global
+/// one), held weakly since the kernel lives in that operator's table.
+pub struct Redispatch<T, L, R>(WeakTypedOperator<T, L, R>);
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Redispatch<T, L, R> {
+    /// Looks the operator up in `lib`'s dispatcher and checks the signature.
+    pub fn new(lib: &Library, name: &str, overload: &str) -> Result<Self, Error> {
+        let op = lib.dispatcher().find(name, overload)?;
+        Ok(Redispatch(WeakTypedOperator::new(&op)?))
+    }
+
+    /// The typed handle, to call `try_redispatch` on.
+    #[inline]
+    pub fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
+        self.0.upgrade()
+    }
+}
+
+/// The key set a generated `BackendSelect` kernel of `operator` redispatches with: the
+/// backend key of `dtype`, `layout` and `device` (`compute_dispatch_key`), with the call's
+/// key set `ks` when the operator has tensor arguments, masked to the keys below
+/// `BackendSelect`.
+#[inline]
+pub fn backend_select_keys(
+    operator: &str,
+    ks: DispatchKeySet,
+    has_tensors: bool,
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+) -> Result<DispatchKeySet, Error> {
+    crate::dispatch::backend_select_keys(operator, ks, has_tensors, dtype, layout, device)
+}
+
+/// `lib.impl_at(name, key, kernel, site)` with the tensor type named: what a generated
+/// kernel whose parameters do not name it (a factory's) is registered with.
+pub fn register_kernel<T: Tensor, M, K: Kernel<T, M>>(
+    lib: &Library,
+    name: &str,
+    key: DispatchKey,
+    kernel: K,
+    site: Site,
+) -> Result<crate::dispatch::Registration, Error> {
+    lib.impl_at(name, key, kernel, site)
+}
+
+/// A kernel's output (`R` or `Result<R, E>`) as `Result<R, Error>`: what a generated wrapper
+/// around the kernel returns.
+#[inline(always)]
+pub fn kernel_result<T: Tensor, M, O: KernelOutput<T, M>>(output: O) -> Result<O::Value, Error> {
+    output.into_result()
 }

@@ -175,7 +175,11 @@ fn catalog_objects_are_exact() {
             &json!([{"name": null, "type": "Tensor", "annotation": null}])
         )
     );
-    assert_eq!(catalog["fallbacks"], json!([]));
+    // Every dispatcher's own fallthrough at BackendSelect.
+    assert_eq!(
+        catalog["fallbacks"],
+        json!([{"key": "BackendSelect", "fallthrough": true}])
+    );
 }
 
 #[test]

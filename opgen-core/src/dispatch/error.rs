@@ -236,6 +236,31 @@ pub enum ErrorKind {
         /// What was expected and what was found, in PyTorch's words.
         message: String,
     },
+    /// A `BackendSelect` kernel (or [`compute_dispatch_key`](super::compute_dispatch_key))
+    /// found no backend key for a factory's options.
+    NoBackendKey {
+        /// `ns::op.overload` of the factory, once known.
+        operator: Option<String>,
+        /// The `dtype` given.
+        dtype: Option<super::ScalarType>,
+        /// The layout (strided if none was given).
+        layout: super::Layout,
+        /// The device (the CPU if none was given).
+        device: super::Device,
+    },
+    /// A kernel at a device-guarded key (`CUDA`, `XPU`, ...) of an operator with
+    /// `device_check: ExactSame` (the default) got tensors on different devices.
+    DeviceMismatch {
+        /// `ns::op.overload`.
+        operator: String,
+        /// The kernel's name.
+        kernel: String,
+        /// The key the kernel is registered at.
+        key: DispatchKey,
+        /// Each checked argument with a tensor, and that tensor's device, in the order
+        /// checked (out arguments first, then positional ones).
+        devices: Vec<(String, super::Device)>,
+    },
     /// A bug in opgen.
     Internal {
         /// What went wrong.
@@ -268,6 +293,19 @@ impl Error {
             message: message.into(),
         }
         .into()
+    }
+
+    /// Names the operator in an error that has a place for it and does not name one yet.
+    #[cold]
+    pub(crate) fn for_operator(mut self, op: &str) -> Error {
+        if let ErrorKind::NoBackendKey {
+            operator: operator @ None,
+            ..
+        } = &mut *self.0
+        {
+            *operator = Some(op.to_string());
+        }
+        self.in_kernel(op)
     }
 
     /// Names the operator in a kernel error that does not name one yet.

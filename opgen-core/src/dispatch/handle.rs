@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use super::args::ArgFamily;
 use super::error::{Error, ErrorKind};
@@ -308,6 +308,38 @@ impl<T, L, R> Clone for TypedOperator<T, L, R> {
 impl<T, L, R> fmt::Debug for TypedOperator<T, L, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "TypedOperator({})", self.op)
+    }
+}
+
+/// A [`TypedOperator`] that does not keep its operator alive: what a kernel of the
+/// operator itself holds to redispatch (a strong handle there would be a reference cycle
+/// through the operator's table).
+pub(crate) struct WeakTypedOperator<T, L, R> {
+    entry: Weak<OperatorEntry>,
+    _signature: SignatureMarker<T, L, R>,
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
+    /// The typed handle of `op`, checked against its schema.
+    pub(crate) fn new(op: &OperatorHandle) -> Result<Self, Error> {
+        let typed = op.typed_families::<T, L, R>()?;
+        Ok(WeakTypedOperator {
+            entry: Arc::downgrade(&typed.op.entry),
+            _signature: PhantomData,
+        })
+    }
+
+    /// The typed handle, or an error if its dispatcher is gone.
+    pub(crate) fn upgrade(&self) -> Result<TypedOperator<T, L, R>, Error> {
+        match self.entry.upgrade() {
+            Some(entry) => Ok(TypedOperator {
+                op: OperatorHandle { entry },
+                _signature: PhantomData,
+            }),
+            None => Err(Error::internal(
+                "a kernel outlived its operator's dispatcher",
+            )),
+        }
     }
 }
 

@@ -221,6 +221,30 @@ impl DispatchKey {
         (self as usize) < DispatchKey::NUM_RUNTIME
     }
 
+    /// A key whose registration wrappers check devices and install a device guard
+    /// (torchgen's CUDA-like and XPU-like keys, SCHEMA.md §5.5): `CUDA`, `QuantizedCUDA`,
+    /// `SparseCUDA`, `SparseCsrCUDA`, `NestedTensorCUDA` and the `XPU` ones.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::DispatchKey;
+    /// assert!(DispatchKey::CUDA.is_device_guarded() && DispatchKey::SparseXPU.is_device_guarded());
+    /// assert!(!DispatchKey::CPU.is_device_guarded() && !DispatchKey::Meta.is_device_guarded());
+    /// ```
+    pub const fn is_device_guarded(self) -> bool {
+        matches!(
+            self,
+            K::CUDA
+                | K::QuantizedCUDA
+                | K::SparseCUDA
+                | K::SparseCsrCUDA
+                | K::NestedTensorCUDA
+                | K::XPU
+                | K::SparseXPU
+                | K::SparseCsrXPU
+                | K::NestedTensorXPU
+        )
+    }
+
     /// An alias key: a registration target standing for several runtime keys.
     pub const fn is_alias(self) -> bool {
         !self.is_runtime()

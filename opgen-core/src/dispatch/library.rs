@@ -139,14 +139,24 @@ impl Library {
         schema: &str,
         variants: crate::native::Variants,
     ) -> Result<Registration, Error> {
+        self.def_with_variants_at(schema, variants, Location::caller())
+    }
+
+    /// [`Library::def_with_variants`] with an explicit site.
+    pub fn def_with_variants_at(
+        &self,
+        schema: &str,
+        variants: crate::native::Variants,
+        site: Site,
+    ) -> Result<Registration, Error> {
         if self.kind == LibraryKind::Impl {
             return Err(ErrorKind::DefInImplLibrary {
                 namespace: self.namespace.clone(),
-                site: Location::caller(),
+                site,
             }
             .into());
         }
-        (self.inner).def(&self.namespace, schema, Some(variants), Location::caller())
+        (self.inner).def(&self.namespace, schema, Some(variants), site)
     }
 
     /// Registers `kernel` for the operator `name` at `key` (a runtime or an alias key).
@@ -207,7 +217,8 @@ impl Library {
     }
 
     /// Registers a boxed backend fallback at `key` for every operator (for an alias key, at
-    /// every runtime key it covers). At most one fallback per key.
+    /// every runtime key it covers). At most one fallback per key; the dispatcher's own
+    /// fallthrough at `BackendSelect` is replaced while the new one lives.
     #[track_caller]
     pub fn fallback<T, F>(&self, key: DispatchKey, kernel: F) -> Result<Registration, Error>
     where

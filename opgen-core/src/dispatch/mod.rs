@@ -233,6 +233,7 @@ macro_rules! for_each_arity {
 pub(crate) use for_each_arity;
 
 mod args;
+pub(crate) mod device;
 mod erased;
 mod error;
 mod handle;
@@ -253,7 +254,10 @@ mod value;
 mod tests;
 
 pub use args::{ArgFamily, KernelArg};
+pub(crate) use device::backend_select_keys;
+pub use device::{DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
+pub(crate) use handle::WeakTypedOperator;
 pub use handle::{OperatorHandle, TypedOperator};
 pub use ivalue::{IValue, Stack};
 pub use kernel::{

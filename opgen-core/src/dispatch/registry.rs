@@ -158,11 +158,17 @@ impl Dispatcher {
         link::global_errors()
     }
 
-    /// A new, empty dispatcher, independent of the global one.
+    /// A new dispatcher, independent of the global one, without operators. Like every
+    /// dispatcher it has a fallthrough fallback at `BackendSelect` (PyTorch's), so that
+    /// operators without a `BackendSelect` kernel skip that key, which every thread includes
+    /// ([`tls::DEFAULT_INCLUDED`](super::tls::DEFAULT_INCLUDED)). A fallback registered at
+    /// `BackendSelect` replaces it while it lives.
     pub fn new() -> Dispatcher {
         let registry = Registry {
             ops: BTreeMap::new(),
-            fallbacks: (0..DispatchKey::NUM_RUNTIME).map(|_| None).collect(),
+            fallbacks: (0..DispatchKey::NUM_RUNTIME)
+                .map(|i| builtin_fallback(DispatchKey::ALL[i]))
+                .collect(),
             namespaces: HashMap::new(),
             next_id: 1,
         };
@@ -281,6 +287,19 @@ impl fmt::Debug for Dispatcher {
             .field("operators", &names)
             .finish()
     }
+}
+
+/// The id of the fallbacks every dispatcher starts with; registrations count from 1.
+pub(crate) const BUILTIN: RegistrationId = RegistrationId(0);
+
+/// The fallback every dispatcher has at `key` until a registration replaces it: a
+/// fallthrough at `BackendSelect`, nothing elsewhere.
+pub(crate) fn builtin_fallback(key: DispatchKey) -> Option<FallbackReg> {
+    (key == DispatchKey::BackendSelect).then(|| FallbackReg {
+        id: BUILTIN,
+        kernel: None,
+        site: std::panic::Location::caller(),
+    })
 }
 
 impl Registry {

@@ -2,10 +2,18 @@
 //!
 //! Every call computes `(keys of the tensor arguments | included) - excluded`. The state is a
 //! `const`-initialised `Cell` without destructor, so reading it is a plain thread-local load.
+//!
+//! As in PyTorch, every thread's included set starts as [`DEFAULT_INCLUDED`]:
+//! `BackendSelect`, so that factory functions (operators without tensor arguments) reach
+//! their `BackendSelect` kernel, which picks the backend from the `dtype`, `layout` and
+//! `device` arguments. Every dispatcher has a fallthrough fallback at `BackendSelect`, which
+//! the table resolves into its key mask: operators without a `BackendSelect` kernel skip the
+//! key at no cost per call.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
 
+use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
 
 #[derive(Clone, Copy)]
@@ -14,8 +22,14 @@ struct LocalKeys {
     excluded: u64,
 }
 
+/// The keys every thread's included set starts with: `BackendSelect` (PyTorch's
+/// `default_included_set`).
+pub const DEFAULT_INCLUDED: DispatchKeySet = DispatchKeySet::from_key(DispatchKey::BackendSelect);
+
 thread_local! {
-    static LOCAL: Cell<LocalKeys> = const { Cell::new(LocalKeys { included: 0, excluded: 0 }) };
+    static LOCAL: Cell<LocalKeys> = const {
+        Cell::new(LocalKeys { included: DEFAULT_INCLUDED.bits(), excluded: 0 })
+    };
 }
 
 /// Applies this thread's included and excluded keys to the key set of a call.
@@ -25,7 +39,8 @@ pub(crate) fn apply(ks: DispatchKeySet) -> DispatchKeySet {
     DispatchKeySet::from_bits((ks.bits() | local.included) & !local.excluded)
 }
 
-/// The keys this thread adds to every call's key set.
+/// The keys this thread adds to every call's key set ([`DEFAULT_INCLUDED`] unless guards
+/// changed it).
 pub fn included() -> DispatchKeySet {
     DispatchKeySet::from_bits(LOCAL.with(Cell::get).included)
 }
@@ -128,7 +143,7 @@ mod tests {
     #[test]
     fn guards_nest_and_restore() {
         let base = DispatchKeySet::from_key(K::CPU);
-        assert_eq!(apply(base), base);
+        assert_eq!(apply(base), base | DEFAULT_INCLUDED);
         let outer = IncludeDispatchKeyGuard::new(K::Tracer);
         {
             let _inner =
@@ -136,14 +151,27 @@ mod tests {
             let _ex = ExcludeDispatchKeyGuard::new(K::CPU);
             assert_eq!(
                 apply(base),
-                DispatchKeySet::from_keys(&[K::Meta, K::Tracer])
+                DispatchKeySet::from_keys(&[K::Meta, K::BackendSelect, K::Tracer])
             );
         }
         // The inner guard added only Meta, so Tracer stays while `outer` lives.
-        assert_eq!(apply(base), DispatchKeySet::from_keys(&[K::CPU, K::Tracer]));
+        assert_eq!(
+            apply(base),
+            DispatchKeySet::from_keys(&[K::CPU, K::BackendSelect, K::Tracer])
+        );
         drop(outer);
-        assert_eq!(apply(base), base);
-        assert!(included().is_empty() && excluded().is_empty());
+        assert_eq!(apply(base), base | DEFAULT_INCLUDED);
+        assert!(included() == DEFAULT_INCLUDED && excluded().is_empty());
+    }
+
+    #[test]
+    fn backend_select_is_included_by_default_and_can_be_excluded() {
+        assert_eq!(included(), DispatchKeySet::from_key(K::BackendSelect));
+        // Including it again adds nothing, so dropping that guard keeps it.
+        drop(IncludeDispatchKeyGuard::new(K::BackendSelect));
+        assert!(included().contains(K::BackendSelect));
+        let _ex = ExcludeDispatchKeyGuard::new(K::BackendSelect);
+        assert_eq!(apply(DispatchKeySet::EMPTY), DispatchKeySet::EMPTY);
     }
 
     #[test]
@@ -151,8 +179,8 @@ mod tests {
         let _inc = IncludeDispatchKeyGuard::new(K::AutogradCPU);
         let _exc = ExcludeDispatchKeyGuard::new(K::Autograd);
         assert_eq!(
-            apply(DispatchKeySet::from_key(K::CPU)).highest(),
-            Some(K::CPU)
+            apply(DispatchKeySet::from_key(K::CPU)),
+            DispatchKeySet::from_keys(&[K::CPU, K::BackendSelect])
         );
     }
 }

@@ -135,6 +135,22 @@ impl Schema {
         self.tensor_options_start().is_some()
     }
 
+    /// Whether torchgen generates a `BackendSelect` kernel for the operator (SCHEMA.md
+    /// §5.9): it has a TensorOptions group, and its name neither ends with `_like` nor
+    /// starts with `new_` (those take the backend of their tensor argument).
+    ///
+    /// ```
+    /// use opgen_core::schema::parse_schema;
+    /// let zeros = parse_schema("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor").unwrap();
+    /// assert!(zeros.needs_backend_select());
+    /// let like = parse_schema("zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor").unwrap();
+    /// assert!(!like.needs_backend_select());
+    /// ```
+    pub fn needs_backend_select(&self) -> bool {
+        let name = self.name.operator_name();
+        self.has_tensor_options() && !name.ends_with("_like") && !name.starts_with("new_")
+    }
+
     /// The kind (SCHEMA.md §3.1). A schema that is both in-place and out (rejected by R35)
     /// reports [`SchemaKind::Inplace`].
     pub fn kind(&self) -> SchemaKind {

@@ -6,6 +6,7 @@
 
 mod backends;
 mod boxed;
+mod devices;
 mod ext;
 mod free_functions;
 mod methods;

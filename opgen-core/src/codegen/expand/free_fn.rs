@@ -57,19 +57,18 @@ pub(crate) fn expand_forms(
     mut decls: Option<&mut TokenStream2>,
 ) {
     let has_with = plan.args_struct.is_some();
-    let params: Vec<usize> = plan
-        .params
-        .iter()
-        .copied()
-        .filter(|&i| !(scope.is_method() && Some(i) == plan.receiver))
-        .collect();
+    let not_receiver = |&i: &usize| !(scope.is_method() && Some(i) == plan.receiver);
+    let params: Vec<usize> = plan.params.iter().copied().filter(not_receiver).collect();
+    let with_params: Vec<usize> = plan.with_params().filter(not_receiver).collect();
     // The parameter list, shared by the plain and the fallible form.
-    let lists = [false, true]
-        .map(|with| (!with || has_with).then(|| param_list(plan, scope, &params, with)));
+    let lists = [false, true].map(|with| {
+        let list = if with { &with_params } else { &params };
+        (!with || has_with).then(|| param_list(plan, scope, list, with))
+    });
     let form = Form {
         plan,
         scope,
-        params: &params,
+        params: [&params, &with_params],
     };
     for fallible in [false, true] {
         for with in [false, true] {
@@ -84,8 +83,8 @@ pub(crate) fn expand_forms(
 struct Form<'a> {
     plan: &'a OpPlan<'a>,
     scope: Scope<'a>,
-    /// The parameters (schema indices), without a method's receiver.
-    params: &'a [usize],
+    /// The parameters (schema indices), without a method's receiver, by `with`.
+    params: [&'a [usize]; 2],
 }
 
 /// `(&self, a: &T, ..., args: AddArgs<'_>)`.
@@ -100,7 +99,7 @@ fn param_list(plan: &OpPlan<'_>, scope: Scope<'_>, params: &[usize], with: bool)
         punct(&mut list, ',');
     }
     for &i in params {
-        plan.decls[i].to_tokens(&mut list);
+        plan.api_decl(i, &mut list);
         punct(&mut list, ',');
     }
     if with {
@@ -128,20 +127,21 @@ impl Form<'_> {
         let Form {
             plan,
             scope,
-            params,
+            params: by_with,
         } = *self;
+        let params = by_with[usize::from(with)];
         let name = plan.form_name(with, fallible);
         let try_name = plan.form_name(with, true);
         let ret = if fallible { &plan.result } else { &plan.ret };
         let mut body = TokenStream2::new();
         // `callee(self, a, ...` : the arguments after `self` are the forwarded parameters.
-        let forward = |g: &mut TokenStream2| {
+        let forward = |g: &mut TokenStream2, params: &[usize]| {
             if scope.is_method() {
                 ident(g, "self");
                 punct(g, ',');
             }
             for &i in params {
-                plan.args[i].ident.to_tokens(g);
+                plan.api_ident(i).to_tokens(g);
                 punct(g, ',');
             }
         };
@@ -154,7 +154,7 @@ impl Form<'_> {
             group(&mut body, Delimiter::Parenthesis, |g| {
                 scope.sibling(try_name, g);
                 group(g, Delimiter::Parenthesis, |g| {
-                    forward(g);
+                    forward(g, params);
                     if with {
                         ident(g, "args");
                     }
@@ -163,9 +163,27 @@ impl Form<'_> {
         } else if !with && plan.args_struct.is_some() {
             scope.sibling(plan.form_name(true, true), &mut body);
             group(&mut body, Delimiter::Parenthesis, |g| {
-                forward(g);
-                root_path(g, &["core", "default", "Default", "default"]);
-                group(g, Delimiter::Parenthesis, |_| {});
+                forward(g, by_with[1]);
+                match plan.options.filter(|o| plan.fields.contains(o)) {
+                    // The plain forms take the options: `Args { options, ..Default::default() }`.
+                    Some(_) => {
+                        plan.args_struct.to_tokens(g);
+                        group(g, Delimiter::Brace, |f| {
+                            ident(f, "options");
+                            if plan.fields.len() > 1 {
+                                punct(f, ',');
+                                punct_joint(f, '.');
+                                punct(f, '.');
+                                root_path(f, &["core", "default", "Default", "default"]);
+                                group(f, Delimiter::Parenthesis, |_| {});
+                            }
+                        });
+                    }
+                    None => {
+                        root_path(g, &["core", "default", "Default", "default"]);
+                        group(g, Delimiter::Parenthesis, |_| {});
+                    }
+                }
             });
         } else {
             if with {
@@ -177,13 +195,14 @@ impl Form<'_> {
                         if n > 0 {
                             punct(g, ',');
                         }
-                        plan.args[i].ident.to_tokens(g);
+                        plan.api_ident(i).to_tokens(g);
                     }
                 });
                 punct(&mut body, '=');
                 ident(&mut body, "args");
                 punct(&mut body, ';');
             }
+            plan.scatter_options(&mut body);
             plan.call_fn.to_tokens(&mut body);
             if scope.is_method() && plan.receiver.is_some() {
                 group(&mut body, Delimiter::Parenthesis, |g| {
@@ -247,10 +266,9 @@ fn form_doc(
     out: &mut TokenStream2,
 ) {
     let what = |last: Vec<String>| {
-        let defaulted: Vec<String> = plan
-            .fields
-            .iter()
-            .map(|&i| format!("`{}`", plan.args[i].ident))
+        let defaulted: Vec<String> = (plan.fields.iter())
+            .filter(|&&i| with || Some(i) != plan.options)
+            .map(|&i| format!("`{}`", plan.api_ident(i)))
             .collect();
         let mut what = vec![if with {
             let s = plan
@@ -267,6 +285,17 @@ fn form_doc(
                 defaulted.join(", ")
             )
         }];
+        if let Some(start) = plan.options {
+            let parts: Vec<String> = (plan.args.iter().skip(start).take(4))
+                .map(|a| format!("`{}`", a.ident))
+                .collect();
+            what.push(String::new());
+            what.push(format!(
+                "`options` gathers the schema's {} (unset fields are passed as `None`); the \
+                 faithful form takes them separately.",
+                parts.join(", ")
+            ));
+        }
         what.extend(last);
         docs::attr(docs::literal(&what))
     };
@@ -293,11 +322,10 @@ pub(crate) fn expand_free_fns(plan: &OpPlan<'_>, out: &mut TokenStream2) {
 
 /// `add_outf` / `empty_faithful` (and `try_`): every argument in schema order, no defaults.
 fn expand_faithful(plan: &OpPlan<'_>, out: &mut TokenStream2) {
-    let Some(name) = plan.faithful.as_ref() else {
+    let Some(suffix) = plan.faithful else {
         return;
     };
-    let plain = super::plan::ident(&crate::plan::rust_ident(name));
-    let fallible = super::plan::ident(&crate::plan::rust_ident(&format!("try_{name}")));
+    let (plain, fallible) = (plan.form("", suffix), plan.form("try_", suffix));
     let order = "Calls the operator with every argument in schema order, without defaults.";
     let head = |out: &mut TokenStream2, name: &syn::Ident, ret: &Frag, track: bool| {
         plan.attrs.inline.to_tokens(out);
@@ -351,6 +379,10 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let mut values = TokenStream2::new();
     for &i in &plan.fields {
         let a = &plan.args[i];
+        if Some(i) == plan.options {
+            expand_options_field(plan, i, &mut fields, &mut values);
+            continue;
+        }
         docs::attr(docs::literal(&[format!("`{}`", a.text)])).to_tokens(&mut fields);
         ident(&mut fields, "pub");
         a.ident.to_tokens(&mut fields);
@@ -366,7 +398,7 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let first = plan
         .fields
         .first()
-        .map(|&i| plan.args[i].ident.to_string())
+        .map(|&i| plan.api_ident(i).to_string())
         .unwrap_or_default();
     let what = [
         if plan.function {
@@ -399,4 +431,37 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
             }
         }
     });
+}
+
+/// The `options` field of the arguments struct: the TensorOptions group as one value, its
+/// default the schema's four defaults.
+fn expand_options_field(
+    plan: &OpPlan<'_>,
+    start: usize,
+    fields: &mut TokenStream2,
+    values: &mut TokenStream2,
+) {
+    let group_args = || plan.args.iter().skip(start).take(4);
+    let text: Vec<&str> = group_args().map(|a| a.text.as_str()).collect();
+    let doc = [
+        format!("`{}`, as one value.", text.join(", ")),
+        "`Default` gives the schema's defaults; an unset field is passed as `None`.".to_string(),
+    ];
+    docs::attr(docs::literal(&doc)).to_tokens(fields);
+    ident(fields, "pub");
+    ident(fields, "options");
+    punct(fields, ':');
+    plan.options_type(fields);
+    punct(fields, ',');
+    ident(values, "options");
+    punct(values, ':');
+    plan.options_type(values);
+    root_path(values, &["from_parts"]);
+    group(values, Delimiter::Parenthesis, |g| {
+        for a in group_args() {
+            a.default.to_tokens(g);
+            punct(g, ',');
+        }
+    });
+    punct(values, ',');
 }

@@ -6,6 +6,8 @@
 //! typed handle, the registration. For a kernel of an operator defined elsewhere (form 2):
 //! the kernel and its registration.
 
+pub(crate) mod backend_select;
+mod device;
 pub(crate) mod docs;
 pub(crate) mod frag;
 pub(crate) mod free_fn;
@@ -80,6 +82,9 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
         name: name.full_name(),
         keys: &keys,
         tensor_hint: input.tensor.as_ref(),
+        variants: None,
+        backend_select: None,
+        device_kernel: None,
     };
     let register = register::expand_entry(&entry, None, None);
     quote! {

@@ -9,9 +9,12 @@
 //! | plain, defaults given | `NAME_with` | `add_with`, `add_with_` |
 //! | fallible | `try_NAME`, `try_NAME_with` | `try_add`, `try_add_with_` |
 //! | redispatch | `NAME_redispatch`, `try_NAME_redispatch` | `add_redispatch` |
-//! | faithful (out and TensorOptions schemas) | `NAMEf` / `NAME_faithful`, and `try_` | `add_outf` |
+//! | faithful (out and TensorOptions schemas) | `NAMEf` / `NAME_faithful`, `try_NAMEf` / `try_NAME_faithful` | `add_outf`, `zeros_faithful` |
 //!
-//! A trailing `_` (in-place) stays last: suffixes go before it.
+//! One rule makes every name (`form_name`): `prefix` + NAME + `suffix`, with NAME's leading
+//! and trailing underscores kept outside. So a trailing `_` (in-place) stays last, and with
+//! `manual_cpp_binding` (NAME `__dispatch_zeros`) the fallible forms are
+//! `__try_dispatch_zeros`, `__try_dispatch_zeros_faithful`, `__try_dispatch_zeros_redispatch`.
 
 use proc_macro2::{Delimiter, Span, TokenStream as TokenStream2};
 use quote::{ToTokens, format_ident};
@@ -62,13 +65,27 @@ pub(crate) struct OpPlan<'a> {
     pub params: Vec<usize>,
     /// The fields of the arguments struct (schema indices), in schema order.
     pub fields: Vec<usize>,
+    /// The index of `dtype` when the TensorOptions group is gathered into one `options:
+    /// TensorOptions` in the convenient forms (a parameter of the plain forms, a field of
+    /// the arguments struct when the four have defaults); `params` and `fields` name it by
+    /// this index and leave out the other three.
+    pub options: Option<usize>,
     pub args_struct: Option<syn::Ident>,
     pub returns: RustType,
     /// The schema index of `self` when the operator has methods.
     pub receiver: Option<usize>,
     pub function: bool,
-    /// The faithful form's name, for out and TensorOptions schemas.
-    pub faithful: Option<String>,
+    /// The `variants` field, recorded with the `def` for the runtime catalog.
+    pub variants: crate::native::Variants,
+    /// `device_check: ExactSame` (the default): wrappers at device-guarded keys check that
+    /// the tensors share a device.
+    pub device_check: bool,
+    /// `device_guard: True` (the default): kernels at device-guarded keys run under a
+    /// device guard.
+    pub device_guard: bool,
+    /// The suffix of the faithful forms' names (`f`, `_faithful`), for out and
+    /// TensorOptions schemas.
+    pub faithful: Option<&'static str>,
     pub keys: Vec<DispatchKey>,
     /// The schema was inferred from the kernel.
     pub inferred: bool,
@@ -187,10 +204,26 @@ impl<'a> OpPlan<'a> {
                 text: a.to_string(),
             })
             .collect();
+        // The TensorOptions group is one `options` value in the convenient forms, when its
+        // four arguments are optional (the runtime's `TensorOptions` holds `Option`s); it
+        // stands at the index of `dtype`, and the other three are left out.
+        let options = schema.tensor_options_start().filter(|&s| {
+            (s..s + 4).all(|i| matches!(args.get(i).map(|a| &a.ty), Some(RustType::Option(_))))
+        });
+        let in_group = |i: usize| options.is_some_and(|s| (s + 1..s + 4).contains(&i));
+        let options_defaulted =
+            options.is_some_and(|s| (s..s + 4).all(|i| args[i].default.is_some()));
         let mut params: Vec<usize> = (out_start..args.len()).collect();
-        params.extend((0..out_start).filter(|&i| args[i].default.is_none()));
+        params.extend(
+            (0..out_start)
+                .filter(|&i| !in_group(i) && (args[i].default.is_none() || Some(i) == options)),
+        );
         let fields: Vec<usize> = (0..out_start)
-            .filter(|&i| args[i].default.is_some())
+            .filter(|&i| {
+                !in_group(i)
+                    && args[i].default.is_some()
+                    && (Some(i) != options || options_defaulted)
+            })
             .collect();
         let wants_api = f.variants.function || f.variants.method;
         let args_struct = (!fields.is_empty() && wants_api).then(|| {
@@ -205,9 +238,9 @@ impl<'a> OpPlan<'a> {
         let faithful = if !f.variants.function {
             None
         } else if schema.is_out_fn() {
-            Some(format!("{name}f"))
+            Some("f")
         } else if schema.has_tensor_options() {
-            Some(format!("{name}_faithful"))
+            Some("_faithful")
         } else {
             None
         };
@@ -290,10 +323,14 @@ impl<'a> OpPlan<'a> {
             args,
             params,
             fields,
+            options,
             args_struct,
             returns,
             receiver,
             function: f.variants.function,
+            variants: f.variants,
+            device_check: f.device_check == crate::native::DeviceCheck::ExactSame,
+            device_guard: f.device_guard,
             faithful,
             keys: src.keys,
             inferred: src.inferred,
@@ -340,6 +377,64 @@ impl<'a> OpPlan<'a> {
     /// A Rust type of the mapping with the user's tensor type.
     pub fn ty(&self, ty: &RustType, lifetimes: Lifetimes, out: &mut TokenStream2) {
         rust_type(ty, &self.tensor_tokens, &self.rt, lifetimes, out);
+    }
+
+    /// The parameters of the forms that take the arguments struct: `params` without
+    /// `options` when it is a field.
+    pub fn with_params(&self) -> impl Iterator<Item = usize> + '_ {
+        let field = self.options.filter(|o| self.fields.contains(o));
+        self.params
+            .iter()
+            .copied()
+            .filter(move |&i| Some(i) != field)
+    }
+
+    /// The name of an argument of the convenient forms: `options` for the gathered
+    /// TensorOptions group.
+    pub fn api_ident(&self, i: usize) -> syn::Ident {
+        if Some(i) == self.options {
+            return ident("options");
+        }
+        self.args
+            .get(i)
+            .map_or_else(|| ident("__opgen_missing"), |a| a.ident.clone())
+    }
+
+    /// `ident: Type` of an argument of the convenient forms.
+    pub fn api_decl(&self, i: usize, out: &mut TokenStream2) {
+        if Some(i) == self.options {
+            ident_token(out, "options");
+            punct(out, ':');
+            self.options_type(out);
+        } else if let Some(d) = self.decls.get(i) {
+            d.to_tokens(out);
+        }
+    }
+
+    /// `#rt::dispatch::TensorOptions`.
+    pub fn options_type(&self, out: &mut TokenStream2) {
+        self.rt.to_tokens(out);
+        root_path(out, &["dispatch", "TensorOptions"]);
+    }
+
+    /// `let (dtype, layout, device, pin_memory) = TensorOptions::into_parts(options);`
+    /// when the options are gathered.
+    pub fn scatter_options(&self, out: &mut TokenStream2) {
+        let Some(start) = self.options else {
+            return;
+        };
+        ident_token(out, "let");
+        group(out, Delimiter::Parenthesis, |g| {
+            for a in self.args.iter().skip(start).take(4) {
+                a.ident.to_tokens(g);
+                punct(g, ',');
+            }
+        });
+        punct(out, '=');
+        self.options_type(out);
+        root_path(out, &["into_parts"]);
+        group(out, Delimiter::Parenthesis, |g| ident_token(g, "options"));
+        punct(out, ';');
     }
 
     /// Whether a written `self` makes methods take `&mut self`.

@@ -30,6 +30,12 @@ pub(crate) struct Entry<'a> {
     pub keys: &'a [DispatchKey],
     /// The tensor type, when the kernel's signature does not name it.
     pub tensor_hint: Option<&'a syn::Type>,
+    /// The operator's variants, for an operator defined here.
+    pub variants: Option<crate::native::Variants>,
+    /// `fn __opgen_backend_select(..)`, for an operator that needs one.
+    pub backend_select: Option<TokenStream2>,
+    /// `fn __opgen_device_kernel(..)`: what is registered at the device-guarded keys.
+    pub device_kernel: Option<TokenStream2>,
 }
 
 /// The registration of an operator defined by the attribute.
@@ -40,6 +46,16 @@ pub(crate) fn expand_def_registration(
 ) -> TokenStream2 {
     let mentions_tensor =
         plan.args.iter().any(|a| mentions_tensor(&a.ty)) || mentions_tensor(&plan.returns);
+    let adapter = match plan.output {
+        Output::Alias(indices) => Some(expand_alias_adapter(plan, kernel, indices)),
+        Output::Value => None,
+    };
+    let adapted = syn::Ident::new("__opgen_kernel", Span::call_site());
+    let callee = if adapter.is_some() {
+        &adapted
+    } else {
+        kernel.ident()
+    };
     let entry = Entry {
         rt: &plan.rt,
         kernel: Some(kernel),
@@ -48,10 +64,9 @@ pub(crate) fn expand_def_registration(
         name: plan.full_name.clone(),
         keys: &plan.keys,
         tensor_hint: (!mentions_tensor).then_some(plan.tensor),
-    };
-    let adapter = match plan.output {
-        Output::Alias(indices) => Some(expand_alias_adapter(plan, kernel, indices)),
-        Output::Value => None,
+        variants: Some(plan.variants),
+        backend_select: super::backend_select::expand_backend_select(plan),
+        device_kernel: super::device::expand_device_wrapper(plan, kernel, callee),
     };
     let checks = expand_assertions(plan, kernel, assertions);
     expand_entry(&entry, adapter, checks)
@@ -98,23 +113,55 @@ pub(crate) fn expand_entry(
         }
         (None, None) => quote!(),
     };
-    let (impl_fn, register_call) = match e.tensor_hint {
+    let impl_fn = e.tensor_hint.map(|tensor| {
         // Nothing in the kernel's signature names the tensor type: say it.
-        Some(tensor) => (
-            Some(quote! {
-                fn __opgen_impl<K: #rt::dispatch::Kernel<#tensor, M>, M>(
-                    lib: &#rt::dispatch::Library,
-                    name: &str,
-                    key: #rt::dispatch::DispatchKey,
-                    kernel: K,
-                    site: #rt::dispatch::Site,
-                ) -> ::core::result::Result<#rt::dispatch::Registration, #rt::dispatch::Error> {
-                    lib.impl_at(name, key, kernel, site)
-                }
-            }),
-            quote!(__opgen_impl(lib, #name, key, #kernel, site)),
-        ),
-        None => (None, quote!(lib.impl_at(#name, key, #kernel, site))),
+        quote! {
+            fn __opgen_impl<K: #rt::dispatch::Kernel<#tensor, M>, M>(
+                lib: &#rt::dispatch::Library,
+                name: &str,
+                key: #rt::dispatch::DispatchKey,
+                kernel: K,
+                site: #rt::dispatch::Site,
+            ) -> ::core::result::Result<#rt::dispatch::Registration, #rt::dispatch::Error> {
+                lib.impl_at(name, key, kernel, site)
+            }
+        }
+    });
+    let call = |kernel: &TokenStream2| match e.tensor_hint {
+        Some(_) => quote!(__opgen_impl(lib, #name, key, #kernel, site)),
+        None => quote!(lib.impl_at(#name, key, #kernel, site)),
+    };
+    let guarded: Vec<_> = (e.keys.iter())
+        .filter(|k| e.device_kernel.is_some() && k.is_device_guarded())
+        .map(|k| {
+            let mut path = rt.to_token_stream();
+            root_path(&mut path, &["dispatch", "DispatchKey", k.name()]);
+            path
+        })
+        .collect();
+    let register_call = if guarded.is_empty() {
+        call(&kernel)
+    } else {
+        // The device-guarded keys get the wrapper with the device check and guard.
+        let wrapped = call(&quote!(__opgen_device_kernel));
+        let plain = call(&kernel);
+        quote! {
+            match key {
+                #(#guarded)|* => #wrapped,
+                _ => #plain,
+            }
+        }
+    };
+    let variants = match e.variants {
+        Some(v) => {
+            let (function, method) = (v.function, v.method);
+            quote!(::core::option::Option::Some(#rt::native::Variants { function: #function, method: #method }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let backend_select = match &e.backend_select {
+        Some(_) => quote!(::core::option::Option::Some(__opgen_backend_select)),
+        None => quote!(::core::option::Option::None),
     };
     let register = match e.kernel {
         Some(_) => quote!(|lib, key, site| #register_call),
@@ -135,11 +182,15 @@ pub(crate) fn expand_entry(
             line: #line,
             site: ::core::panic::Location::caller(),
             register: #register,
+            variants: #variants,
+            backend_select: #backend_select,
         };
     };
     // Moved in, not copied token by token.
     block.extend(impl_fn);
     block.extend(adapter);
+    block.extend(e.backend_select.clone());
+    block.extend(e.device_kernel.clone());
     block.extend(checks);
     let block = Group::new(Delimiter::Brace, block);
     quote! {

@@ -79,6 +79,7 @@ fn expand_def(
         quote_spanned!(at=> ::core::file!()),
         quote_spanned!(at=> ::core::line!()),
     );
+    let (function, method) = (plan.variants.function, plan.variants.method);
     quote! {
         #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
         #[linkme(crate = #rt::__private::linkme)]
@@ -91,6 +92,8 @@ fn expand_def(
             line: #line,
             site: ::core::panic::Location::caller(),
             register: #register,
+            variants: ::core::option::Option::Some(#rt::native::Variants { function: #function, method: #method }),
+            backend_select: ::core::option::Option::None,
         };
     }
 }
@@ -662,6 +665,8 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
                 register: |lib, key, site| <#marker as #rt::structured::StructuredOp>::register_out(
                     lib, key, ::core::option::Option::Some(__OPGEN_IMPL), site,
                 ),
+                variants: ::core::option::Option::None,
+                backend_select: ::core::option::Option::None,
             };
         };
     }

@@ -375,6 +375,9 @@ fn registration(plan: &OpPlan<'_>) -> TokenStream2 {
         name: plan.full_name.clone(),
         keys: &[],
         tensor_hint: None,
+        variants: Some(plan.variants),
+        backend_select: super::expand::backend_select::expand_backend_select(plan),
+        device_kernel: None,
     };
     expand_entry(&entry, None, None)
 }
@@ -391,6 +394,9 @@ fn def_only(parsed: &options::Parsed, f: &NativeFunction) -> TokenStream2 {
         name: f.func.name.full_name(),
         keys: &[],
         tensor_hint: None,
+        variants: Some(f.variants),
+        backend_select: None,
+        device_kernel: None,
     };
     expand_entry(&entry, None, None)
 }

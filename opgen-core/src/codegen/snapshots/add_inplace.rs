@@ -164,6 +164,11 @@ const _: () = {
         line: ::core::line!(),
         site: ::core::panic::Location::caller(),
         register: |lib, key, site| lib.impl_at("add_.Tensor", key, __opgen_kernel, site),
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: false,
+            method: true,
+        }),
+        backend_select: ::core::option::Option::None,
     };
     fn __opgen_kernel(
         self_: &mut MyTensor,

@@ -218,6 +218,11 @@ const _: () = {
         line: ::core::line!(),
         site: ::core::panic::Location::caller(),
         register: |lib, key, site| lib.impl_at("add.out", key, __opgen_kernel, site),
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: true,
+            method: false,
+        }),
+        backend_select: ::core::option::Option::None,
     };
     fn __opgen_kernel(
         self_: &MyTensor,

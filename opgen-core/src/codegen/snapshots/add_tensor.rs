@@ -242,5 +242,10 @@ const _: () = {
         line: ::core::line!(),
         site: ::core::panic::Location::caller(),
         register: |lib, key, site| lib.impl_at("add.Tensor", key, add_cpu, site),
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: true,
+            method: true,
+        }),
+        backend_select: ::core::option::Option::None,
     };
 };

@@ -9,7 +9,7 @@ pub(crate) fn empty_kernel(
     MyTensor::empty(size)
 }
 /** The defaulted arguments of [`empty_memory_format_with`]; `Default` gives the schema's defaults.
- Name only what changes: `EmptyMemoryFormatArgs { dtype: ..., ..Default::default() }`.*/
+ Name only what changes: `EmptyMemoryFormatArgs { options: ..., ..Default::default() }`.*/
 /**
  # Schema
  ```text
@@ -19,14 +19,9 @@ pub(crate) fn empty_kernel(
 #[derive(::core::clone::Clone)]
 #[allow(dead_code)]
 pub(crate) struct EmptyMemoryFormatArgs {
-    /// `ScalarType? dtype=None`
-    pub dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
-    /// `Layout? layout=None`
-    pub layout: ::core::option::Option<::opgen::dispatch::Layout>,
-    /// `Device? device=None`
-    pub device: ::core::option::Option<::opgen::dispatch::Device>,
-    /// `bool? pin_memory=None`
-    pub pin_memory: ::core::option::Option<bool>,
+    /** `ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None`, as one value.
+ `Default` gives the schema's defaults; an unset field is passed as `None`.*/
+    pub options: ::opgen::dispatch::TensorOptions,
     /// `MemoryFormat? memory_format=None`
     pub memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
 }
@@ -34,15 +29,19 @@ pub(crate) struct EmptyMemoryFormatArgs {
 impl ::core::default::Default for EmptyMemoryFormatArgs {
     fn default() -> Self {
         EmptyMemoryFormatArgs {
-            dtype: ::core::option::Option::None,
-            layout: ::core::option::Option::None,
-            device: ::core::option::Option::None,
-            pin_memory: ::core::option::Option::None,
+            options: ::opgen::dispatch::TensorOptions::from_parts(
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            ),
             memory_format: ::core::option::Option::None,
         }
     }
 }
-/** Calls the operator, with the schema's defaults for `dtype`, `layout`, `device`, `pin_memory`, `memory_format`.
+/** Calls the operator, with the schema's defaults for `memory_format`.
+
+ `options` gathers the schema's `dtype`, `layout`, `device`, `pin_memory` (unset fields are passed as `None`); the faithful form takes them separately.
 
  # Panics
  On error, with its message; [`try_empty_memory_format`] returns the error instead.*/
@@ -55,10 +54,15 @@ impl ::core::default::Default for EmptyMemoryFormatArgs {
 #[inline]
 #[track_caller]
 #[allow(dead_code)]
-pub(crate) fn empty_memory_format(size: &[i64]) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_empty_memory_format(size))
+pub(crate) fn empty_memory_format(
+    size: &[i64],
+    options: ::opgen::dispatch::TensorOptions,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_empty_memory_format(size, options))
 }
 /** Calls the operator, with the defaulted arguments given in [`EmptyMemoryFormatArgs`].
+
+ `options` gathers the schema's `dtype`, `layout`, `device`, `pin_memory` (unset fields are passed as `None`); the faithful form takes them separately.
 
  # Panics
  On error, with its message; [`try_empty_memory_format_with`] returns the error instead.*/
@@ -77,7 +81,9 @@ pub(crate) fn empty_memory_format_with(
 ) -> MyTensor {
     ::opgen::__private::panic_on_error(try_empty_memory_format_with(size, args))
 }
-/** Calls the operator, with the schema's defaults for `dtype`, `layout`, `device`, `pin_memory`, `memory_format`.
+/** Calls the operator, with the schema's defaults for `memory_format`.
+
+ `options` gathers the schema's `dtype`, `layout`, `device`, `pin_memory` (unset fields are passed as `None`); the faithful form takes them separately.
  Errors are returned.*/
 /**
  # Schema
@@ -89,10 +95,19 @@ pub(crate) fn empty_memory_format_with(
 #[allow(dead_code)]
 pub(crate) fn try_empty_memory_format(
     size: &[i64],
+    options: ::opgen::dispatch::TensorOptions,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    try_empty_memory_format_with(size, ::core::default::Default::default())
+    try_empty_memory_format_with(
+        size,
+        EmptyMemoryFormatArgs {
+            options,
+            ..::core::default::Default::default()
+        },
+    )
 }
 /** Calls the operator, with the defaulted arguments given in [`EmptyMemoryFormatArgs`].
+
+ `options` gathers the schema's `dtype`, `layout`, `device`, `pin_memory` (unset fields are passed as `None`); the faithful form takes them separately.
  Errors are returned.*/
 /**
  # Schema
@@ -106,7 +121,10 @@ pub(crate) fn try_empty_memory_format_with(
     size: &[i64],
     args: EmptyMemoryFormatArgs,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
-    let EmptyMemoryFormatArgs { dtype, layout, device, pin_memory, memory_format } = args;
+    let EmptyMemoryFormatArgs { options, memory_format } = args;
+    let (dtype, layout, device, pin_memory) = ::opgen::dispatch::TensorOptions::into_parts(
+        options,
+    );
     __opgen_call_empty_memory_format(
         size,
         dtype,
@@ -285,5 +303,69 @@ const _: () = {
         register: |lib, key, site| {
             lib.impl_at("empty.memory_format", key, empty_kernel, site)
         },
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: true,
+            method: false,
+        }),
+        backend_select: ::core::option::Option::Some(__opgen_backend_select),
     };
+    fn __opgen_backend_select(
+        lib: &::opgen::dispatch::Library,
+        site: ::opgen::dispatch::Site,
+    ) -> ::core::result::Result<
+        ::opgen::dispatch::Registration,
+        ::opgen::dispatch::Error,
+    > {
+        let op: ::opgen::__private::Redispatch<
+            MyTensor,
+            (
+                &'static [i64],
+                ::core::option::Option<::opgen::dispatch::ScalarType>,
+                ::core::option::Option<::opgen::dispatch::Layout>,
+                ::core::option::Option<::opgen::dispatch::Device>,
+                ::core::option::Option<bool>,
+                ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+            ),
+            MyTensor,
+        > = ::opgen::__private::Redispatch::new(lib, "aten::empty", "memory_format")?;
+        let kernel = move |
+            key_set: ::opgen::dispatch::DispatchKeySet,
+            size: &[i64],
+            dtype: ::core::option::Option<::opgen::dispatch::ScalarType>,
+            layout: ::core::option::Option<::opgen::dispatch::Layout>,
+            device: ::core::option::Option<::opgen::dispatch::Device>,
+            pin_memory: ::core::option::Option<bool>,
+            memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
+        | -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+            let key_set = ::opgen::__private::backend_select_keys(
+                "aten::empty.memory_format",
+                key_set,
+                false,
+                dtype,
+                layout,
+                device,
+            )?;
+            op.get()?
+                .try_redispatch(
+                    key_set,
+                    size,
+                    dtype,
+                    layout,
+                    device,
+                    pin_memory,
+                    memory_format,
+                )
+        };
+        ::opgen::__private::register_kernel::<
+            MyTensor,
+            _,
+            _,
+        >(
+            lib,
+            "empty.memory_format",
+            ::opgen::dispatch::DispatchKey::BackendSelect,
+            kernel,
+            site,
+        )
+    }
 };

@@ -193,5 +193,10 @@ const _: () = {
         line: ::core::line!(),
         site: ::core::panic::Location::caller(),
         register: |lib, key, site| lib.impl_at("scale", key, scale_cpu, site),
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: true,
+            method: true,
+        }),
+        backend_select: ::core::option::Option::None,
     };
 };

@@ -157,6 +157,11 @@ const _: () = {
         register: |_, _, _| ::core::result::Result::Err(
             ::opgen::dispatch::Error::from("a definition without kernels"),
         ),
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: false,
+            method: true,
+        }),
+        backend_select: ::core::option::Option::None,
     };
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::DEFERRED)]
     #[linkme(crate = ::opgen::__private::linkme)]

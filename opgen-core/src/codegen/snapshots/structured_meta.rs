@@ -365,5 +365,10 @@ const _: () = {
             ::core::option::Option::None,
             site,
         ),
+        variants: ::core::option::Option::Some(::opgen::native::Variants {
+            function: true,
+            method: false,
+        }),
+        backend_select: ::core::option::Option::None,
     };
 };

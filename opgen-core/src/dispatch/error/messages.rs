@@ -233,6 +233,49 @@ impl fmt::Display for ErrorKind {
                 key,
                 message,
             } => write!(f, "{message} (`{operator}` at `{key}`)"),
+            ErrorKind::NoBackendKey {
+                operator,
+                dtype,
+                layout,
+                device,
+            } => {
+                if let Some(op) = operator {
+                    write!(f, "BackendSelect of `{op}` found no backend key")?;
+                } else {
+                    f.write_str("no backend key")?;
+                }
+                let dtype = dtype.unwrap_or(crate::dispatch::ScalarType::Float);
+                write!(
+                    f,
+                    " for layout `{layout}` on device `{device}` (dtype `{dtype}`); expected the \
+                     strided layout, a sparse or compressed sparse layout on cpu, cuda, mps, xpu \
+                     or meta, or `Mkldnn` on cpu"
+                )
+            }
+            ErrorKind::DeviceMismatch {
+                operator,
+                kernel,
+                key,
+                devices,
+            } => {
+                let first = devices.first().map(|(_, d)| *d);
+                let other = devices.iter().map(|(_, d)| *d).find(|d| Some(*d) != first);
+                let (a, b) = (
+                    first.map_or_else(String::new, |d| d.to_string()),
+                    other.map_or_else(String::new, |d| d.to_string()),
+                );
+                let each: Vec<String> = (devices.iter())
+                    .map(|(name, d)| format!("`{name}` on {d}"))
+                    .collect();
+                write!(
+                    f,
+                    "expected all tensors to be on the same device, but found at least two \
+                     devices, {a} and {b} (kernel `{kernel}` of `{operator}` at `{key}`: {}); \
+                     move them to one device, or declare the operator with \
+                     `device_check = \"NoCheck\"`",
+                    each.join(", ")
+                )
+            }
             ErrorKind::Internal { message } => {
                 write!(f, "opgen internal error: {message}; please report it")
             }

@@ -115,8 +115,9 @@ pub(crate) fn link_all(
     linked
 }
 
-/// Registers `entries` in `dispatcher`: per namespace a fragment library, all `def`s, then
-/// every kernel at every key. Entries are taken in (namespace, name, file, line) order, so
+/// Registers `entries` in `dispatcher`: per namespace a fragment library, all `def`s (with
+/// their variants), the generated `BackendSelect` kernels of those `def`s, then every kernel
+/// at every key. Entries are taken in (namespace, name, file, line) order, so
 /// which of two conflicting `def`s wins does not depend on the link order.
 pub(crate) fn link(dispatcher: &Dispatcher, entries: &[Entry]) -> Linked {
     let mut order: Vec<&Entry> = entries.iter().collect();
@@ -140,6 +141,7 @@ pub(crate) fn link(dispatcher: &Dispatcher, entries: &[Entry]) -> Linked {
     // One `def` per distinct schema of an operator: restating the same schema is allowed,
     // a different one meets the dispatcher's duplicate-`def` error.
     let mut defined: Vec<(&str, &str, String)> = Vec::new();
+    let mut defs: Vec<&Entry> = Vec::new();
     for entry in &order {
         let (Some(text), Some(lib)) = (entry.schema, libraries.get(entry.namespace)) else {
             continue;
@@ -155,7 +157,22 @@ pub(crate) fn link(dispatcher: &Dispatcher, entries: &[Entry]) -> Linked {
             .any(|(ns, name, c)| *ns == entry.namespace && *name == entry.name && *c == canonical);
         if !seen {
             defined.push((entry.namespace, entry.name, canonical));
-            keep(entry, lib.def_at(text, entry.site));
+            let def = match entry.variants {
+                Some(variants) => lib.def_with_variants_at(text, variants, entry.site),
+                None => lib.def_at(text, entry.site),
+            };
+            if def.is_ok() {
+                defs.push(entry);
+            }
+            keep(entry, def);
+        }
+    }
+    // The generated `BackendSelect` kernels of the operators just defined, before every other
+    // kernel, so that a kernel registered at `BackendSelect` by hand shadows them.
+    for entry in defs {
+        if let (Some(register), Some(lib)) = (entry.backend_select, libraries.get(entry.namespace))
+        {
+            keep(entry, register(lib, entry.site));
         }
     }
     for entry in &order {

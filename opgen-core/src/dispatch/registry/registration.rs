@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, MutexGuard, PoisonError};
 
-use super::{DefReg, Inner, RegistrationId, Registry};
+use super::{BUILTIN, DefReg, Inner, RegistrationId, Registry, builtin_fallback};
 use crate::dispatch::error::{Error, ErrorKind, Site};
 use crate::dispatch::kernel::{ErasedKernel, Mismatch};
 use crate::dispatch::keys::DispatchKey;
@@ -76,7 +76,7 @@ impl Drop for Registration {
                     if let Some(slot) = registry.fallbacks.get_mut(key.index())
                         && slot.as_ref().is_some_and(|f| f.id == id)
                     {
-                        *slot = None;
+                        *slot = builtin_fallback(*key);
                     }
                 }
                 registry.rebuild_all();
@@ -248,7 +248,8 @@ impl Inner {
     }
 
     /// Registers a backend fallback (`None`: a fallthrough) at `key`, or at every runtime key
-    /// an alias key covers.
+    /// an alias key covers. It replaces a builtin fallback (`BackendSelect`'s fallthrough),
+    /// which comes back when it is dropped.
     pub(crate) fn fallback(
         self: &Arc<Self>,
         key: DispatchKey,
@@ -258,7 +259,9 @@ impl Inner {
         let keys: Vec<DispatchKey> = key.runtime_keys().iter().collect();
         let mut registry = self.lock();
         for k in &keys {
-            if let Some(Some(first)) = registry.fallbacks.get(k.index()) {
+            if let Some(Some(first)) = registry.fallbacks.get(k.index())
+                && first.id != BUILTIN
+            {
                 return Err(ErrorKind::DuplicateFallback {
                     key: *k,
                     first_site: first.site,

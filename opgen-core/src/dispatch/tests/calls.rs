@@ -253,14 +253,42 @@ fn an_operator_without_tensor_arguments_dispatches_on_included_keys() {
     let ones = d
         .typed::<TestTensor, (i64, Option<crate::dispatch::Device>), TestTensor>("test::ones", "")
         .unwrap();
+    // BackendSelect is in every thread's included keys, as in PyTorch.
+    assert_eq!(ones.call(3, None), TestTensor::cpu(3));
+    let _no_select = ExcludeDispatchKeyGuard::new(K::BackendSelect);
     assert!(
         ones.try_call(3, None)
             .unwrap_err()
             .to_string()
             .contains("`Undefined` backend")
     );
-    let _select_guard = IncludeDispatchKeyGuard::new(K::BackendSelect);
-    assert_eq!(ones.call(3, None), TestTensor::cpu(3));
+}
+
+#[test]
+fn a_backend_select_fallback_replaces_the_builtin_fallthrough_while_it_lives() {
+    let (d, lib, _def) = setup("neg(Tensor self) -> Tensor");
+    let _cpu = lib
+        .impl_("neg", K::CPU, |t: &TestTensor| t.clone())
+        .unwrap();
+    let builtin = d.fallbacks();
+    assert!(matches!(builtin.as_slice(), [(K::BackendSelect, _, true)]));
+    let neg = d
+        .typed::<TestTensor, (&TestTensor,), TestTensor>("test::neg", "")
+        .unwrap();
+    let t = TestTensor::cpu(2);
+    assert_eq!(neg.call(&t), t);
+    let mine = lib
+        .fallback(K::BackendSelect, |_, _, stack: &mut Stack<TestTensor>| {
+            stack.pop();
+            stack.push(IValue::Tensor(TestTensor::cpu(-1)));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(neg.call(&t), TestTensor::cpu(-1));
+    assert!(lib.fallback_fallthrough(K::BackendSelect).is_err());
+    drop(mine);
+    assert_eq!(neg.call(&t), t);
+    assert_eq!(d.fallbacks(), builtin);
 }
 
 #[test]

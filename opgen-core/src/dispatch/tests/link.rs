@@ -49,6 +49,8 @@ const fn entry(
         line,
         site: Location::caller(),
         register,
+        variants: None,
+        backend_select: None,
     }
 }
 

@@ -49,6 +49,8 @@ const fn entry(
         line: 1,
         site: Location::caller(),
         register,
+        variants: None,
+        backend_select: None,
     }
 }
 

@@ -1,0 +1,124 @@
+//! The device check and device guard of registration wrappers (torchgen's
+//! `RegisterCUDA.cpp` wrappers, SCHEMA.md §5.5), for kernels registered at device-guarded
+//! keys (`DispatchKey::is_device_guarded`: the CUDA-like and XPU-like keys):
+//!
+//! 1. with `device_check: ExactSame` (the default), every tensor of the out arguments, then
+//!    of the positional ones (keyword-only non-out arguments are not checked), must be on
+//!    one device, else an error value naming the operator, the kernel and each device;
+//! 2. with `device_guard: True` (the default), the kernel runs under a
+//!    `DeviceGuard`: on the `device` argument for TensorOptions schemas, else on the device
+//!    of the first tensor-like argument among `self`, the out arguments and the positional
+//!    ones.
+//!
+//! The wrapper is registered instead of the kernel at those keys only; at the others
+//! (`CPU`, `Meta`, composites), or when neither part applies, nothing extra is generated.
+
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+
+use super::docs::string;
+use super::plan::OpPlan;
+use crate::codegen::kernel::Kernel;
+use crate::plan::RustType;
+
+/// The wrapper `__opgen_device_kernel`, calling `callee` (the kernel, or its alias adapter
+/// with the kernel's parameters), if some key of the plan is device-guarded and the check
+/// or the guard has something to do.
+pub(crate) fn expand_device_wrapper(
+    plan: &OpPlan<'_>,
+    kernel: &Kernel,
+    callee: &syn::Ident,
+) -> Option<TokenStream2> {
+    if !plan.keys.iter().any(|k| k.is_device_guarded()) {
+        return None;
+    }
+    let schema = plan.schema;
+    let rt = &plan.rt;
+    let tensor = &plan.tensor_tokens;
+    let is_tensor = |i: &usize| {
+        schema
+            .arguments
+            .get(*i)
+            .is_some_and(|a| a.ty.is_tensor_like())
+    };
+    let out_start = schema.out_start();
+    let positional = schema.positional().map(|(i, _)| i);
+    let checked: Vec<usize> = (out_start..schema.arguments.len())
+        .chain(positional)
+        .filter(is_tensor)
+        .collect();
+    let check = (plan.device_check && !checked.is_empty()).then(|| {
+        let pairs = checked.iter().filter_map(|&i| {
+            let (a, id) = (schema.arguments.get(i)?, &plan.args.get(i)?.ident);
+            let name = string(&a.name);
+            Some(quote!((#name, &#id as &dyn #rt::__private::TensorArg<#tensor>)))
+        });
+        let (operator, name) = (
+            string(&format!("{}::{}", plan.namespace, plan.full_name)),
+            string(&plan.kernel.map(ToString::to_string).unwrap_or_default()),
+        );
+        quote! {
+            #rt::__private::check_same_device::<#tensor>(
+                #operator, #name, __opgen_keys, &[#(#pairs),*],
+            )?;
+        }
+    });
+    let guard = plan.device_guard.then(|| guard(plan)).flatten();
+    if check.is_none() && guard.is_none() {
+        return None;
+    }
+    let generics = &kernel.sig.generics;
+    let params = plan.args.iter().zip(&kernel.params).map(|(a, p)| {
+        let (id, ty) = (&a.ident, &p.ty);
+        quote!(#id: #ty)
+    });
+    let key_arg = kernel.key_set.as_ref().map(|_| quote!(__opgen_keys,));
+    let ids = plan.args.iter().map(|a| &a.ident);
+    let ret = &plan.ret;
+    let snake = plan.upper_args.then(|| quote!(#[allow(non_snake_case)]));
+    Some(quote! {
+        #snake
+        #[allow(clippy::too_many_arguments)]
+        fn __opgen_device_kernel #generics (
+            __opgen_keys: #rt::dispatch::DispatchKeySet,
+            #(#params),*
+        ) -> ::core::result::Result<#ret, #rt::dispatch::Error> {
+            #check
+            #guard
+            #rt::__private::kernel_result::<#tensor, _, _>(#callee(#key_arg #(#ids),*))
+        }
+    })
+}
+
+/// `let _guard = ...;`: on the `device` argument (TensorOptions), else on the first
+/// tensor-like argument among `self`, the outs and the positional arguments; `None` when
+/// there is none.
+fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
+    let schema = plan.schema;
+    let rt = &plan.rt;
+    if let Some(start) = schema.tensor_options_start() {
+        let a = plan.args.get(start + 2)?;
+        let id = &a.ident;
+        let device = match a.ty {
+            RustType::Option(_) => quote!(#id),
+            _ => quote!(::core::option::Option::Some(#id)),
+        };
+        return Some(quote!(let _guard = #rt::__private::DeviceGuard::optional(#device);));
+    }
+    let tensor = &plan.tensor_tokens;
+    let candidates = (schema.self_index().into_iter())
+        .chain(schema.out_start()..schema.arguments.len())
+        .chain(schema.positional().map(|(i, _)| i));
+    let first = candidates.into_iter().find(|&i| {
+        schema
+            .arguments
+            .get(i)
+            .is_some_and(|a| a.ty.is_tensor_like())
+    })?;
+    let id = &plan.args.get(first)?.ident;
+    Some(quote! {
+        let _guard = #rt::__private::DeviceGuard::of(
+            #rt::__private::TensorArg::<#tensor>::first(&#id),
+        )?;
+    })
+}

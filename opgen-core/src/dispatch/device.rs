@@ -1,0 +1,423 @@
+//! Devices and backends: the backend key of a device or of a factory's options (c10's
+//! `computeDispatchKey`), which `BackendSelect` kernels dispatch to, and the thread's current
+//! device, which device-guarded kernels (CUDA-like and XPU-like keys) run under.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+
+use super::error::{Error, ErrorKind};
+use super::keys::DispatchKey;
+use super::keyset::DispatchKeySet;
+use super::tensor::{Tensor, TensorOptions};
+use super::value::{Device, DeviceType, Layout, ScalarType};
+
+impl DeviceType {
+    /// The dense backend key of the device type: `CPU` for `cpu`, `CUDA` for `cuda`, `Meta`
+    /// for `meta`, `PrivateUse1` for `privateuseone`, ...
+    ///
+    /// ```
+    /// use opgen_core::dispatch::{DeviceType, DispatchKey};
+    /// assert_eq!(DeviceType::Meta.backend_key(), DispatchKey::Meta);
+    /// assert_eq!(DeviceType::PrivateUse1.backend_key(), DispatchKey::PrivateUse1);
+    /// ```
+    pub const fn backend_key(self) -> DispatchKey {
+        match self {
+            DeviceType::CPU => DispatchKey::CPU,
+            DeviceType::CUDA => DispatchKey::CUDA,
+            DeviceType::MPS => DispatchKey::MPS,
+            DeviceType::XPU => DispatchKey::XPU,
+            DeviceType::HPU => DispatchKey::HPU,
+            DeviceType::MTIA => DispatchKey::MTIA,
+            DeviceType::Meta => DispatchKey::Meta,
+            DeviceType::PrivateUse1 => DispatchKey::PrivateUse1,
+        }
+    }
+}
+
+impl Device {
+    /// The dense backend key of the device (its index does not matter): what a factory
+    /// call with `device=` this device and the default dtype and layout dispatches to.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::{Device, DispatchKey};
+    /// let cuda: Device = "cuda:1".parse().unwrap();
+    /// assert_eq!(cuda.backend_key(), DispatchKey::CUDA);
+    /// assert_eq!(Device::CPU.backend_key(), DispatchKey::CPU);
+    /// ```
+    pub const fn backend_key(self) -> DispatchKey {
+        self.kind.backend_key()
+    }
+}
+
+/// The backend key of a new tensor with these options (c10's `computeDispatchKey`): the
+/// device (default `cpu`) picks the backend, the layout (default strided) its sparse,
+/// compressed-sparse or MKL-DNN form, and a quantized dtype its quantized form. A
+/// combination without a key (`sparse_coo` on `hpu`, a jagged layout, ...) is an
+/// [`ErrorKind::NoBackendKey`] error.
+///
+/// ```
+/// use opgen_core::dispatch::{compute_dispatch_key, Device, DeviceType, DispatchKey, Layout, ScalarType};
+/// let meta = Device { kind: DeviceType::Meta, index: None };
+/// assert_eq!(compute_dispatch_key(None, None, None)?, DispatchKey::CPU);
+/// assert_eq!(compute_dispatch_key(None, None, Some(meta))?, DispatchKey::Meta);
+/// assert_eq!(compute_dispatch_key(None, Some(Layout::Sparse), None)?, DispatchKey::SparseCPU);
+/// assert_eq!(compute_dispatch_key(Some(ScalarType::QInt8), None, None)?, DispatchKey::QuantizedCPU);
+/// assert!(compute_dispatch_key(None, Some(Layout::Jagged), None).is_err());
+/// # Ok::<(), opgen_core::dispatch::Error>(())
+/// ```
+pub fn compute_dispatch_key(
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+) -> Result<DispatchKey, Error> {
+    use DeviceType as D;
+    use DispatchKey as K;
+    let device = device.unwrap_or(Device::CPU);
+    let layout = layout.unwrap_or(Layout::Strided);
+    let quantized = dtype.is_some_and(is_quantized);
+    let key = match (layout, device.kind) {
+        (Layout::Strided, D::CPU) if quantized => Some(K::QuantizedCPU),
+        (Layout::Strided, D::CUDA) if quantized => Some(K::QuantizedCUDA),
+        (Layout::Strided, D::Meta) if quantized => Some(K::QuantizedMeta),
+        (Layout::Strided, _) if quantized => None,
+        (Layout::Strided, kind) => Some(kind.backend_key()),
+        (Layout::Sparse, D::CPU) => Some(K::SparseCPU),
+        (Layout::Sparse, D::CUDA) => Some(K::SparseCUDA),
+        (Layout::Sparse, D::MPS) => Some(K::SparseMPS),
+        (Layout::Sparse, D::XPU) => Some(K::SparseXPU),
+        (Layout::Sparse, D::Meta) => Some(K::SparseMeta),
+        (Layout::SparseCsr | Layout::SparseCsc | Layout::SparseBsr | Layout::SparseBsc, kind) => {
+            match kind {
+                D::CPU => Some(K::SparseCsrCPU),
+                D::CUDA => Some(K::SparseCsrCUDA),
+                D::MPS => Some(K::SparseCsrMPS),
+                D::XPU => Some(K::SparseCsrXPU),
+                D::Meta => Some(K::SparseCsrMeta),
+                _ => None,
+            }
+        }
+        (Layout::Mkldnn, D::CPU) => Some(K::MkldnnCPU),
+        _ => None,
+    };
+    key.ok_or_else(|| {
+        ErrorKind::NoBackendKey {
+            operator: None,
+            dtype,
+            layout,
+            device,
+        }
+        .into()
+    })
+}
+
+fn is_quantized(dtype: ScalarType) -> bool {
+    use ScalarType as S;
+    matches!(
+        dtype,
+        S::QInt8 | S::QUInt8 | S::QInt32 | S::QUInt4x2 | S::QUInt2x4
+    )
+}
+
+impl TensorOptions {
+    /// The backend key of a new tensor with these options: [`compute_dispatch_key`].
+    pub fn backend_key(&self) -> Result<DispatchKey, Error> {
+        compute_dispatch_key(self.dtype, self.layout, self.device)
+    }
+}
+
+/// The key set a `BackendSelect` kernel of `operator` redispatches with (torchgen's
+/// BackendSelect kernels): the backend key of `dtype`, `layout` and `device`; for an operator
+/// with tensor arguments, together with the call's own keys `ks` (which hold theirs), all
+/// masked to the keys below `BackendSelect`.
+pub(crate) fn backend_select_keys(
+    operator: &str,
+    ks: DispatchKeySet,
+    has_tensors: bool,
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+) -> Result<DispatchKeySet, Error> {
+    let key = match compute_dispatch_key(dtype, layout, device) {
+        Ok(key) => key,
+        Err(error) => return Err(error.for_operator(operator)),
+    };
+    if !has_tensors {
+        return Ok(DispatchKeySet::from_key(key));
+    }
+    // As c10's `computeDispatchKeySet`: the thread's excluded keys apply to the backend too.
+    let backend = DispatchKeySet::from_key(key).difference(super::tls::excluded());
+    Ok((ks | backend).below(DispatchKey::BackendSelect))
+}
+
+thread_local! {
+    static CURRENT: Cell<Option<Device>> = const { Cell::new(None) };
+}
+
+/// The device this thread's device-guarded kernels run on: the device set by the innermost
+/// live [`DeviceGuard`], or `None` outside any (PyTorch's current CUDA or XPU device).
+///
+/// Kernels registered by `#[native_function]` at a CUDA-like or XPU-like key run under a
+/// guard set from their `device` argument (factories) or from their first tensor argument,
+/// unless the operator says `device_guard = false`.
+///
+/// ```
+/// use opgen_core::dispatch::{current_device, Device, DeviceGuard};
+/// assert_eq!(current_device(), None);
+/// let cuda1: Device = "cuda:1".parse().unwrap();
+/// {
+///     let _guard = DeviceGuard::new(cuda1);
+///     assert_eq!(current_device(), Some(cuda1));
+/// }
+/// assert_eq!(current_device(), None);
+/// ```
+pub fn current_device() -> Option<Device> {
+    CURRENT.get()
+}
+
+/// While alive, makes a device this thread's [`current_device`] (PyTorch's `DeviceGuard`
+/// and `OptionalDeviceGuard`); dropping it restores the previous one.
+#[must_use = "the device is current only while the guard is alive"]
+pub struct DeviceGuard {
+    /// The device before the guard, if the guard set one.
+    previous: Option<Option<Device>>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl DeviceGuard {
+    /// Makes `device` current until the guard is dropped.
+    pub fn new(device: Device) -> DeviceGuard {
+        DeviceGuard {
+            previous: Some(CURRENT.replace(Some(device))),
+            _not_send: PhantomData,
+        }
+    }
+
+    /// [`DeviceGuard::new`] for `Some(device)`; for `None`, a guard that changes nothing
+    /// (PyTorch's `OptionalDeviceGuard`).
+    pub fn optional(device: Option<Device>) -> DeviceGuard {
+        match device {
+            Some(device) => DeviceGuard::new(device),
+            None => DeviceGuard {
+                previous: None,
+                _not_send: PhantomData,
+            },
+        }
+    }
+
+    /// A guard on the device of `tensor` (its [`Tensor::options`]), or on none for `None`.
+    pub fn of<T: Tensor>(tensor: Option<&T>) -> Result<DeviceGuard, Error> {
+        match tensor {
+            Some(t) => Ok(DeviceGuard::new(device_of(t)?)),
+            None => Ok(DeviceGuard::optional(None)),
+        }
+    }
+}
+
+impl Drop for DeviceGuard {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous {
+            CURRENT.set(previous);
+        }
+    }
+}
+
+/// The device of a tensor: [`Tensor::options`]' device, the CPU if unset.
+pub(crate) fn device_of<T: Tensor>(tensor: &T) -> Result<Device, Error> {
+    Ok(tensor.options()?.device_or_default())
+}
+
+/// A tensor-like kernel argument (`Tensor`, `Tensor?`, `Tensor[]`, `Tensor?[]`, written or
+/// not), seen as the tensors it holds: what device checks and guards look at.
+pub trait TensorArg<T: Tensor> {
+    /// Calls `f` on each tensor, in order, until it fails.
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error>;
+
+    /// The first tensor, if any (for a list, its first element: c10's `device_of`).
+    fn first(&self) -> Option<&T>;
+}
+
+impl<T: Tensor> TensorArg<T> for &T {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        f(self)
+    }
+    fn first(&self) -> Option<&T> {
+        Some(self)
+    }
+}
+
+impl<T: Tensor> TensorArg<T> for &mut T {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        f(self)
+    }
+    fn first(&self) -> Option<&T> {
+        Some(self)
+    }
+}
+
+impl<T: Tensor> TensorArg<T> for Option<&T> {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        self.map_or(Ok(()), f)
+    }
+    fn first(&self) -> Option<&T> {
+        *self
+    }
+}
+
+impl<T: Tensor> TensorArg<T> for Option<&mut T> {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        self.as_deref().map_or(Ok(()), f)
+    }
+    fn first(&self) -> Option<&T> {
+        self.as_deref()
+    }
+}
+
+impl<T: Tensor> TensorArg<T> for &[T] {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        self.iter().try_for_each(f)
+    }
+    fn first(&self) -> Option<&T> {
+        <[T]>::first(self)
+    }
+}
+
+impl<T: Tensor> TensorArg<T> for &mut [T] {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        self.iter().try_for_each(f)
+    }
+    fn first(&self) -> Option<&T> {
+        <[T]>::first(self)
+    }
+}
+
+impl<T: Tensor> TensorArg<T> for &[Option<T>] {
+    fn try_for_each(&self, f: &mut dyn FnMut(&T) -> Result<(), Error>) -> Result<(), Error> {
+        self.iter().flatten().try_for_each(f)
+    }
+    fn first(&self) -> Option<&T> {
+        self.iter().flatten().next()
+    }
+}
+
+/// Checks that every tensor of `args` (name, argument) is on one device (torchgen's
+/// `check_and_update_common_device`, `device_check: ExactSame`); else a
+/// [`ErrorKind::DeviceMismatch`] naming `operator`, `kernel`, the key served (the highest of
+/// `ks`) and each argument's device.
+pub fn check_same_device<T: Tensor>(
+    operator: &str,
+    kernel: &str,
+    ks: DispatchKeySet,
+    args: &[(&str, &dyn TensorArg<T>)],
+) -> Result<(), Error> {
+    let mut common: Option<Device> = None;
+    let mut same = true;
+    for (_, arg) in args {
+        arg.try_for_each(&mut |t| {
+            let device = device_of(t)?;
+            match common {
+                None => common = Some(device),
+                Some(c) => same &= c == device,
+            }
+            Ok(())
+        })?;
+    }
+    if same {
+        return Ok(());
+    }
+    device_mismatch(operator, kernel, ks, args)
+}
+
+#[cold]
+#[inline(never)]
+fn device_mismatch<T: Tensor>(
+    operator: &str,
+    kernel: &str,
+    ks: DispatchKeySet,
+    args: &[(&str, &dyn TensorArg<T>)],
+) -> Result<(), Error> {
+    let mut devices = Vec::new();
+    for (name, arg) in args {
+        arg.try_for_each(&mut |t| {
+            devices.push((name.to_string(), device_of(t)?));
+            Ok(())
+        })?;
+    }
+    Err(ErrorKind::DeviceMismatch {
+        operator: operator.to_string(),
+        kernel: kernel.to_string(),
+        key: ks.highest().unwrap_or(DispatchKey::CPU),
+        devices,
+    }
+    .into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guards_nest_and_restore() {
+        let (a, b) = (
+            "cuda:0".parse::<Device>().unwrap(),
+            "cuda:1".parse::<Device>().unwrap(),
+        );
+        let outer = DeviceGuard::new(a);
+        {
+            let _none = DeviceGuard::optional(None);
+            assert_eq!(current_device(), Some(a));
+            let _inner = DeviceGuard::new(b);
+            assert_eq!(current_device(), Some(b));
+        }
+        assert_eq!(current_device(), Some(a));
+        drop(outer);
+        assert_eq!(current_device(), None);
+    }
+
+    #[test]
+    fn every_device_type_has_a_dense_key() {
+        for &kind in DeviceType::ALL {
+            let key = kind.backend_key();
+            assert!(key.is_backend(), "{kind}");
+            let device = Device { kind, index: None };
+            assert_eq!(compute_dispatch_key(None, None, Some(device)).unwrap(), key);
+        }
+    }
+
+    #[test]
+    fn unsupported_options_name_the_operator() {
+        let hpu = Device {
+            kind: DeviceType::HPU,
+            index: None,
+        };
+        let err = backend_select_keys(
+            "aten::zeros",
+            DispatchKeySet::EMPTY,
+            false,
+            None,
+            Some(Layout::Sparse),
+            Some(hpu),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "BackendSelect of `aten::zeros` found no backend key for layout `Sparse` on device \
+             `hpu` (dtype `Float`); expected the strided layout, a sparse or compressed sparse \
+             layout on cpu, cuda, mps, xpu or meta, or `Mkldnn` on cpu"
+        );
+    }
+
+    #[test]
+    fn tensor_keys_join_the_backend_below_backend_select() {
+        use DispatchKey as K;
+        let ks = DispatchKeySet::from_keys(&[K::CPU, K::AutogradCPU, K::BackendSelect, K::Tracer]);
+        let meta = Device {
+            kind: DeviceType::Meta,
+            index: None,
+        };
+        let out = backend_select_keys("x", ks, true, None, None, Some(meta)).unwrap();
+        assert_eq!(out, DispatchKeySet::from_keys(&[K::CPU, K::Meta]));
+        let out = backend_select_keys("x", ks, false, None, None, Some(meta)).unwrap();
+        assert_eq!(out, DispatchKeySet::from_key(K::Meta));
+    }
+}
