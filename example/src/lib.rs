@@ -5,11 +5,12 @@
 //! * [`MiniTensor`]: `Float`, `Double`, `Long` and `Bool` tensors on the `cpu`, `meta` and
 //!   `privateuseone` devices, with strides, storage offsets, views that share storage and a
 //!   version counter, and every hook of opgen's [`Tensor`](opgen::dispatch::Tensor) trait.
-//! * [`ops`]: the operators, registered for the `CPU` and `Meta` keys (factories also for
-//!   `BackendSelect`, composites for `CompositeImplicitAutograd`, views also for
-//!   `PrivateUse1`), and the functions and methods the attribute generates for them. The
-//!   groups PyTorch makes structured are opgen structured kernels ([`ops::structured`]): one
-//!   meta function and one CPU impl per group, Meta kernels derived.
+//! * [`ops`]: the operators, registered for the `CPU` and `Meta` keys (composites for
+//!   `CompositeImplicitAutograd`, views also for `PrivateUse1`; the attribute adds a
+//!   `BackendSelect` kernel to every factory), and the functions and methods it generates
+//!   for them. The groups PyTorch makes structured are opgen structured kernels
+//!   ([`ops::structured`]): one meta function and one CPU impl per group, Meta kernels
+//!   derived.
 //! * [`kernels`]: the operators' logic as plain Rust: one *meta* function (shapes, dtypes,
 //!   checks) and one *impl* function (compute) per operator, in the form of PyTorch's
 //!   structured kernels.

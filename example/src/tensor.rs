@@ -121,9 +121,7 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 /// The backend key of a device, for the devices `MiniTensor` supports.
 pub fn backend_key(device: Device) -> Result<DispatchKey, Error> {
     match device.kind {
-        DeviceType::CPU => Ok(DispatchKey::CPU),
-        DeviceType::Meta => Ok(DispatchKey::Meta),
-        DeviceType::PrivateUse1 => Ok(DispatchKey::PrivateUse1),
+        DeviceType::CPU | DeviceType::Meta | DeviceType::PrivateUse1 => Ok(device.backend_key()),
         _ => Err(Error::from(format!(
             "MiniTensor supports the devices cpu, meta and privateuseone; got {device}"
         ))),

@@ -353,40 +353,62 @@ fn factories_take_tensor_options() {
         full(&[1], Scalar::Int(7), TensorOptions::new()).dtype(),
         ScalarType::Long
     );
-    let r = arange(
+    let r = arange_start_step_with(
         Scalar::Int(1),
         Scalar::Int(10),
-        Scalar::Int(4),
-        TensorOptions::new(),
+        ArangeStartStepArgs {
+            step: Scalar::Int(4),
+            ..Default::default()
+        },
     );
     assert_eq!(r.to_vec::<i64>().unwrap(), [1, 5, 9]);
-    let r = arange(
+    let r = arange_start_step_with(
         Scalar::Int(0),
         Scalar::Float(1.0),
-        Scalar::Float(0.5),
-        TensorOptions::new().dtype(ScalarType::Double),
+        ArangeStartStepArgs {
+            step: Scalar::Float(0.5),
+            options: TensorOptions::new().dtype(ScalarType::Double),
+        },
     );
     assert_eq!(r.to_vec::<f64>().unwrap(), [0.0, 0.5]);
     assert_eq!(empty(&[4], TensorOptions::new()).shape(), [4]);
-    // The generated overloads, with BackendSelect included by hand.
-    let _g = opgen::dispatch::IncludeDispatchKeyGuard::new(DispatchKey::BackendSelect);
     assert_eq!(
-        __dispatch_arange(Scalar::Int(3)).to_vec::<i64>().unwrap(),
+        empty_with(
+            &[4],
+            EmptyMemoryFormatArgs {
+                memory_format: Some(MemoryFormat::Contiguous),
+                ..Default::default()
+            }
+        )
+        .shape(),
+        [4]
+    );
+    // The other overloads, and the faithful form.
+    assert_eq!(
+        arange(Scalar::Int(3), TensorOptions::new())
+            .to_vec::<i64>()
+            .unwrap(),
         [0, 1, 2]
     );
     assert_eq!(
-        __dispatch_arange_start(Scalar::Int(2), Scalar::Int(4)).shape(),
+        arange_start(Scalar::Int(2), Scalar::Int(4), TensorOptions::new()).shape(),
         [2]
     );
-    drop(_g);
+    let z = zeros_faithful(&[3], Some(ScalarType::Long), None, Some(META), None);
+    assert_eq!(
+        (z.shape(), z.dtype(), z.is_meta()),
+        (vec![3], ScalarType::Long, true)
+    );
     // Options: meta device, and errors as values.
     let m = zeros(&[5, 2], TensorOptions::new().device(META));
     assert!(m.is_meta() && m.to_vec::<f32>().is_err());
     let e = |r: Result<MiniTensor, Error>| r.unwrap_err().to_string();
     assert!(e(try_zeros(&[2], TensorOptions::new().pin_memory(true))).contains("pin_memory"));
-    assert!(
-        e(try_ones(&[2], TensorOptions::new().layout(Layout::Sparse))).contains("strided layout")
-    );
+    // A sparse layout selects `SparseCPU`, where MiniTensor has no kernels (as PyTorch).
+    let sparse = e(try_ones(&[2], TensorOptions::new().layout(Layout::Sparse)));
+    assert!(sparse.contains("from the `SparseCPU` backend"), "{sparse}");
+    let sparse = ones_kernel(&[2], None, Some(Layout::Sparse), None, None);
+    assert!(e(sparse).contains("strided layout"));
     assert!(
         e(try_full(&[-1], Scalar::Int(0), TensorOptions::new())).contains("negative dimension")
     );
@@ -403,8 +425,9 @@ fn factories_take_tensor_options() {
         (z.device(), z.to_vec::<f32>().unwrap()),
         (PRIVATE_USE1, vec![0.0; 2])
     );
-    // Without BackendSelect, the generated function has no key to dispatch on.
-    assert!(e(__try_dispatch_zeros(&[1])).contains("`Undefined` backend"));
+    // Without BackendSelect, a factory has no key to dispatch on.
+    let _g = opgen::dispatch::ExcludeDispatchKeyGuard::new(DispatchKey::BackendSelect);
+    assert!(e(try_zeros(&[1], TensorOptions::new())).contains("`Undefined` backend"));
 }
 
 #[test]

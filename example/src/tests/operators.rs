@@ -106,14 +106,12 @@ fn same(a: &MiniTensor, b: &MiniTensor) -> bool {
     }
 }
 
-/// Runs `check` on every sample (inside `BackendSelect` for factories) and fails with the
-/// list of rows that failed.
+/// Runs `check` on every sample and fails with the list of rows that failed.
 fn for_every_sample(check: impl Fn(&Sample, &OperatorHandle) -> Result<(), String>) {
     crate::install().expect("install");
     let failures: Vec<String> = samples()
         .iter()
         .filter_map(|sample| {
-            let _backend_select = sample.guard();
             check(sample, &find(sample))
                 .err()
                 .map(|e| format!("{}: {e}", sample.op))

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use opgen::dispatch::{IncludeDispatchKeyGuard, MemoryFormat};
+use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
 
 use crate::MiniTensor;
@@ -31,23 +31,6 @@ impl Sample {
     /// The operator's name and overload, for `Dispatcher::find`.
     pub fn name(&self) -> (&'static str, &'static str) {
         self.op.split_once('.').unwrap_or((self.op, ""))
-    }
-
-    /// Whether the operator has no tensor arguments (a factory: `BackendSelect` picks the
-    /// backend, so calls include it, as the generated factory functions do).
-    pub fn is_factory(&self) -> bool {
-        !self.inputs.iter().any(|v| {
-            matches!(
-                v,
-                IValue::Tensor(_) | IValue::TensorList(_) | IValue::OptionalTensorList(_)
-            )
-        })
-    }
-
-    /// `BackendSelect` in the thread's included keys for a factory, else nothing.
-    pub fn guard(&self) -> Option<IncludeDispatchKeyGuard> {
-        self.is_factory()
-            .then(|| IncludeDispatchKeyGuard::new(DispatchKey::BackendSelect))
     }
 }
 
@@ -266,23 +249,13 @@ pub fn samples() -> Vec<Sample> {
         }),
         row("aten::arange", vec![Int(4)], "smt", |x| {
             let (d, l, dev, p) = x.options(1)?.into_parts();
-            Ok(one(try___dispatch_arange_faithful(
-                x.scalar(0)?,
-                d,
-                l,
-                dev,
-                p,
-            )?))
+            Ok(one(ops::try_arange_faithful(x.scalar(0)?, d, l, dev, p)?))
         }),
         row("aten::arange.start", vec![Int(2), Float(4.5)], "smt", |x| {
-            let (d, l, dev, p) = x.options(2)?.into_parts();
-            Ok(one(try___dispatch_arange_start_faithful(
+            Ok(one(ops::try_arange_start(
                 x.scalar(0)?,
                 x.scalar(1)?,
-                d,
-                l,
-                dev,
-                p,
+                x.options(2)?,
             )?))
         }),
         row(
@@ -290,11 +263,14 @@ pub fn samples() -> Vec<Sample> {
             vec![Int(1), Int(10), Int(3)],
             "smt",
             |x| {
-                Ok(one(ops::try_arange(
+                let args = ops::ArangeStartStepArgs {
+                    step: x.scalar(2)?,
+                    options: x.options(3)?,
+                };
+                Ok(one(ops::try_arange_start_step_with(
                     x.scalar(0)?,
                     x.scalar(1)?,
-                    x.scalar(2)?,
-                    x.options(3)?,
+                    args,
                 )?))
             },
         ),
