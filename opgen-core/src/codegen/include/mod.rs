@@ -230,6 +230,9 @@ impl Prepared<'_> {
     }
 }
 
+/// How many renamed candidates an operator may try before its names are kept as they are.
+const MAX_RENAMES: usize = 64;
+
 /// What every plan shares.
 struct Shared<'a> {
     parsed: &'a options::Parsed,
@@ -288,13 +291,15 @@ fn expand_functions(
             && p.has_args_struct()
             && public_structs.contains(&crate::plan::args_struct_name(schema)))
         .then(|| (usual.clone(), names::struct_name(schema, &usual)));
-        for level in 0.. {
+        // Bounded, so that a name rule that never frees a name cannot hang the build: the
+        // last candidate is then kept and rustc reports the clash.
+        for level in 0..=MAX_RENAMES {
             p.names = match level {
                 0 => first.clone(),
                 _ => Some(names::candidate(schema, level)),
             };
             let claims = names::claims(&shared.plan(p));
-            if taken.is_free(&claims) {
+            if taken.is_free(&claims) || level == MAX_RENAMES {
                 taken.take(claims);
                 break;
             }

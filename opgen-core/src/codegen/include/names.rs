@@ -63,9 +63,9 @@ pub(crate) fn claims(plan: &OpPlan<'_>) -> Claims {
     let forms: Vec<String> = forms.iter().map(ToString::to_string).collect();
     if plan.function {
         c.values.extend(forms.iter().cloned());
-        if let Some(f) = &plan.faithful {
-            c.values.push(crate::plan::rust_ident(f));
-            c.values.push(crate::plan::rust_ident(&format!("try_{f}")));
+        if let Some(suffix) = plan.faithful {
+            c.values.push(plan.form("", suffix).to_string());
+            c.values.push(plan.form("try_", suffix).to_string());
         }
     }
     if plan.receiver.is_some() {

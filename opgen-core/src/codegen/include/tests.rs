@@ -141,6 +141,16 @@ fn clashing_names_are_made_unique() {
 }
 
 #[test]
+fn faithful_forms_claim_their_own_names() {
+    // Both have faithful forms (`f` for out, `_faithful` for TensorOptions): their names
+    // differ, so neither is renamed (this once looped forever on the suffixes alone).
+    let out = corpus(quote!(tensor = "T", include = "zeros.out, zeros_like"));
+    assert!(out.contains("pub fn zeros_outf (") && out.contains("pub fn try_zeros_outf ("));
+    assert!(out.contains("pub fn zeros_like_faithful ("));
+    assert!(!out.contains("Named `"), "{out}");
+}
+
+#[test]
 fn schemas_without_rust_mapping_are_registered_only() {
     let dir = yaml_dir(
         "unmapped",
