@@ -4,7 +4,10 @@ pub fn sum_meta(
     dim: Option<&[i64]>,
     keepdim: bool,
 ) -> Result<SumIntListOutPrecompute, Error> {
-    todo!()
+    let _ = (keepdim, meta);
+    let dims = dim.map_or_else(Vec::new, <[i64]>::to_vec);
+    let _ = self_;
+    Ok(SumIntListOutPrecompute { dims })
 }
 /** The defaulted arguments of [`sum_int_list_out_with`]; `Default` gives the schema's defaults.
  Name only what changes: `SumIntListOutArgs { keepdim: ..., ..Default::default() }`.*/
