@@ -87,14 +87,13 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::dispatch::{
-    ArgFamily, ArgList, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel,
-    KernelOutput, Layout, Library, RetValue, ScalarType, Site, Tensor, TypedOperator,
-    WeakTypedOperator, for_each_arity,
+    ArgFamily, ArgList, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel, KernelOutput,
+    Library, RetValue, Site, Tensor, TypedOperator, WeakTypedOperator, for_each_arity,
 };
 use crate::native::Variants;
 
 pub use crate::dispatch::DeviceGuard;
-pub use crate::dispatch::device::{TensorArg, check_same_device};
+pub use crate::dispatch::device::{TensorArg, backend_select_keys, check_same_device};
 pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
 pub use linkme;
 
@@ -401,22 +400,6 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Redispatch<T, L, R> {
     pub fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
         self.0.upgrade()
     }
-}
-
-/// The key set a generated `BackendSelect` kernel of `operator` redispatches with: the
-/// backend key of `dtype`, `layout` and `device` (`compute_dispatch_key`), with the call's
-/// key set `ks` when the operator has tensor arguments, masked to the keys below
-/// `BackendSelect`.
-#[inline]
-pub fn backend_select_keys(
-    operator: &str,
-    ks: DispatchKeySet,
-    has_tensors: bool,
-    dtype: Option<ScalarType>,
-    layout: Option<Layout>,
-    device: Option<Device>,
-) -> Result<DispatchKeySet, Error> {
-    crate::dispatch::backend_select_keys(operator, ks, has_tensors, dtype, layout, device)
 }
 
 /// `lib.impl_at(name, key, kernel, site)` with the tensor type named: what a generated

@@ -129,7 +129,7 @@ impl TensorOptions {
 /// BackendSelect kernels): the backend key of `dtype`, `layout` and `device`; for an operator
 /// with tensor arguments, together with the call's own keys `ks` (which hold theirs), all
 /// masked to the keys below `BackendSelect`.
-pub(crate) fn backend_select_keys(
+pub fn backend_select_keys(
     operator: &str,
     ks: DispatchKeySet,
     has_tensors: bool,

@@ -254,7 +254,6 @@ mod value;
 mod tests;
 
 pub use args::{ArgFamily, KernelArg};
-pub(crate) use device::backend_select_keys;
 pub use device::{DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
 pub(crate) use handle::WeakTypedOperator;
