@@ -375,7 +375,7 @@ fn factories_take_tensor_options() {
     assert_eq!(
         empty_with(
             &[4],
-            EmptyMemoryFormatArgs {
+            EmptyArgs {
                 memory_format: Some(MemoryFormat::Contiguous),
                 ..Default::default()
             }

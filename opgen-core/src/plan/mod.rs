@@ -7,8 +7,8 @@ mod signature;
 mod types;
 
 pub use names::{
-    args_struct_name, cpp_api_name, native_name, precompute_struct_name, rust_fn_name, rust_ident,
-    snake_case, structured_marker_name,
+    args_struct_name, args_struct_name_for, cpp_api_name, native_name, precompute_struct_name,
+    rust_fn_name, rust_ident, snake_case, structured_marker_name,
 };
 pub use signature::{
     ArgRole, Family, Signature, SignatureArgument, dispatcher_signature, faithful_signature,

@@ -71,6 +71,41 @@ pub fn args_struct_name(schema: &Schema) -> String {
     s
 }
 
+/// The arguments struct of an operator whose Rust function is named `rust_name` (the
+/// macro's `name =`, or a name `include_native_functions!` gave to tell two operators
+/// apart): `rust_name` in UpperCamelCase with its leading underscores kept, `Inplace` for
+/// in-place operators, then `Args`. For the usual name it is `args_struct_name` but for the
+/// underscores: `_stack` → `_StackArgs`, so that a private operator's struct does not take
+/// the public one's name.
+///
+/// ```
+/// use opgen_core::plan::args_struct_name_for;
+/// use opgen_core::schema::parse_schema;
+/// let fill = parse_schema("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)").unwrap();
+/// assert_eq!(args_struct_name_for(&fill, "fill_"), "FillInplaceArgs");
+/// let stack = parse_schema("_stack(Tensor[] tensors, int dim=0) -> Tensor").unwrap();
+/// assert_eq!(args_struct_name_for(&stack, "_stack"), "_StackArgs");
+/// assert_eq!(args_struct_name_for(&stack, "stack_private"), "StackPrivateArgs");
+/// ```
+pub fn args_struct_name_for(schema: &Schema, rust_name: &str) -> String {
+    let inplace = schema.name.name.inplace && !schema.name.name.dunder;
+    let rust_name = rust_name.strip_prefix("r#").unwrap_or(rust_name);
+    let lead = &rust_name[..rust_name.len() - rust_name.trim_start_matches('_').len()];
+    let mut s = lead.to_string();
+    for word in rust_name.split('_').filter(|w| !w.is_empty()) {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            s.extend(first.to_uppercase());
+            s.push_str(chars.as_str());
+        }
+    }
+    if inplace {
+        s.push_str("Inplace");
+    }
+    s.push_str("Args");
+    s
+}
+
 /// The marker type of a structured out operator (`Structured` + its Rust name in
 /// UpperCamelCase): `add.out` → `StructuredAddOut`, `sum.IntList_out` →
 /// `StructuredSumIntListOut`. Delegates and impls name the operator by its name only, so

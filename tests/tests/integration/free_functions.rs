@@ -84,3 +84,36 @@ fn kernel_errors_reach_try_callers_as_values() {
 fn plain_forms_panic_with_the_message() {
     ops::fails(&cpu(&[1.0]), false);
 }
+
+/// The same operator name as `aten::add.Tensor` in another namespace, told apart by `name =`:
+/// every generated item follows the new name, the arguments struct too (`PlusArgs`), so the
+/// two do not meet on `AddArgs` (imported above: a second `AddArgs` here would not build).
+#[native_function(
+    "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    namespace = "naming",
+    dispatch = "CPU",
+    name = "plus"
+)]
+pub fn plus_kernel(self_: &TestTensor, other: &TestTensor, alpha: Scalar) -> TestTensor {
+    let alpha = alpha.to_f64();
+    let data: Vec<f64> = (self_.data().iter().zip(other.data()))
+        .map(|(a, b)| a - alpha * b)
+        .collect();
+    TestTensor::cpu(&data)
+}
+
+#[test]
+fn a_renamed_operator_renames_its_arguments_struct() {
+    let (a, b) = (cpu(&[1.0, 2.0]), cpu(&[10.0, 20.0]));
+    assert_eq!(plus(&a, &b).data(), [-9.0, -18.0]);
+    let args = PlusArgs {
+        alpha: Scalar::Int(2),
+    };
+    assert_eq!(plus_with(&a, &b, args).data(), [-19.0, -38.0]);
+    assert_eq!(try_plus(&a, &b).unwrap().data(), [-9.0, -18.0]);
+    // The usual names are still `aten::add`'s.
+    assert_eq!(
+        ops::add_with(&a, &b, AddArgs::default()).data(),
+        [11.0, 22.0]
+    );
+}

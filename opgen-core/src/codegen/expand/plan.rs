@@ -26,8 +26,8 @@ use crate::codegen::kernel::Output;
 use crate::dispatch::DispatchKey;
 use crate::native::NativeFunction;
 use crate::plan::{
-    RustType, args_struct_name, argument_type, method_receiver, returns_type, rust_fn_name,
-    rust_ident,
+    RustType, args_struct_name, args_struct_name_for, argument_type, method_receiver, returns_type,
+    rust_fn_name, rust_ident,
 };
 use crate::schema::Schema;
 
@@ -158,6 +158,10 @@ impl<'a> OpPlan<'a> {
         } else {
             input.keys.iter().map(|k| k.key).collect()
         };
+        let name = match (&input.options.name, input.lit.is_some()) {
+            (Some(lit), true) => Some(lit.value()),
+            _ => None,
+        };
         OpPlan::from_source(PlanSource {
             rt: &input.rt,
             vis: &input.kernel.vis,
@@ -168,11 +172,10 @@ impl<'a> OpPlan<'a> {
             tensor: &def.signature.tensor,
             output: &def.signature.output,
             defaults: &def.defaults,
-            name: match (&input.options.name, input.lit.is_some()) {
-                (Some(lit), true) => Some(lit.value()),
-                _ => None,
-            },
-            args_struct: None,
+            name: name.clone(),
+            // The struct follows a renamed function (`name = "empty"` → `EmptyArgs`), so
+            // that two operators told apart by `name =` do not meet on their structs.
+            args_struct: name.map(|n| args_struct_name_for(&def.function.func, &n)),
             keys,
             docs: (input.kernel.attrs.iter())
                 .filter(|a| a.path().is_ident("doc"))

@@ -290,7 +290,12 @@ fn expand_functions(
         let first = (usual.starts_with('_')
             && p.has_args_struct()
             && public_structs.contains(&crate::plan::args_struct_name(schema)))
-        .then(|| (usual.clone(), names::struct_name(schema, &usual)));
+        .then(|| {
+            (
+                usual.clone(),
+                crate::plan::args_struct_name_for(schema, &usual),
+            )
+        });
         // Bounded, so that a name rule that never frees a name cannot hang the build: the
         // last candidate is then kept and rustc reports the clash.
         for level in 0..=MAX_RENAMES {

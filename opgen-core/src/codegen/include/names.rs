@@ -95,28 +95,8 @@ pub(crate) fn candidate(schema: &crate::schema::Schema, level: usize) -> (String
         suffix.push_str(&format!("_{level}"));
     }
     let name = insert_suffix(usual, &suffix);
-    let args = struct_name(schema, &name);
+    let args = crate::plan::args_struct_name_for(schema, &name);
     (name, args)
-}
-
-/// The arguments struct of function `name`: as `plan::args_struct_name` makes it, but with
-/// the name's leading underscores kept (`_stack` → `_StackArgs`).
-pub(crate) fn struct_name(schema: &crate::schema::Schema, name: &str) -> String {
-    let inplace = schema.name.name.inplace && !schema.name.name.dunder;
-    let lead = &name[..name.len() - name.trim_start_matches('_').len()];
-    let mut s = lead.to_string();
-    for word in name.split('_').filter(|w| !w.is_empty()) {
-        let mut chars = word.chars();
-        if let Some(first) = chars.next() {
-            s.extend(first.to_uppercase());
-            s.push_str(chars.as_str());
-        }
-    }
-    if inplace {
-        s.push_str("Inplace");
-    }
-    s.push_str("Args");
-    s
 }
 
 /// `suffix` before the trailing underscores of `name` (`clamp_` + `_tensor` → `clamp_tensor_`).
