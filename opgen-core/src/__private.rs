@@ -74,7 +74,9 @@
 //!   it. Redispatch always goes through the dispatcher.
 //!
 //!   A static call computes the union of the key sets of its tensor arguments (no
-//!   thread-local keys, no autograd), takes its highest backend key, and calls the kernel
+//!   thread-local keys, no autograd) and, for an operator with TensorOptions, the backend
+//!   key of its dtype, layout and device ([`Op::try_call_with_options`], which the hidden
+//!   function calls instead of [`Op::try_call`]), takes its highest backend key, and calls the kernel
 //!   linked for that key; without one, the first composite kernel of
 //!   `CompositeExplicitAutograd`, `CompositeExplicitAutogradNonFunctional`,
 //!   `CompositeImplicitAutograd`, `CompositeImplicitAutogradNestedTensor`; else the error
@@ -87,8 +89,9 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use crate::dispatch::{
-    ArgFamily, ArgList, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel, KernelOutput,
-    Library, RetValue, Site, Tensor, TypedOperator, WeakTypedOperator, for_each_arity,
+    ArgFamily, ArgList, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel,
+    KernelOutput, Layout, Library, RetValue, ScalarType, Site, Tensor, TypedOperator,
+    WeakTypedOperator, for_each_arity,
 };
 use crate::native::Variants;
 
@@ -357,6 +360,30 @@ macro_rules! op_calls {
             ) -> Result<R, Error> {
                 if static_dispatch {
                     self.get_static()?.try_call($($a),*)
+                } else {
+                    self.get()?.try_call($($a),*)
+                }
+            }
+
+            /// [`Self::try_call`] for an operator with TensorOptions (`dtype`, `layout`,
+            /// `device` are among the arguments too): with static dispatch, the backend
+            /// key of the three joins the arguments' keys, as torchgen's static dispatch
+            /// computes it, so `zeros(.., device=meta)` reaches the Meta kernel; through
+            /// the dispatcher, the operator's `BackendSelect` kernel does the same.
+            #[inline]
+            pub fn try_call_with_options<'a>(
+                &'static self,
+                static_dispatch: bool,
+                options: (Option<ScalarType>, Option<Layout>, Option<Device>),
+                $($a: $F::Arg<'a>),*
+            ) -> Result<R, Error> {
+                if static_dispatch {
+                    let op = self.get_static()?;
+                    let (dtype, layout, device) = options;
+                    let ks = backend_select_keys(
+                        op.name(), DispatchKeySet::EMPTY, false, dtype, layout, device,
+                    )?;
+                    op.try_call_keyed(ks, $($a),*)
                 } else {
                     self.get()?.try_call($($a),*)
                 }

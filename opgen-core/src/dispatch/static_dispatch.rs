@@ -251,7 +251,20 @@ macro_rules! static_calls {
             /// values.
             #[inline]
             pub fn try_call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                let ks = DispatchKeySet::EMPTY $(| $F::key_set(&$a))*;
+                self.try_call_keyed(DispatchKeySet::EMPTY, $($a),*)
+            }
+
+            /// [`Self::try_call`] with `extra` keys beside the arguments': a factory's
+            /// backend key from its dtype, layout and device (torchgen's static dispatch
+            /// of TensorOptions operators: `computeDispatchKey(dtype, layout, device)`
+            /// together with the tensor arguments' keys).
+            #[inline]
+            pub fn try_call_keyed<'a>(
+                &'a self,
+                extra: DispatchKeySet,
+                $($a: $F::Arg<'a>),*
+            ) -> Result<R, Error> {
+                let ks = extra $(| $F::key_set(&$a))*;
                 let Some(kernel) = self.slot(ks) else {
                     return Err(self.missing(ks));
                 };

@@ -45,3 +45,33 @@ pub fn twice_any(self_: &TestTensor) -> TestTensor {
 pub fn only_cpu_kernel(self_: &TestTensor) -> TestTensor {
     self_.clone()
 }
+
+/// `0, 1, .., n-1` on CPU: a factory, whose backend comes from its `device` (static dispatch
+/// computes it from dtype, layout and device, as torchgen's does).
+#[native_function(
+    "ramp(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+    namespace = "static_test",
+    dispatch = "CPU",
+    tensor = "TestTensor"
+)]
+pub fn ramp_cpu(
+    n: i64,
+    _dtype: Option<ScalarType>,
+    _layout: Option<Layout>,
+    _device: Option<Device>,
+    _pin_memory: Option<bool>,
+) -> TestTensor {
+    TestTensor::cpu(&(0..n).map(|i| i as f64).collect::<Vec<_>>())
+}
+
+/// The shape of `ramp` on Meta.
+#[native_function(op = "static_test::ramp", dispatch = "Meta")]
+pub fn ramp_meta(
+    n: i64,
+    _dtype: Option<ScalarType>,
+    _layout: Option<Layout>,
+    _device: Option<Device>,
+    _pin_memory: Option<bool>,
+) -> TestTensor {
+    TestTensor::meta(&[n])
+}

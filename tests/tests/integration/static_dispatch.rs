@@ -53,3 +53,27 @@ fn statically_dispatched_operators_are_registered_too() {
     op.call_boxed(&mut stack).unwrap();
     assert!(matches!(stack.pop(), Some(IValue::Tensor(t)) if t.data() == [12.0]));
 }
+
+#[test]
+fn a_factory_takes_its_backend_from_its_options() {
+    let meta: Device = "meta".parse().unwrap();
+    // No device: CPU, as c10's `computeDispatchKey` defaults.
+    let t = st::ramp(3, TensorOptions::new());
+    assert_eq!(
+        (t.device(), t.data()),
+        (DispatchKey::CPU, &[0.0, 1.0, 2.0][..])
+    );
+    let m = st::ramp(3, TensorOptions::new().device(meta));
+    assert_eq!((m.device(), m.shape()), (DispatchKey::Meta, &[3][..]));
+    let f = st::ramp_faithful(2, None, None, Some(meta), None);
+    assert_eq!(f.device(), DispatchKey::Meta);
+    // A device without kernel is the static-dispatch error, naming the backend.
+    let cuda: Device = "cuda:0".parse().unwrap();
+    assert_eq!(
+        message(st::try_ramp(1, TensorOptions::new().device(cuda))),
+        "static dispatch has no kernel for `static_test::ramp` at `CUDA`; kernels: CPU, Meta"
+    );
+    // Options the backend rules refuse are errors naming the operator.
+    let mkldnn_meta = TensorOptions::new().layout(Layout::Mkldnn).device(meta);
+    assert!(message(st::try_ramp(1, mkldnn_meta)).contains("static_test::ramp"));
+}

@@ -84,8 +84,9 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
 /// The hidden static holding the operator's typed handles (`__private::Op`: looked up once
 /// for the life of the program), and the hidden function every public form calls. With the
 /// user crate's feature `opgen-static-dispatch`, the function calls the kernel linked for
-/// the arguments' backend instead (`Op::try_call`'s flag); redispatch always goes through
-/// the dispatcher.
+/// the arguments' backend instead (`Op::try_call`'s flag), and for an operator with
+/// TensorOptions, the backend of its dtype, layout and device too
+/// (`Op::try_call_with_options`); redispatch always goes through the dispatcher.
 /// The feature is tested with `cfg!` in the body: a `#[cfg]` attribute would warn
 /// (`unexpected_cfgs`) in every crate that does not declare the feature.
 pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
@@ -105,6 +106,18 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         docs::string(&plan.qualified()),
         docs::string(plan.overload()),
     );
+    // An operator with TensorOptions: static dispatch takes the backend from them too.
+    let call = match plan.options {
+        Some(s) => {
+            let [dtype, layout, device] = [s, s + 1, s + 2].map(|i| &plan.args[i].ident);
+            quote!(try_call_with_options(
+                ::core::cfg!(feature = "opgen-static-dispatch"),
+                (#dtype, #layout, #device),
+                #(#ids),*
+            ))
+        }
+        None => quote!(try_call(::core::cfg!(feature = "opgen-static-dispatch"), #(#ids),*)),
+    };
     out.extend(quote! {
         #[doc(hidden)]
         #[allow(dead_code)]
@@ -115,7 +128,7 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         #[inline]
         #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
         fn #call_fn #decls -> #result {
-            #handle.try_call(::core::cfg!(feature = "opgen-static-dispatch"), #(#ids),*)
+            #handle.#call
         }
     });
 }

@@ -275,8 +275,9 @@ fn __opgen_call_empty_memory_format(
     memory_format: ::core::option::Option<::opgen::dispatch::MemoryFormat>,
 ) -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
     __OPGEN_OP_EMPTY_MEMORY_FORMAT
-        .try_call(
+        .try_call_with_options(
             ::core::cfg!(feature = "opgen-static-dispatch"),
+            (dtype, layout, device),
             size,
             dtype,
             layout,
