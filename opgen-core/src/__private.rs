@@ -81,9 +81,11 @@
 //!   `CompositeExplicitAutograd`, `CompositeExplicitAutogradNonFunctional`,
 //!   `CompositeImplicitAutograd`, `CompositeImplicitAutogradNestedTensor`; else the error
 //!   "static dispatch has no kernel for `aten::add.Tensor` at `Meta`; kernels: CPU". The
-//!   choice is computed once per operator, on the first call, from `REGISTRATIONS` (each
-//!   entry's `register` function registers into a private dispatcher, from which the
-//!   kernels are taken): kernels registered at run time with a `Library` are not seen.
+//!   choice is computed once per operator, on the first call, from `REGISTRATIONS` and
+//!   `DEFERRED` (the entries of the operator's group, its namespace's operators with its
+//!   base name, are registered into a private dispatcher as the global one registers them,
+//!   structured delegates and derived wrappers included, and the kernels are taken from
+//!   it): kernels registered at run time with a `Library` are not seen.
 
 use std::fmt;
 use std::sync::OnceLock;

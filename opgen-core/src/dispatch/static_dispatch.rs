@@ -12,10 +12,11 @@ use super::handle::{OperatorHandle, call_boxed_kernel};
 use super::kernel::{ArgList, ErasedKernel, KernelKind, Sig, SignatureMarker};
 use super::keys::{BACKENDS, DispatchKey};
 use super::keyset::DispatchKeySet;
+use super::registry::link::link_all;
 use super::registry::{Dispatcher, Registration};
 use super::returns::RetValue;
 use super::tensor::Tensor;
-use crate::__private::{REGISTRATIONS, Registration as Entry};
+use crate::__private::{DEFERRED, Deferred, REGISTRATIONS, Registration as Entry};
 
 /// The composite keys a static call falls back to, in torchgen's order.
 const COMPOSITES: [DispatchKey; 4] = [
@@ -24,6 +25,17 @@ const COMPOSITES: [DispatchKey; 4] = [
     DispatchKey::CompositeImplicitAutograd,
     DispatchKey::CompositeImplicitAutogradNestedTensor,
 ];
+
+/// The name an operator's group shares (SCHEMA.md §3.2, loosely: a superset is harmless):
+/// the name without overload and without the in-place `_` (`add_.Tensor`, `add.out` →
+/// `add`; `__iand__` → `and`).
+fn group_base(name: &str) -> &str {
+    let base = name.split_once('.').map_or(name, |(base, _)| base);
+    match base.strip_prefix("__").and_then(|b| b.strip_suffix("__")) {
+        Some(dunder) => dunder.strip_prefix('i').unwrap_or(dunder),
+        None => base.strip_suffix('_').unwrap_or(base),
+    }
+}
 
 /// The slot of calls whose arguments have no backend key.
 const NO_BACKEND: usize = DispatchKey::NUM_RUNTIME;
@@ -61,7 +73,7 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOp<T, L, R> {
     #[cold]
     #[inline(never)]
     fn init(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
-        let op = StaticOperator::build(self.name, self.overload, &REGISTRATIONS)?;
+        let op = StaticOperator::build(self.name, self.overload, &REGISTRATIONS, &DEFERRED)?;
         Ok(self.cell.get_or_init(|| op))
     }
 }
@@ -79,7 +91,8 @@ pub struct StaticOperator<T, L, R> {
     operator: String,
     /// Indexed by backend key, then [`NO_BACKEND`].
     slots: Vec<Option<Arc<ErasedKernel>>>,
-    /// The keys of the kernels found (runtime and alias keys).
+    /// The keys of the kernels found that static dispatch can call (backend and composite
+    /// keys).
     available: Vec<DispatchKey>,
     /// The operator in the private dispatcher, for boxed calls; `None` without a schema.
     handle: Option<OperatorHandle>,
@@ -90,43 +103,63 @@ pub struct StaticOperator<T, L, R> {
 }
 
 impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
-    /// Collects the kernels of `name.overload` from `entries`. The schema comes from an entry
-    /// that has one, else from the global dispatcher (an operator defined by hand).
-    pub(crate) fn build(name: &str, overload: &str, entries: &[Entry]) -> Result<Self, Error> {
+    /// Collects the kernels of `name.overload` from `entries` and `deferred`. The schema
+    /// comes from an entry that has one, else from the global dispatcher (an operator
+    /// defined by hand).
+    ///
+    /// The private dispatcher gets the entries of the operator's whole group (the operators
+    /// of its namespace with its base name: `add.Tensor`, `add_.Tensor`, `add.out`, ...),
+    /// registered as the global dispatcher registers them (`link_all`): a structured
+    /// delegate's kernels need its out operator's impls, and the wrappers
+    /// `structured::derive_wrappers` derives (an out kernel from a functional one, ...)
+    /// need the group's kernels.
+    pub(crate) fn build(
+        name: &str,
+        overload: &str,
+        entries: &[Entry],
+        deferred: &[Deferred],
+    ) -> Result<Self, Error> {
         let (namespace, op_name) = name.split_once("::").unwrap_or(("aten", name));
         let full = match overload {
             "" => op_name.to_string(),
             overload => format!("{op_name}.{overload}"),
         };
         let operator = format!("{namespace}::{full}");
-        let mine: Vec<&Entry> = (entries.iter())
-            .filter(|e| e.namespace == namespace && e.name == full)
-            .collect();
+        let base = group_base(&full);
+        let in_group = |ns: &str, name: &str| ns == namespace && group_base(name) == base;
         let dispatcher = Dispatcher::new();
-        let lib = dispatcher.fragment(namespace);
         let mut registrations: Vec<Registration> = Vec::new();
         let mut errors: Vec<Error> = Vec::new();
-        let mut keep = |result: Result<Registration, Error>| match result {
-            Ok(registration) => registrations.push(registration),
-            Err(error) => errors.push(error),
-        };
-        let schema = (mine.iter())
-            .find_map(|e| Some((e.schema?.to_string(), e.site)))
-            .or_else(|| {
-                let handle = Dispatcher::global().find(name, overload).ok()?;
-                let site = mine
-                    .first()
-                    .map_or(std::panic::Location::caller(), |e| e.site);
-                Some((handle.schema()?.to_string(), site))
-            });
-        if let Some((text, site)) = schema {
-            keep(lib.def_at(&text, site));
-        }
-        for entry in &mine {
-            for &key in entry.keys {
-                keep((entry.register)(&lib, key, entry.site));
+        let mine = || (entries.iter()).filter(|e| e.namespace == namespace && e.name == full);
+        if !mine().any(|e| e.schema.is_some()) {
+            let site = mine()
+                .next()
+                .map_or(std::panic::Location::caller(), |e| e.site);
+            let global = Dispatcher::global().find(name, overload).ok();
+            if let Some(schema) = global.as_ref().and_then(OperatorHandle::schema) {
+                match dispatcher
+                    .fragment(namespace)
+                    .def_at(&schema.to_string(), site)
+                {
+                    Ok(registration) => registrations.push(registration),
+                    Err(error) => errors.push(error),
+                }
             }
         }
+        let linked = link_all(
+            &dispatcher,
+            entries.iter().filter(|e| in_group(e.namespace, e.name)),
+            deferred.iter().filter(|e| in_group(e.namespace, e.name)),
+        );
+        let (linked, failed) = linked.into_parts();
+        registrations.extend(linked);
+        // The failures of this operator's registrations (and of derived wrappers, which
+        // name their operator in the message); the other members' are theirs.
+        errors.extend(
+            (failed.into_iter())
+                .filter(|(op, _)| op.is_empty() || *op == operator)
+                .map(|(_, error)| error),
+        );
         let handle = dispatcher
             .find(&format!("{namespace}::{op_name}"), overload)
             .ok();
@@ -150,7 +183,10 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         Ok(StaticOperator {
             operator,
             slots,
-            available: kernels.iter().map(|(k, _)| *k).collect(),
+            available: (kernels.iter())
+                .map(|(k, _)| *k)
+                .filter(|k| k.is_backend() || COMPOSITES.contains(k))
+                .collect(),
             handle,
             errors,
             _registrations: registrations,
@@ -165,7 +201,8 @@ impl<T, L, R> StaticOperator<T, L, R> {
         &self.operator
     }
 
-    /// The keys (runtime and alias) of the kernels linked into the program.
+    /// The backend and composite keys of the kernels linked into the program: those static
+    /// dispatch can call.
     pub fn keys_with_kernels(&self) -> &[DispatchKey] {
         &self.available
     }

@@ -5,7 +5,8 @@
 //! operators are callable by name too.
 
 use opgen::prelude::*;
-use opgen_tests::{TestTensor, zip_with};
+use opgen::structured::StructuredMeta;
+use opgen_tests::{DenseTensor, TestTensor, zip_with};
 
 /// The elementwise product, on CPU.
 #[native_function(
@@ -74,4 +75,59 @@ pub fn ramp_meta(
     _pin_memory: Option<bool>,
 ) -> TestTensor {
     TestTensor::meta(&[n])
+}
+
+/// `self * self` on [`DenseTensor`], structured: one meta function and one CPU impl on the
+/// out operator; the functional and in-place operators delegate to it. In static mode the
+/// delegates' kernels (the structured wrappers at the impl's keys) are found as in dynamic
+/// mode.
+#[native_function(
+    "sq.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    namespace = "static_test"
+)]
+#[native_function(
+    "sq(Tensor self) -> Tensor",
+    structured_delegate = "sq.out",
+    namespace = "static_test"
+)]
+#[native_function(
+    "sq_(Tensor(a!) self) -> Tensor(a!)",
+    structured_delegate = "sq.out",
+    namespace = "static_test"
+)]
+pub fn sq_meta(
+    meta: &mut StructuredMeta<'_, DenseTensor>,
+    self_: &DenseTensor,
+) -> Result<(), Error> {
+    meta.set_output(0, &self_.sizes()?, self_.options()?)
+}
+
+/// The CPU impl of `static_test::sq.out`.
+#[native_function(op = "static_test::sq.out", structured, dispatch = "CPU")]
+pub fn sq_out_cpu(self_: &DenseTensor, out: &mut DenseTensor) -> Result<(), Error> {
+    out.set_values(self_.values().iter().map(|v| v * v).collect())
+}
+
+/// `self³` on CPU: only the functional kernel, so the runtime derives `cube.out` (compute,
+/// resize, copy), which static mode calls too.
+#[native_function(
+    "cube(Tensor self) -> Tensor",
+    dispatch = "CPU",
+    namespace = "static_test"
+)]
+pub fn cube_cpu(self_: &DenseTensor) -> DenseTensor {
+    let values: Vec<f64> = self_.values().iter().map(|v| v * v * v).collect();
+    DenseTensor::cpu_shaped(&self_.shape(), &values)
+}
+
+/// `cube.out`, defined without kernels.
+#[native_function(
+    "cube.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+    manual_kernel_registration = true,
+    namespace = "static_test"
+)]
+pub fn cube_out_unused(self_: &DenseTensor, out: &mut DenseTensor) -> DenseTensor {
+    let _ = self_;
+    out.clone()
 }

@@ -77,3 +77,33 @@ fn a_factory_takes_its_backend_from_its_options() {
     let mkldnn_meta = TensorOptions::new().layout(Layout::Mkldnn).device(meta);
     assert!(message(st::try_ramp(1, mkldnn_meta)).contains("static_test::ramp"));
 }
+
+#[test]
+fn structured_delegates_and_derived_wrappers_dispatch_statically() {
+    use opgen_tests::DenseTensor;
+    let x = DenseTensor::cpu(&[1.0, -2.0, 3.0]);
+    // The delegates' structured wrappers, registered after every kernel (`DEFERRED`).
+    assert_eq!(st::sq(&x).values(), [1.0, 4.0, 9.0]);
+    let mut y = DenseTensor::cpu(&[-3.0]);
+    let _ = st::sq_(&mut y);
+    assert_eq!(y.values(), [9.0]);
+    let mut out = DenseTensor::cpu(&[0.0; 3]);
+    let _ = st::sq_out(&mut out, &x);
+    assert_eq!(out.values(), [1.0, 4.0, 9.0]);
+    // The out wrapper derived from the functional kernel resizes `out`.
+    let mut out = DenseTensor::cpu(&[0.0]);
+    let _ = st::cube_out(&mut out, &x);
+    assert_eq!(
+        (out.shape(), out.values()),
+        (vec![3], vec![1.0, -8.0, 27.0])
+    );
+    // The meta function is the group's Meta kernel.
+    let meta = st::sq(&DenseTensor::meta(&[2], ScalarType::Double));
+    assert_eq!((meta.device(), meta.shape()), (DispatchKey::Meta, vec![2]));
+    // A backend without kernel in the group: the static-dispatch error.
+    let private = DenseTensor::new(DispatchKey::PrivateUse1, ScalarType::Double, &[1], &[1.0]);
+    assert_eq!(
+        message(st::try_sq(&private)),
+        "static dispatch has no kernel for `static_test::sq` at `PrivateUse1`; kernels: CPU, Meta"
+    );
+}

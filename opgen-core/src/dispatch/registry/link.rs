@@ -35,6 +35,13 @@ impl Linked {
     pub(crate) fn errors(&self) -> &[Error] {
         &self.errors
     }
+
+    /// The registrations made (to keep alive) and the failures, each with the operator
+    /// (`ns::name`) of its entry (empty for a derived wrapper).
+    pub(crate) fn into_parts(self) -> (Vec<Registration>, Vec<(String, Error)>) {
+        let failed = self.operators.into_iter().zip(self.errors).collect();
+        (self._registrations, failed)
+    }
 }
 
 pub(super) fn global() -> &'static Dispatcher {
@@ -42,7 +49,7 @@ pub(super) fn global() -> &'static Dispatcher {
     if LINKED.get().is_none() && !LINKING.get() {
         LINKED.get_or_init(|| {
             let _linking = LinkingGuard::enter();
-            link_all(dispatcher, &REGISTRATIONS, &DEFERRED)
+            link_all(dispatcher, REGISTRATIONS.iter(), DEFERRED.iter())
         });
     }
     dispatcher
@@ -86,13 +93,13 @@ impl Drop for LinkingGuard {
 
 /// [`link`], then the `deferred` registrations (structured delegates) and the wrappers
 /// derived for groups (`structured::derive_wrappers`), which need every kernel first.
-pub(crate) fn link_all(
+pub(crate) fn link_all<'e>(
     dispatcher: &Dispatcher,
-    entries: &[Entry],
-    deferred: &[Deferred],
+    entries: impl IntoIterator<Item = &'e Entry>,
+    deferred: impl IntoIterator<Item = &'e Deferred>,
 ) -> Linked {
     let mut linked = link(dispatcher, entries);
-    let mut order: Vec<&Deferred> = deferred.iter().collect();
+    let mut order: Vec<&Deferred> = deferred.into_iter().collect();
     order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
     for entry in order {
         let lib = dispatcher.fragment(entry.namespace);
@@ -119,8 +126,11 @@ pub(crate) fn link_all(
 /// their variants), the generated `BackendSelect` kernels of those `def`s, then every kernel
 /// at every key. Entries are taken in (namespace, name, file, line) order, so
 /// which of two conflicting `def`s wins does not depend on the link order.
-pub(crate) fn link(dispatcher: &Dispatcher, entries: &[Entry]) -> Linked {
-    let mut order: Vec<&Entry> = entries.iter().collect();
+pub(crate) fn link<'e>(
+    dispatcher: &Dispatcher,
+    entries: impl IntoIterator<Item = &'e Entry>,
+) -> Linked {
+    let mut order: Vec<&Entry> = entries.into_iter().collect();
     order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
     let mut libraries: BTreeMap<&str, Library> = BTreeMap::new();
     for entry in &order {
