@@ -5,6 +5,7 @@
 
 use opgen::dispatch::{DeviceType, current_device};
 use opgen::prelude::*;
+use opgen::structured::StructuredMeta;
 
 /// A tensor with a device and a fill value; it records which kernel made it and the
 /// thread's current device while that kernel ran.
@@ -46,6 +47,30 @@ impl Tensor for DevTensor {
 
     fn options(&self) -> Result<TensorOptions, Error> {
         Ok(TensorOptions::new().device(self.device))
+    }
+
+    fn sizes(&self) -> Result<Vec<i64>, Error> {
+        Ok(self.size.clone())
+    }
+
+    /// Records the current device at allocation: a structured functional kernel allocates
+    /// under its guard.
+    fn empty(
+        sizes: &[i64],
+        _strides: Option<&[i64]>,
+        options: &TensorOptions,
+    ) -> Result<Self, Error> {
+        Ok(DevTensor::made(
+            options.device_or_default(),
+            sizes,
+            0.0,
+            "empty",
+        ))
+    }
+
+    fn resize_(&mut self, sizes: &[i64]) -> Result<(), Error> {
+        self.size = sizes.to_vec();
+        Ok(())
     }
 }
 
@@ -255,6 +280,78 @@ fn cuda_kernels_check_that_tensors_share_a_device() {
     let mut stack = Stack::from(vec![IValue::Tensor(a), IValue::Tensor(b)]);
     op.fill_defaults(&mut stack).unwrap();
     assert!(message(op.call_boxed(&mut stack)).contains("at least two devices"));
+}
+
+// ---- device check and device guard of a structured operator at CUDA
+
+/// `shift.out`: structured, with a CUDA impl; `shift` delegates to it.
+#[native_function(
+    "shift.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    namespace = "devtest"
+)]
+#[native_function(
+    "shift(Tensor self, Tensor other) -> Tensor",
+    structured_delegate = "shift.out",
+    namespace = "devtest"
+)]
+pub fn shift_meta(
+    meta: &mut StructuredMeta<'_, DevTensor>,
+    self_: &DevTensor,
+    _other: &DevTensor,
+) -> Result<(), Error> {
+    meta.set_output(0, &self_.size, self_.options()?)
+}
+
+/// The CUDA impl of `devtest::shift.out`: records the current device it ran under.
+#[native_function(op = "devtest::shift.out", structured, dispatch = "CUDA")]
+pub fn shift_out_cuda(
+    self_: &DevTensor,
+    _other: &DevTensor,
+    out: &mut DevTensor,
+) -> Result<(), Error> {
+    out.value = self_.value + 1.0;
+    out.made_by = "shift";
+    out.made_under = current_device();
+    Ok(())
+}
+
+#[test]
+fn structured_kernels_at_cuda_are_checked_and_guarded_too() {
+    let (a, b) = (DevTensor::on("cuda:1", &[2]), DevTensor::on("cuda:1", &[2]));
+    // The functional delegate: allocated and computed under the guard of `self`.
+    let t = try_shift(&a, &b).unwrap();
+    assert_eq!(
+        (t.made_by, t.value, t.made_under),
+        ("shift", 1.0, Some(dev("cuda:1")))
+    );
+    assert_eq!(
+        current_device(),
+        None,
+        "the guard is dropped after the call"
+    );
+    // The out operator: guarded on `self` too.
+    let mut out = DevTensor::on("cuda:1", &[2]);
+    let _ = try_shift_out(&mut out, &a, &b).unwrap();
+    assert_eq!(
+        (out.made_by, out.made_under),
+        ("shift", Some(dev("cuda:1")))
+    );
+    // Tensors on two devices: the device check's error, naming the structured kernel.
+    let c = DevTensor::on("cuda:0", &[2]);
+    assert_eq!(
+        message(try_shift(&c, &a)),
+        "expected all tensors to be on the same device, but found at least two devices, cuda:0 \
+         and cuda:1 (kernel `structured shift.out` of `devtest::shift` at `CUDA`: `self` on \
+         cuda:0, `other` on cuda:1); move them to one device, or declare the operator with \
+         `device_check = \"NoCheck\"`"
+    );
+    let mut out = DevTensor::on("cuda:0", &[2]);
+    let err = message(try_shift_out(&mut out, &a, &b));
+    assert!(
+        err.contains("(kernel `structured shift.out` of `devtest::shift.out` at `CUDA`: `out` on cuda:0, `self` on cuda:1, `other` on cuda:1)"),
+        "{err}"
+    );
 }
 
 // ---- the TensorOptions forms, and the names of the forms under `manual_cpp_binding`

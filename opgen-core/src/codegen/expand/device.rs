@@ -12,6 +12,9 @@
 //!
 //! The wrapper is registered instead of the kernel at those keys only; at the others
 //! (`CPU`, `Meta`, composites), or when neither part applies, nothing extra is generated.
+//! A structured operator's kernels (the out operator's and its delegates') are one closure
+//! for every key of its impls, so they carry both parts behind a run-time test of the key
+//! (`structured_device_prelude`).
 
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
@@ -32,41 +35,19 @@ pub(crate) fn expand_device_wrapper(
     if !plan.keys.iter().any(|k| k.is_device_guarded()) {
         return None;
     }
-    let schema = plan.schema;
-    let rt = &plan.rt;
-    let tensor = &plan.tensor_tokens;
-    let is_tensor = |i: &usize| {
-        schema
-            .arguments
-            .get(*i)
-            .is_some_and(|a| a.ty.is_tensor_like())
-    };
-    let out_start = schema.out_start();
-    let positional = schema.positional().map(|(i, _)| i);
-    let checked: Vec<usize> = (out_start..schema.arguments.len())
-        .chain(positional)
-        .filter(is_tensor)
-        .collect();
-    let check = (plan.device_check && !checked.is_empty()).then(|| {
-        let pairs = checked.iter().filter_map(|&i| {
-            let (a, id) = (schema.arguments.get(i)?, &plan.args.get(i)?.ident);
-            let name = string(&a.name);
-            Some(quote!((#name, &#id as &dyn #rt::__private::TensorArg<#tensor>)))
-        });
-        let (operator, name) = (
-            string(&format!("{}::{}", plan.namespace, plan.full_name)),
-            string(&plan.kernel.map(ToString::to_string).unwrap_or_default()),
-        );
-        quote! {
-            #rt::__private::check_same_device::<#tensor>(
-                #operator, #name, __opgen_keys, &[#(#pairs),*],
-            )?;
-        }
-    });
-    let guard = plan.device_guard.then(|| guard(plan)).flatten();
+    let kernel_name = plan.kernel.map(ToString::to_string).unwrap_or_default();
+    let keys = quote!(__opgen_keys);
+    let check = check(plan, &kernel_name, &keys);
+    let guard = plan
+        .device_guard
+        .then(|| guard(plan))
+        .flatten()
+        .map(|g| quote!(let _guard = #g;));
     if check.is_none() && guard.is_none() {
         return None;
     }
+    let rt = &plan.rt;
+    let tensor = &plan.tensor_tokens;
     let generics = &kernel.sig.generics;
     let params = plan.args.iter().zip(&kernel.params).map(|(a, p)| {
         let (id, ty) = (&a.ident, &p.ty);
@@ -90,7 +71,70 @@ pub(crate) fn expand_device_wrapper(
     })
 }
 
-/// `let _guard = ...;`: on the `device` argument (TensorOptions), else on the first
+/// `check_same_device(..)?;` over the out arguments' tensors, then the positional ones,
+/// when `device_check` is ExactSame and there is a tensor to check; `keys` is the key set
+/// expression the error names the key from.
+fn check(plan: &OpPlan<'_>, kernel_name: &str, keys: &TokenStream2) -> Option<TokenStream2> {
+    let schema = plan.schema;
+    let rt = &plan.rt;
+    let tensor = &plan.tensor_tokens;
+    let is_tensor = |i: &usize| {
+        schema
+            .arguments
+            .get(*i)
+            .is_some_and(|a| a.ty.is_tensor_like())
+    };
+    let out_start = schema.out_start();
+    let positional = schema.positional().map(|(i, _)| i);
+    let checked: Vec<usize> = (out_start..schema.arguments.len())
+        .chain(positional)
+        .filter(is_tensor)
+        .collect();
+    (plan.device_check && !checked.is_empty()).then(|| {
+        let pairs = checked.iter().filter_map(|&i| {
+            let (a, id) = (schema.arguments.get(i)?, &plan.args.get(i)?.ident);
+            let name = string(&a.name);
+            Some(quote!((#name, &#id as &dyn #rt::__private::TensorArg<#tensor>)))
+        });
+        let (operator, name) = (
+            string(&format!("{}::{}", plan.namespace, plan.full_name)),
+            string(kernel_name),
+        );
+        quote! {
+            #rt::__private::check_same_device::<#tensor>(
+                #operator, #name, #keys, &[#(#pairs),*],
+            )?;
+        }
+    })
+}
+
+/// The device check and guard of a structured kernel (the out operator's, or a delegate's),
+/// registered by one closure at every key of the out operator's impls, so decided at run
+/// time: at a device-guarded `key` the check, then `_guard`, as `expand_device_wrapper`
+/// does for an ordinary kernel (torchgen's structured `RegisterCUDA.cpp` classes); a guard
+/// that does nothing elsewhere. Empty when neither part applies. `kernel_name` names the
+/// structured operator in the error message.
+pub(crate) fn structured_device_prelude(plan: &OpPlan<'_>, kernel_name: &str) -> TokenStream2 {
+    let rt = &plan.rt;
+    let keys = quote!(#rt::dispatch::DispatchKeySet::from_key(key));
+    let check = check(plan, kernel_name, &keys);
+    let guard = plan.device_guard.then(|| guard(plan)).flatten();
+    if check.is_none() && guard.is_none() {
+        return TokenStream2::new();
+    }
+    let none = quote!(#rt::__private::DeviceGuard::optional(::core::option::Option::None));
+    let guard = guard.unwrap_or_else(|| none.clone());
+    quote! {
+        let _guard = if #rt::dispatch::DispatchKey::is_device_guarded(key) {
+            #check
+            #guard
+        } else {
+            #none
+        };
+    }
+}
+
+/// The guard: on the `device` argument (TensorOptions), else on the first
 /// tensor-like argument among `self`, the outs and the positional arguments; `None` when
 /// there is none.
 fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
@@ -103,7 +147,7 @@ fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
             RustType::Option(_) => quote!(#id),
             _ => quote!(::core::option::Option::Some(#id)),
         };
-        return Some(quote!(let _guard = #rt::__private::DeviceGuard::optional(#device);));
+        return Some(quote!(#rt::__private::DeviceGuard::optional(#device)));
     }
     let tensor = &plan.tensor_tokens;
     let candidates = (schema.self_index().into_iter())
@@ -117,8 +161,8 @@ fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
     })?;
     let id = &plan.args.get(first)?.ident;
     Some(quote! {
-        let _guard = #rt::__private::DeviceGuard::of(
+        #rt::__private::DeviceGuard::of(
             #rt::__private::TensorArg::<#tensor>::first(&#id),
-        )?;
+        )?
     })
 }

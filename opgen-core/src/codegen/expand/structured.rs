@@ -337,6 +337,8 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
         |lib, key, site| <#marker as #rt::structured::StructuredOp>::register_out(lib, key, ::core::option::Option::None, site)
     };
     let def = expand_def(&plan, &input.kernel, &[DispatchKey::Meta], register);
+    let device =
+        super::device::structured_device_prelude(&plan, &format!("structured {}", plan.full_name));
     let kernel = &input.kernel.tokens;
     quote! {
         #kernel
@@ -363,6 +365,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
                     lib,
                     key,
                     move |#(#all_decls),*| -> ::core::result::Result<#ret, #rt::dispatch::Error> {
+                        #device
                         let [#(#out_locals),*] = Self::__run(
                             #rt::structured::Mode::Out, key, imp, ::std::vec![#(#clones),*], #(#input_ids),*
                         )?;
@@ -533,9 +536,10 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
     };
     let (ret, decls) = (&plan.ret, &plan.decls);
     let name = string(&plan.full_name);
-    let kernel_body = |callee: TokenStream2, leading: TokenStream2| {
+    let kernel_body = |callee: TokenStream2, leading: TokenStream2, device: TokenStream2| {
         quote! {
             move |#(#decls),*| -> ::core::result::Result<#ret, #rt::dispatch::Error> {
+                #device
                 let [#(#locals),*] = #callee(
                     #rt::structured::Mode::#mode, #leading #given, #(#args),*
                 )?;
@@ -544,10 +548,15 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
             }
         }
     };
-    let backend = kernel_body(quote!(#marker::__run), quote!(key, imp,));
+    let device = super::device::structured_device_prelude(&plan, &format!("structured {delegate}"));
+    let backend = kernel_body(quote!(#marker::__run), quote!(key, imp,), device);
     let composite_reg = composite.then(|| {
         let cea = quote!(#rt::dispatch::DispatchKey::CompositeExplicitAutograd);
-        let k = kernel_body(quote!(#marker::__run_composite), quote!(#cea,));
+        let k = kernel_body(
+            quote!(#marker::__run_composite),
+            quote!(#cea,),
+            TokenStream2::new(),
+        );
         quote! {
             registrations.push(lib.impl_at(#name, #cea, #k, site)?);
         }

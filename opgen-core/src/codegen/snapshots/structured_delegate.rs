@@ -198,6 +198,34 @@ const _: () = {
                                 MyTensor,
                                 ::opgen::dispatch::Error,
                             > {
+                                let _guard = if ::opgen::dispatch::DispatchKey::is_device_guarded(
+                                    key,
+                                ) {
+                                    ::opgen::__private::check_same_device::<
+                                        MyTensor,
+                                    >(
+                                        "aten::add_.Tensor",
+                                        "structured add.out",
+                                        ::opgen::dispatch::DispatchKeySet::from_key(key),
+                                        &[
+                                            (
+                                                "self",
+                                                &self_ as &dyn ::opgen::__private::TensorArg<MyTensor>,
+                                            ),
+                                            (
+                                                "other",
+                                                &other as &dyn ::opgen::__private::TensorArg<MyTensor>,
+                                            ),
+                                        ],
+                                    )?;
+                                    ::opgen::__private::DeviceGuard::of(
+                                        ::opgen::__private::TensorArg::<MyTensor>::first(&self_),
+                                    )?
+                                } else {
+                                    ::opgen::__private::DeviceGuard::optional(
+                                        ::core::option::Option::None,
+                                    )
+                                };
                                 let [__opgen_out0] = StructuredAddOut::__run(
                                     ::opgen::structured::Mode::InPlace,
                                     key,

@@ -247,6 +247,32 @@ impl ::opgen::structured::StructuredOp for StructuredSumIntListOut {
                 keepdim: bool,
                 out: &mut MyTensor,
             | -> ::core::result::Result<MyTensor, ::opgen::dispatch::Error> {
+                let _guard = if ::opgen::dispatch::DispatchKey::is_device_guarded(key) {
+                    ::opgen::__private::check_same_device::<
+                        MyTensor,
+                    >(
+                        "aten::sum.IntList_out",
+                        "structured sum.IntList_out",
+                        ::opgen::dispatch::DispatchKeySet::from_key(key),
+                        &[
+                            (
+                                "out",
+                                &out as &dyn ::opgen::__private::TensorArg<MyTensor>,
+                            ),
+                            (
+                                "self",
+                                &self_ as &dyn ::opgen::__private::TensorArg<MyTensor>,
+                            ),
+                        ],
+                    )?;
+                    ::opgen::__private::DeviceGuard::of(
+                        ::opgen::__private::TensorArg::<MyTensor>::first(&self_),
+                    )?
+                } else {
+                    ::opgen::__private::DeviceGuard::optional(
+                        ::core::option::Option::None,
+                    )
+                };
                 let [__opgen_out0] = Self::__run(
                     ::opgen::structured::Mode::Out,
                     key,
