@@ -28,6 +28,7 @@
 //!       site: ::core::panic::Location::caller(),
 //!       register: __opgen_register,
 //!       variants: ::core::option::Option::Some(#rt::native::Variants { function: true, method: true }),
+//!       device: ::core::option::Option::Some(#rt::dispatch::DeviceChecks::DEFAULT),
 //!       backend_select: ::core::option::Option::None, // `Some(fn)` for factories
 //!   };
 //!   fn __opgen_register(
@@ -97,9 +98,11 @@ use crate::dispatch::{
 };
 use crate::native::Variants;
 
-pub use crate::dispatch::DeviceGuard;
-pub use crate::dispatch::device::{TensorArg, backend_select_keys, check_same_device};
+pub use crate::dispatch::device::{
+    DeviceArg, DevicePlan, TensorArg, backend_select_keys, check_same_device,
+};
 pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
+pub use crate::dispatch::{DeviceChecks, DeviceGuard};
 pub use linkme;
 
 /// Exists only in opgen-core 0.1.0; every expansion names it, so a macro crate of another
@@ -134,6 +137,10 @@ pub struct Registration {
     /// The operator's variants, recorded with its `def` (`Library::def_with_variants`) for
     /// the runtime catalog; `None` for a kernel of an operator defined elsewhere.
     pub variants: Option<Variants>,
+    /// The operator's device check and guard, recorded with its `def`
+    /// (`Library::def_native_at`) for the kernels attached to it by `op = ` at
+    /// device-guarded keys; `None` for a kernel of an operator defined elsewhere.
+    pub device: Option<DeviceChecks>,
     /// Registers the operator's generated `BackendSelect` kernel (schemas with
     /// TensorOptions, except `*_like` and `new_*`: SCHEMA.md §5.9), right after the `def`s
     /// and before the kernels, so that a kernel the user registers at `BackendSelect`

@@ -29,6 +29,8 @@ const YAML: &str = "\
     CPU: add_cpu
 - func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
   variants: method
+  device_check: NoCheck
+  device_guard: False
   dispatch:
     CPU, Meta: add_
 - func: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -60,20 +62,53 @@ fn registered() -> (Dispatcher, Vec<Library>, Vec<Registration>) {
         function: true,
         method: false,
     };
+    // The device check and guard as the yaml says: recorded for `add_`, defaults elsewhere.
+    let def = |lib: &Library, text: &str, variants: Variants| {
+        lib.def_native_at(
+            text,
+            Some(variants),
+            Some(DeviceChecks::DEFAULT),
+            std::panic::Location::caller(),
+        )
+        .expect("def")
+    };
+    let loose = DeviceChecks {
+        check: false,
+        guard: false,
+    };
     let regs = vec![
-        aten.def_with_variants("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", both).expect("def"),
+        def(
+            &aten,
+            "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+            both,
+        ),
         any_kernel(&aten, "add.Tensor", DispatchKey::CPU),
-        aten.def_with_variants("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", method).expect("def"),
+        aten.def_native_at(
+            "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+            Some(method),
+            Some(loose),
+            std::panic::Location::caller(),
+        )
+        .expect("def"),
         any_kernel(&aten, "add_.Tensor", DispatchKey::CPU),
         any_kernel(&aten, "add_.Tensor", DispatchKey::Meta),
-        aten.def_with_variants("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", function).expect("def"),
+        def(
+            &aten,
+            "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+            function,
+        ),
         any_kernel(&aten, "zeros", DispatchKey::CompositeExplicitAutograd),
-        aten.def_with_variants("relu(Tensor self) -> Tensor", both).expect("def"),
+        def(&aten, "relu(Tensor self) -> Tensor", both),
         any_kernel(&aten, "relu", DispatchKey::CompositeImplicitAutograd),
-        vision.def_with_variants("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor", function).expect("def"),
+        def(
+            &vision,
+            "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
+            function,
+        ),
         any_kernel(&vision, "nms", DispatchKey::CPU),
         // Fallthroughs are not kernels: not in `dispatch_keys`.
-        aten.impl_fallthrough("relu", DispatchKey::AutogradCPU).expect("fallthrough"),
+        aten.impl_fallthrough("relu", DispatchKey::AutogradCPU)
+            .expect("fallthrough"),
     ];
     (d, vec![aten, vision], regs)
 }
@@ -138,6 +173,8 @@ fn catalog_objects_are_exact() {
             "dispatch_keys": ["CPU", "Meta"],
             "has_math_kernel": false,
             "has_composite_kernel": false,
+            "device_check": "NoCheck",
+            "device_guard": false,
             "tags": ["inplace", "pt2_compliant_tag"],
             "generated": false,
         })

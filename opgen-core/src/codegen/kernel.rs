@@ -2,7 +2,7 @@
 //! the schema under the documented type mapping (`plan::argument_type`,
 //! `plan::return_type`), and read backwards to infer a schema when none is written.
 
-mod fit;
+pub(crate) mod fit;
 mod infer;
 mod signature;
 

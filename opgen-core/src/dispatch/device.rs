@@ -226,6 +226,42 @@ pub(crate) fn device_of<T: Tensor>(tensor: &T) -> Result<Device, Error> {
     Ok(tensor.options()?.device_or_default())
 }
 
+/// What a kernel registered at a device-guarded key does before it runs: the yaml's
+/// `device_check` (`check`: ExactSame) and `device_guard` (`guard`), recorded with the
+/// operator's `def` ([`Library::def_native_at`](super::Library::def_native_at)) so that
+/// kernels attached later (`#[native_function(op = ...)]`, from any crate) follow them.
+///
+/// ```
+/// # use opgen_core::dispatch::*;
+/// let d = Dispatcher::new();
+/// let lib = d.library("demo")?;
+/// let no_check = DeviceChecks { check: false, guard: true };
+/// let _def = lib.def_native_at("neg(Tensor self) -> Tensor", None, Some(no_check), std::panic::Location::caller())?;
+/// assert_eq!(d.find("demo::neg", "")?.device_checks(), Some(no_check));
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeviceChecks {
+    /// `device_check: ExactSame` (the default): the tensors must share a device.
+    pub check: bool,
+    /// `device_guard: True` (the default): the kernel runs under a [`DeviceGuard`].
+    pub guard: bool,
+}
+
+impl DeviceChecks {
+    /// PyTorch's defaults: check and guard.
+    pub const DEFAULT: DeviceChecks = DeviceChecks {
+        check: true,
+        guard: true,
+    };
+}
+
+impl Default for DeviceChecks {
+    fn default() -> DeviceChecks {
+        DeviceChecks::DEFAULT
+    }
+}
+
 /// A tensor-like kernel argument (`Tensor`, `Tensor?`, `Tensor[]`, `Tensor?[]`, written or
 /// not), seen as the tensors it holds: what device checks and guards look at.
 pub trait TensorArg<T: Tensor> {
@@ -419,5 +455,143 @@ mod tests {
         assert_eq!(out, DispatchKeySet::from_keys(&[K::CPU, K::Meta]));
         let out = backend_select_keys("x", ks, false, None, None, Some(meta)).unwrap();
         assert_eq!(out, DispatchKeySet::from_key(K::Meta));
+    }
+}
+
+/// One parameter of a kernel as the device check and guard of a kernel attached by
+/// `#[native_function(op = ...)]` see it (generated code builds one per parameter).
+pub enum DeviceArg<'a, T: Tensor> {
+    /// A tensor-like parameter (`&T`, `&mut T`, `Option<&T>`, `&[T]`, ...).
+    Tensor(&'a dyn TensorArg<T>),
+    /// A `Device` or `Device?` parameter (a factory's `device`).
+    Device(Option<Device>),
+    /// Anything else.
+    Other,
+}
+
+/// Where a kernel's guard takes its device from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GuardOn {
+    Nothing,
+    /// The first tensor of any parameter (no schema to tell `self` from the others).
+    FirstTensor,
+    /// The first tensor of this parameter.
+    Tensor(usize),
+    /// This `Device?` parameter.
+    Device(usize),
+}
+
+/// The device check and guard of a kernel attached at a device-guarded key without its
+/// schema at hand (`#[native_function(op = ...)]`): computed when the kernel registers, from
+/// the operator's schema and the [`DeviceChecks`] recorded with its `def`, with the rules of
+/// the wrappers generated for kernels that state their schema (out arguments then
+/// positional ones checked; the guard on `device` for TensorOptions schemas, else on the
+/// first tensor among `self`, the outs and the positional arguments).
+#[derive(Clone, Debug)]
+pub struct DevicePlan {
+    operator: String,
+    kernel: &'static str,
+    /// Parameter index and schema name of each checked argument, in order.
+    checked: Vec<(usize, String)>,
+    guard: GuardOn,
+}
+
+impl DevicePlan {
+    /// The plan of kernel `kernel` for the operator `name` (`add.Tensor`, in `lib`'s
+    /// namespace), whose parameters are `params` (schema order) of which `tensors` are
+    /// tensor-like. Without a `def` in `lib`'s dispatcher yet, every tensor parameter is
+    /// checked and the guard takes the first (PyTorch's defaults).
+    pub fn new(
+        lib: &super::Library,
+        name: &str,
+        kernel: &'static str,
+        params: &[&str],
+    ) -> DevicePlan {
+        let (op, overload) = name.split_once('.').unwrap_or((name, ""));
+        let operator = format!("{}::{name}", lib.namespace());
+        let handle = (lib.dispatcher())
+            .find(&format!("{}::{op}", lib.namespace()), overload)
+            .ok();
+        let schema = handle.as_ref().and_then(super::OperatorHandle::schema);
+        let Some(schema) = schema.filter(|s| s.arguments.len() == params.len()) else {
+            return DevicePlan {
+                operator,
+                kernel,
+                checked: params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (i, p.to_string()))
+                    .collect(),
+                guard: GuardOn::FirstTensor,
+            };
+        };
+        let checks = handle
+            .as_ref()
+            .and_then(super::OperatorHandle::device_checks)
+            .unwrap_or_default();
+        let is_tensor = |i: &usize| {
+            schema
+                .arguments
+                .get(*i)
+                .is_some_and(|a| a.ty.is_tensor_like())
+        };
+        let out_start = schema.out_start();
+        let checked = if checks.check {
+            (out_start..schema.arguments.len())
+                .chain(schema.positional().map(|(i, _)| i))
+                .filter(is_tensor)
+                .filter_map(|i| Some((i, schema.arguments.get(i)?.name.to_string())))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let guard = if !checks.guard {
+            GuardOn::Nothing
+        } else if let Some(start) = schema.tensor_options_start() {
+            GuardOn::Device(start + 2)
+        } else {
+            (schema.self_index().into_iter())
+                .chain(out_start..schema.arguments.len())
+                .chain(schema.positional().map(|(i, _)| i))
+                .find(is_tensor)
+                .map_or(GuardOn::Nothing, GuardOn::Tensor)
+        };
+        DevicePlan {
+            operator,
+            kernel,
+            checked,
+            guard,
+        }
+    }
+
+    /// Checks the devices of `args` (the kernel's parameters), then returns the guard the
+    /// kernel runs under; `ks` is the call's key set (the error names its highest key).
+    pub fn enter<T: Tensor>(
+        &self,
+        ks: DispatchKeySet,
+        args: &[DeviceArg<'_, T>],
+    ) -> Result<DeviceGuard, Error> {
+        let tensor = |i: usize| match args.get(i) {
+            Some(DeviceArg::Tensor(t)) => Some(*t),
+            _ => None,
+        };
+        if !self.checked.is_empty() {
+            let pairs: smallvec::SmallVec<[(&str, &dyn TensorArg<T>); 8]> = (self.checked.iter())
+                .filter_map(|(i, name)| Some((name.as_str(), tensor(*i)?)))
+                .collect();
+            check_same_device(&self.operator, self.kernel, ks, &pairs)?;
+        }
+        match self.guard {
+            GuardOn::Nothing => Ok(DeviceGuard::optional(None)),
+            GuardOn::FirstTensor => {
+                let first = (0..args.len()).find_map(|i| tensor(i)?.first());
+                DeviceGuard::of(first)
+            }
+            GuardOn::Tensor(i) => DeviceGuard::of(tensor(i).and_then(|t| t.first())),
+            GuardOn::Device(i) => match args.get(i) {
+                Some(DeviceArg::Device(device)) => Ok(DeviceGuard::optional(*device)),
+                _ => Ok(DeviceGuard::optional(None)),
+            },
+        }
     }
 }

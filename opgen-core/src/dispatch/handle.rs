@@ -67,6 +67,13 @@ impl OperatorHandle {
         self.table().info.as_ref().and_then(|info| info.variants)
     }
 
+    /// The device check and guard recorded with
+    /// [`Library::def_native_at`](super::Library::def_native_at) (every operator defined by
+    /// `#[native_function]` or `include_native_functions!`), if any.
+    pub fn device_checks(&self) -> Option<super::DeviceChecks> {
+        self.table().info.as_ref().and_then(|info| info.device)
+    }
+
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {

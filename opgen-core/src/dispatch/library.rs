@@ -117,7 +117,7 @@ impl Library {
             }
             .into());
         }
-        self.inner.def(&self.namespace, schema, None, site)
+        self.inner.def(&self.namespace, schema, None, None, site)
     }
 
     /// [`Library::def`], recording the operator's variants (a free function, a method) for
@@ -156,7 +156,28 @@ impl Library {
             }
             .into());
         }
-        (self.inner).def(&self.namespace, schema, Some(variants), site)
+        (self.inner).def(&self.namespace, schema, Some(variants), None, site)
+    }
+
+    /// [`Library::def`] with the facts of a `native_functions.yaml` entry the runtime keeps:
+    /// its variants (for the catalog) and its device check and guard (for kernels attached
+    /// at device-guarded keys by `#[native_function(op = ...)]`); what link-time
+    /// registration uses. Either may be `None` (not known).
+    pub fn def_native_at(
+        &self,
+        schema: &str,
+        variants: Option<crate::native::Variants>,
+        device: Option<super::DeviceChecks>,
+        site: Site,
+    ) -> Result<Registration, Error> {
+        if self.kind == LibraryKind::Impl {
+            return Err(ErrorKind::DefInImplLibrary {
+                namespace: self.namespace.clone(),
+                site,
+            }
+            .into());
+        }
+        (self.inner).def(&self.namespace, schema, variants, device, site)
     }
 
     /// Registers `kernel` for the operator `name` at `key` (a runtime or an alias key).

@@ -254,7 +254,7 @@ mod value;
 mod tests;
 
 pub use args::{ArgFamily, KernelArg};
-pub use device::{DeviceGuard, compute_dispatch_key, current_device};
+pub use device::{DeviceChecks, DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
 pub(crate) use handle::WeakTypedOperator;
 pub use handle::{OperatorHandle, TypedOperator};

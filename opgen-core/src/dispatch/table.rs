@@ -26,6 +26,8 @@ pub(crate) struct OpInfo {
     /// The variants given with [`Library::def_with_variants`](super::Library::def_with_variants),
     /// for the catalog; `None` when not recorded.
     pub(crate) variants: Option<crate::native::Variants>,
+    /// The device check and guard recorded with [`Library::def_native_at`](super::Library::def_native_at).
+    pub(crate) device: Option<super::DeviceChecks>,
 }
 
 impl OpInfo {
@@ -45,6 +47,7 @@ impl OpInfo {
             tensor_mask,
             schema,
             variants: None,
+            device: None,
         }
     }
 }

@@ -282,6 +282,126 @@ fn cuda_kernels_check_that_tensors_share_a_device() {
     assert!(message(op.call_boxed(&mut stack)).contains("at least two devices"));
 }
 
+// ---- kernels attached at CUDA with `op = ` (as an extension crate would)
+
+/// `blend`, defined with a CPU kernel; its CUDA kernel comes with `op = `.
+#[native_function(
+    "blend(Tensor self, Tensor other, *, Tensor? weight=None) -> Tensor",
+    namespace = "devtest",
+    dispatch = "CPU"
+)]
+pub fn blend_cpu(self_: &DevTensor, _other: &DevTensor, _weight: Option<&DevTensor>) -> DevTensor {
+    DevTensor::made(self_.device, &self_.size, 0.0, "blend_cpu")
+}
+
+/// The CUDA kernel of `devtest::blend`: checked and guarded by the operator's defaults.
+#[native_function(op = "devtest::blend", dispatch = "CUDA")]
+pub fn blend_cuda(self_: &DevTensor, _other: &DevTensor, _weight: Option<&DevTensor>) -> DevTensor {
+    DevTensor::made(self_.device, &self_.size, 0.0, "blend_cuda")
+}
+
+/// `blend_loose`: its `def` says no check and no guard, which its `op = ` kernel follows.
+#[native_function(
+    "blend_loose(Tensor self, Tensor other) -> Tensor",
+    namespace = "devtest",
+    dispatch = "CPU",
+    device_check = "NoCheck",
+    device_guard = false
+)]
+pub fn blend_loose_cpu(self_: &DevTensor, _other: &DevTensor) -> DevTensor {
+    DevTensor::made(self_.device, &self_.size, 0.0, "loose_cpu")
+}
+
+/// The CUDA kernel of `devtest::blend_loose`.
+#[native_function(op = "devtest::blend_loose", dispatch = "CUDA")]
+pub fn blend_loose_cuda(self_: &DevTensor, _other: &DevTensor) -> DevTensor {
+    DevTensor::made(self_.device, &self_.size, 0.0, "loose_cuda")
+}
+
+/// `spread`, a factory defined with a CPU kernel; its CUDA kernel comes with `op = `.
+#[native_function(
+    "spread(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+    namespace = "devtest",
+    dispatch = "CPU",
+    tensor = "DevTensor"
+)]
+pub fn spread_cpu(
+    n: i64,
+    _dtype: Option<ScalarType>,
+    _layout: Option<Layout>,
+    _device: Option<Device>,
+    _pin_memory: Option<bool>,
+) -> DevTensor {
+    DevTensor::made(Device::CPU, &[n], 0.0, "spread_cpu")
+}
+
+/// The CUDA kernel of `devtest::spread`: guarded on its `device`.
+#[native_function(op = "devtest::spread", dispatch = "CUDA", tensor = "DevTensor")]
+pub fn spread_cuda(
+    n: i64,
+    _dtype: Option<ScalarType>,
+    _layout: Option<Layout>,
+    device: Option<Device>,
+    _pin_memory: Option<bool>,
+) -> DevTensor {
+    DevTensor::made(device.unwrap_or(Device::CPU), &[n], 0.0, "spread_cuda")
+}
+
+#[test]
+fn kernels_attached_by_name_at_cuda_follow_the_defs_device_check_and_guard() {
+    use opgen::dispatch::DeviceChecks;
+    let (a, b) = (DevTensor::on("cuda:1", &[2]), DevTensor::on("cuda:1", &[2]));
+    let t = try_blend(&a, &b).unwrap();
+    assert_eq!(
+        (t.made_by, t.made_under),
+        ("blend_cuda", Some(dev("cuda:1")))
+    );
+    assert_eq!(
+        current_device(),
+        None,
+        "the guard is dropped after the call"
+    );
+    let c = DevTensor::on("cuda:0", &[2]);
+    assert_eq!(
+        message(try_blend(&c, &a)),
+        "expected all tensors to be on the same device, but found at least two devices, cuda:0 \
+         and cuda:1 (kernel `blend_cuda` of `devtest::blend` at `CUDA`: `self` on cuda:0, \
+         `other` on cuda:1); move them to one device, or declare the operator with \
+         `device_check = \"NoCheck\"`"
+    );
+    // Keyword-only `weight` is not checked; the guard is on `self`.
+    let w = BlendArgs { weight: Some(&a) };
+    assert_eq!(
+        try_blend_with(&c, &c, w).unwrap().made_under,
+        Some(dev("cuda:0"))
+    );
+    // The def's `NoCheck` and `device_guard = false` are recorded and followed.
+    let d = Dispatcher::global();
+    let loose = DeviceChecks {
+        check: false,
+        guard: false,
+    };
+    assert_eq!(
+        d.find("devtest::blend_loose", "").unwrap().device_checks(),
+        Some(loose)
+    );
+    assert_eq!(
+        d.find("devtest::blend", "").unwrap().device_checks(),
+        Some(DeviceChecks::DEFAULT)
+    );
+    let t = try_blend_loose(&c, &a).unwrap();
+    assert_eq!((t.made_by, t.made_under), ("loose_cuda", None));
+    // A factory's kernel is guarded on its `device`.
+    let f = try_spread(3, TensorOptions::new().device(dev("cuda:1"))).unwrap();
+    assert_eq!(
+        (f.made_by, f.made_under),
+        ("spread_cuda", Some(dev("cuda:1")))
+    );
+    // The CPU kernels get nothing.
+    let cpu = DevTensor::on("cpu", &[1]);
+    assert_eq!(try_blend(&cpu, &cpu).unwrap().made_under, None);
+}
+
 // ---- device check and device guard of a structured operator at CUDA
 
 /// `shift.out`: structured, with a CUDA impl; `shift` delegates to it.

@@ -166,3 +166,116 @@ fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
         )?
     })
 }
+
+/// `fn __opgen_device_register(lib, key, site)`: what registers a kernel attached with
+/// `op = ` at a device-guarded key. Its schema is not known here, so the kernel is
+/// registered inside a closure holding a `__private::DevicePlan`, which the runtime computes
+/// from the operator's schema and recorded `device_check`/`device_guard` when the kernel
+/// registers; each parameter is passed to it as a tensor, a device or neither, read off its
+/// Rust type. `None` for a generic kernel, or when no parameter, return or `tensor = `
+/// names the tensor type.
+pub(crate) fn expand_op_device_register(
+    rt: &super::frag::Frag,
+    kernel: &Kernel,
+    name: &str,
+    tensor_hint: Option<&syn::Type>,
+) -> Option<TokenStream2> {
+    use crate::codegen::kernel::fit::{last_ident, strip, tensor_candidate, type_args};
+    if !kernel.sig.generics.params.is_empty() {
+        return None;
+    }
+    /// The tensor type of a list element type (`T`, `Option<T>`).
+    fn element(e: &syn::Type) -> Option<&syn::Type> {
+        if tensor_candidate(e) {
+            return Some(e);
+        }
+        match (last_ident(e), type_args(e).as_slice()) {
+            (Some(o), [t]) if o == "Option" && tensor_candidate(t) => Some(*t),
+            _ => None,
+        }
+    }
+    /// The tensor type of a tensor-like parameter type.
+    fn tensor_of(ty: &syn::Type) -> Option<&syn::Type> {
+        match strip(ty) {
+            syn::Type::Reference(r) => match strip(&r.elem) {
+                syn::Type::Slice(s) => element(&s.elem),
+                t => tensor_candidate(t).then_some(t),
+            },
+            t => match (last_ident(t), type_args(t).as_slice()) {
+                (Some(o), [syn::Type::Reference(r)]) if o == "Option" => {
+                    tensor_candidate(&r.elem).then_some(&*r.elem)
+                }
+                _ => None,
+            },
+        }
+    }
+    /// `Some(optional)` for a `Device` (`false`) or `Option<Device>` (`true`) parameter.
+    fn device_kind(ty: &syn::Type) -> Option<bool> {
+        match (
+            last_ident(ty)?.to_string().as_str(),
+            type_args(ty).as_slice(),
+        ) {
+            ("Device", []) => Some(false),
+            ("Option", [d]) if last_ident(d).is_some_and(|i| i == "Device") => Some(true),
+            _ => None,
+        }
+    }
+    let tensor = tensor_hint
+        .or_else(|| kernel.params.iter().find_map(|p| tensor_of(&p.ty)))
+        .or_else(|| (kernel.output.value.as_ref()).filter(|t| tensor_candidate(t)))?;
+    let ids: Vec<syn::Ident> = (0..kernel.params.len())
+        .map(|i| quote::format_ident!("__opgen_a{i}"))
+        .collect();
+    let tys = kernel.params.iter().map(|p| &p.ty);
+    let names = kernel.params.iter().enumerate().map(|(i, p)| {
+        let n = p.name.as_ref().map_or_else(
+            || format!("arg{i}"),
+            |n| {
+                let n = n.to_string();
+                n.strip_suffix('_')
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or(&n)
+                    .to_string()
+            },
+        );
+        string(&n)
+    });
+    let device_args = kernel.params.iter().zip(&ids).map(|(p, id)| {
+        if tensor_of(&p.ty).is_some() {
+            quote!(#rt::__private::DeviceArg::Tensor(&#id))
+        } else {
+            match device_kind(&p.ty) {
+                Some(true) => quote!(#rt::__private::DeviceArg::Device(#id)),
+                Some(false) => {
+                    quote!(#rt::__private::DeviceArg::Device(::core::option::Option::Some(#id)))
+                }
+                None => quote!(#rt::__private::DeviceArg::Other),
+            }
+        }
+    });
+    let key_arg = kernel.key_set.as_ref().map(|_| quote!(__opgen_keys,));
+    let (name, kernel_name) = (string(name), string(&kernel.ident().to_string()));
+    let k = kernel.ident();
+    Some(quote! {
+        fn __opgen_device_register(
+            lib: &#rt::dispatch::Library,
+            key: #rt::dispatch::DispatchKey,
+            site: #rt::dispatch::Site,
+        ) -> ::core::result::Result<#rt::dispatch::Registration, #rt::dispatch::Error> {
+            let __opgen_plan = #rt::__private::DevicePlan::new(lib, #name, #kernel_name, &[#(#names),*]);
+            #rt::__private::register_kernel::<#tensor, _, _>(
+                lib,
+                #name,
+                key,
+                move |__opgen_keys: #rt::dispatch::DispatchKeySet, #(#ids: #tys),*| {
+                    let _guard = match __opgen_plan.enter::<#tensor>(__opgen_keys, &[#(#device_args),*]) {
+                        ::core::result::Result::Ok(guard) => guard,
+                        ::core::result::Result::Err(e) => return ::core::result::Result::Err(e),
+                    };
+                    #rt::__private::kernel_result::<#tensor, _, _>(#k(#key_arg #(#ids),*))
+                },
+                site,
+            )
+        }
+    })
+}

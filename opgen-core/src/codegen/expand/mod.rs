@@ -74,17 +74,27 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
         input.keys.iter().map(|k| k.key).collect()
     };
     let rt = frag::Frag::new(quote::ToTokens::to_token_stream(&input.rt));
+    let full_name = name.full_name();
+    let device_register = keys
+        .iter()
+        .any(|k| k.is_device_guarded())
+        .then(|| {
+            device::expand_op_device_register(&rt, &input.kernel, &full_name, input.tensor.as_ref())
+        })
+        .flatten();
     let entry = register::Entry {
         rt: &rt,
         kernel: Some(&input.kernel),
         namespace,
         schema: None,
-        name: name.full_name(),
+        name: full_name,
         keys: &keys,
         tensor_hint: input.tensor.as_ref(),
         variants: None,
+        device: None,
         backend_select: None,
         device_kernel: None,
+        device_register,
     };
     let register = register::expand_entry(&entry, None, None);
     quote! {

@@ -32,10 +32,16 @@ pub(crate) struct Entry<'a> {
     pub tensor_hint: Option<&'a syn::Type>,
     /// The operator's variants, for an operator defined here.
     pub variants: Option<crate::native::Variants>,
+    /// The operator's `device_check` (ExactSame) and `device_guard`, for an operator
+    /// defined here.
+    pub device: Option<(bool, bool)>,
     /// `fn __opgen_backend_select(..)`, for an operator that needs one.
     pub backend_select: Option<TokenStream2>,
     /// `fn __opgen_device_kernel(..)`: what is registered at the device-guarded keys.
     pub device_kernel: Option<TokenStream2>,
+    /// `fn __opgen_device_register(lib, key, site)`: what registers the kernel at the
+    /// device-guarded keys instead (a kernel attached with `op = `).
+    pub device_register: Option<TokenStream2>,
 }
 
 /// The registration of an operator defined by the attribute.
@@ -65,8 +71,10 @@ pub(crate) fn expand_def_registration(
         keys: &plan.keys,
         tensor_hint: (!mentions_tensor).then_some(plan.tensor),
         variants: Some(plan.variants),
+        device: Some((plan.device_check, plan.device_guard)),
         backend_select: super::backend_select::expand_backend_select(plan),
         device_kernel: super::device::expand_device_wrapper(plan, kernel, callee),
+        device_register: None,
     };
     let checks = expand_assertions(plan, kernel, assertions);
     expand_entry(&entry, adapter, checks)
@@ -131,8 +139,9 @@ pub(crate) fn expand_entry(
         Some(_) => quote!(__opgen_impl(lib, #name, key, #kernel, site)),
         None => quote!(lib.impl_at(#name, key, #kernel, site)),
     };
+    let wraps = e.device_kernel.is_some() || e.device_register.is_some();
     let guarded: Vec<_> = (e.keys.iter())
-        .filter(|k| e.device_kernel.is_some() && k.is_device_guarded())
+        .filter(|k| wraps && k.is_device_guarded())
         .map(|k| {
             let mut path = rt.to_token_stream();
             root_path(&mut path, &["dispatch", "DispatchKey", k.name()]);
@@ -143,7 +152,10 @@ pub(crate) fn expand_entry(
         call(&kernel)
     } else {
         // The device-guarded keys get the wrapper with the device check and guard.
-        let wrapped = call(&quote!(__opgen_device_kernel));
+        let wrapped = match e.device_register {
+            Some(_) => quote!(__opgen_device_register(lib, key, site)),
+            None => call(&quote!(__opgen_device_kernel)),
+        };
         let plain = call(&kernel);
         quote! {
             match key {
@@ -159,6 +171,7 @@ pub(crate) fn expand_entry(
         }
         None => quote!(::core::option::Option::None),
     };
+    let device = device_checks(rt, e.device);
     let backend_select = match &e.backend_select {
         Some(_) => quote!(::core::option::Option::Some(__opgen_backend_select)),
         None => quote!(::core::option::Option::None),
@@ -183,6 +196,7 @@ pub(crate) fn expand_entry(
             site: ::core::panic::Location::caller(),
             register: #register,
             variants: #variants,
+            device: #device,
             backend_select: #backend_select,
         };
     };
@@ -191,11 +205,25 @@ pub(crate) fn expand_entry(
     block.extend(adapter);
     block.extend(e.backend_select.clone());
     block.extend(e.device_kernel.clone());
+    block.extend(e.device_register.clone());
     block.extend(checks);
     let block = Group::new(Delimiter::Brace, block);
     quote! {
         #[doc(hidden)]
         const _: () = #block;
+    }
+}
+
+/// `Registration::device`: `None`, or the recorded `device_check`/`device_guard`.
+pub(crate) fn device_checks(rt: &Frag, device: Option<(bool, bool)>) -> TokenStream2 {
+    match device {
+        None => quote!(::core::option::Option::None),
+        Some((true, true)) => {
+            quote!(::core::option::Option::Some(#rt::dispatch::DeviceChecks::DEFAULT))
+        }
+        Some((check, guard)) => quote!(::core::option::Option::Some(
+            #rt::dispatch::DeviceChecks { check: #check, guard: #guard }
+        )),
     }
 }
 

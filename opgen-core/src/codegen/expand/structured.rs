@@ -80,6 +80,7 @@ fn expand_def(
         quote_spanned!(at=> ::core::line!()),
     );
     let (function, method) = (plan.variants.function, plan.variants.method);
+    let device = super::register::device_checks(rt, Some((plan.device_check, plan.device_guard)));
     quote! {
         #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
         #[linkme(crate = #rt::__private::linkme)]
@@ -93,6 +94,7 @@ fn expand_def(
             site: ::core::panic::Location::caller(),
             register: #register,
             variants: ::core::option::Option::Some(#rt::native::Variants { function: #function, method: #method }),
+            device: #device,
             backend_select: ::core::option::Option::None,
         };
     }
@@ -203,8 +205,11 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
     }
     let mut push_decl =
         |decl: &Argument, types: &mut Vec<TokenStream2>, args: &mut Vec<TokenStream2>| {
-            let field = ident(&rust_ident(&decl.name));
-            let local = format_ident!("__opgen_pre_{}", decl.name.as_str());
+            // Schema names need not be identifiers (torchgen does not check them): both
+            // names go through the identifier rule (`reduc@d` → `reduc_d`).
+            let name = rust_ident(&decl.name);
+            let field = ident(&name);
+            let local = format_ident!("__opgen_pre_{}", name.trim_start_matches("r#"));
             let (ty, pass) = precomputed_field(decl, &plan, &local);
             let param = ty_tokens(
                 &plan,
@@ -675,6 +680,7 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
                     lib, key, ::core::option::Option::Some(__OPGEN_IMPL), site,
                 ),
                 variants: ::core::option::Option::None,
+                device: ::core::option::Option::None,
                 backend_select: ::core::option::Option::None,
             };
         };

@@ -386,8 +386,10 @@ fn registration(plan: &OpPlan<'_>) -> TokenStream2 {
         keys: &[],
         tensor_hint: None,
         variants: Some(plan.variants),
+        device: Some((plan.device_check, plan.device_guard)),
         backend_select: super::expand::backend_select::expand_backend_select(plan),
         device_kernel: None,
+        device_register: None,
     };
     expand_entry(&entry, None, None)
 }
@@ -405,8 +407,13 @@ fn def_only(parsed: &options::Parsed, f: &NativeFunction) -> TokenStream2 {
         keys: &[],
         tensor_hint: None,
         variants: Some(f.variants),
+        device: Some((
+            f.device_check == crate::native::DeviceCheck::ExactSame,
+            f.device_guard,
+        )),
         backend_select: None,
         device_kernel: None,
+        device_register: None,
     };
     expand_entry(&entry, None, None)
 }

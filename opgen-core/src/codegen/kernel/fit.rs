@@ -71,7 +71,7 @@ const KNOWN: &[&str] = &[
     "TensorOptions",
 ];
 
-fn strip(ty: &syn::Type) -> &syn::Type {
+pub(crate) fn strip(ty: &syn::Type) -> &syn::Type {
     match ty {
         syn::Type::Group(g) => strip(&g.elem),
         syn::Type::Paren(p) => strip(&p.elem),

@@ -168,6 +168,7 @@ const _: () = {
             function: false,
             method: true,
         }),
+        device: ::core::option::Option::Some(::opgen::dispatch::DeviceChecks::DEFAULT),
         backend_select: ::core::option::Option::None,
     };
     fn __opgen_kernel(

@@ -308,6 +308,7 @@ const _: () = {
             function: true,
             method: false,
         }),
+        device: ::core::option::Option::Some(::opgen::dispatch::DeviceChecks::DEFAULT),
         backend_select: ::core::option::Option::Some(__opgen_backend_select),
     };
     fn __opgen_backend_select(

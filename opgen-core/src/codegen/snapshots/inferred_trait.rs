@@ -197,6 +197,7 @@ const _: () = {
             function: true,
             method: true,
         }),
+        device: ::core::option::Option::Some(::opgen::dispatch::DeviceChecks::DEFAULT),
         backend_select: ::core::option::Option::None,
     };
 };

@@ -18,6 +18,7 @@ const _: () = {
         site: ::core::panic::Location::caller(),
         register: |lib, key, site| lib.impl_at("add.Tensor", key, add_meta, site),
         variants: ::core::option::Option::None,
+        device: ::core::option::Option::None,
         backend_select: ::core::option::Option::None,
     };
 };

@@ -161,6 +161,7 @@ const _: () = {
             function: false,
             method: true,
         }),
+        device: ::core::option::Option::Some(::opgen::dispatch::DeviceChecks::DEFAULT),
         backend_select: ::core::option::Option::None,
     };
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::DEFERRED)]

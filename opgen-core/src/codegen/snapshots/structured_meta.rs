@@ -398,6 +398,7 @@ const _: () = {
             function: true,
             method: false,
         }),
+        device: ::core::option::Option::Some(::opgen::dispatch::DeviceChecks::DEFAULT),
         backend_select: ::core::option::Option::None,
     };
 };

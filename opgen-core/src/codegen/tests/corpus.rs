@@ -185,3 +185,22 @@ fn mutated_corpus_cases_are_errors_or_expansions_never_panics() {
         "{errors} errors, {expansions} expansions"
     );
 }
+
+/// Inputs on which the fuzzer (`fuzz/`, target `native_function`) found the expansion
+/// panicking, kept so that it does not again.
+#[test]
+fn fuzzer_findings_expand_or_report() {
+    let cases = [(
+        // A precomputed name that is not an identifier.
+        r#""sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", structured, precomputed = "dim -> int[] dims; int reduc@d""#,
+        "pub fn sum_meta(meta: &mut StructuredMeta<'_, MyTensor>, self_: &MyTensor, dim: Option<&[i64]>, keepdim: bool, dtype: Option<ScalarType>) -> Result<SumIntListOutPrecompute, Error> { todo!() }",
+    )];
+    for (args, item) in cases {
+        let (Ok(args), Ok(item)) = (args.parse(), item.parse()) else {
+            panic!("the case lexes: {args}");
+        };
+        let out = std::panic::catch_unwind(|| super::super::native_function(args, item));
+        let out = out.unwrap_or_else(|_| panic!("the expansion panicked"));
+        assert!(syn::parse2::<syn::File>(out).is_ok());
+    }
+}

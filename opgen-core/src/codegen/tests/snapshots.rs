@@ -125,6 +125,21 @@ fn inferred_schema_with_extension_trait() {
 }
 
 #[test]
+fn kernel_of_an_operator_defined_elsewhere_at_cuda() {
+    check(
+        "op_kernel_cuda",
+        &expand(
+            quote!(op = "aten::add.Tensor", dispatch = "CPU, CUDA"),
+            quote! {
+                fn add_cuda(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> MyTensor {
+                    self_.clone()
+                }
+            },
+        ),
+    );
+}
+
+#[test]
 fn kernel_of_an_operator_defined_elsewhere() {
     check(
         "op_kernel",

@@ -167,10 +167,7 @@ pub(crate) fn link<'e>(
             .any(|(ns, name, c)| *ns == entry.namespace && *name == entry.name && *c == canonical);
         if !seen {
             defined.push((entry.namespace, entry.name, canonical));
-            let def = match entry.variants {
-                Some(variants) => lib.def_with_variants_at(text, variants, entry.site),
-                None => lib.def_at(text, entry.site),
-            };
+            let def = lib.def_native_at(text, entry.variants, entry.device, entry.site);
             if def.is_ok() {
                 defs.push(entry);
             }

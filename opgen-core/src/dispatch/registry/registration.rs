@@ -149,6 +149,7 @@ impl Inner {
         namespace: &str,
         text: &str,
         variants: Option<crate::native::Variants>,
+        device: Option<crate::dispatch::DeviceChecks>,
         site: Site,
     ) -> Result<Registration, Error> {
         let schema = parse_schema(text).map_err(|errors| ErrorKind::InvalidSchema {
@@ -207,6 +208,7 @@ impl Inner {
             id,
             info: Arc::new(OpInfo {
                 variants,
+                device,
                 ..OpInfo::new(Arc::new(schema))
             }),
             site,

@@ -50,6 +50,7 @@ const fn entry(
         site: Location::caller(),
         register,
         variants: None,
+        device: None,
         backend_select: None,
     }
 }
