@@ -95,11 +95,41 @@ pub(crate) fn check_meta(
     let view = kernel.with_params(params, unit);
     let tensor_hint = tensor.as_ref().or(input.tensor.as_ref());
     let signature = check_signature(&inputs, text, at, &view, tensor_hint, diag);
+    check_precomputed_names(input, f, &inputs, diag);
     check_meta_return(input, f, diag);
     signature.map(|s| Signature {
         output: Output::Value,
         ..s
     })
+}
+
+/// Each `param -> ...` line of `precomputed` names an argument of the out operator before
+/// its outs: the impl receives the declared values in its place (torchgen skips a line
+/// naming no argument, which would leave the declared values unused).
+fn check_precomputed_names(
+    input: &Input,
+    f: &NativeFunction,
+    inputs: &Schema,
+    diag: &mut Diagnostics,
+) {
+    let (Some(p), Some(lit)) = (&f.precomputed, &input.options.precomputed) else {
+        return;
+    };
+    let names: Vec<&str> = inputs.arguments.iter().map(|a| a.name.as_str()).collect();
+    for (param, _) in &p.replace {
+        if !names.contains(&param.as_str()) {
+            let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            diag.at(
+                lit,
+                format!(
+                    "`precomputed` replaces `{param}`, which is not an argument of `{}` before its \
+                     out arguments; write `NAME -> type value` with NAME one of {}",
+                    f.func.name.full_name(),
+                    list.join(", ")
+                ),
+            );
+        }
+    }
 }
 
 fn check_meta_return(input: &Input, f: &NativeFunction, diag: &mut Diagnostics) {
