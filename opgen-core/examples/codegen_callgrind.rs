@@ -10,7 +10,8 @@
 //!
 //! Instructions per operator = (total of the second run - total of the first) / 2590, which
 //! cancels start-up and the corpus's loading. `codegen_callgrind 1 count` prints the number
-//! of output tokens per operator.
+//! of output tokens per operator; `codegen_callgrind 1 dump` prints every expansion, one per
+//! line, to check that a change of the expansion code keeps its output.
 
 use std::hint::black_box;
 
@@ -45,8 +46,15 @@ fn main() {
             )
         })
         .collect();
-    // `count` as the second argument also counts the output's tokens (outside the timing).
+    // `count` as the second argument also counts the output's tokens (outside the timing);
+    // `dump` prints every expansion, one per line (to compare two versions' output).
     let counting = std::env::args().nth(2).is_some_and(|s| s == "count");
+    if std::env::args().nth(2).is_some_and(|s| s == "dump") {
+        for (args, kernel) in &cases {
+            println!("{}", native_function(args.clone(), kernel.clone()));
+        }
+        return;
+    }
     let mut tokens = 0usize;
     for _ in 0..rounds {
         for (args, kernel) in &cases {
