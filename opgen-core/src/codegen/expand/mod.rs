@@ -52,11 +52,7 @@ pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
     method::expand_methods(&plan, &input.methods, &mut out);
     redispatch::expand_redispatch(&plan, &mut out);
     redispatch::expand_handle(&plan, &mut out);
-    out.extend(register::expand_def_registration(
-        &plan,
-        &input.kernel,
-        &def.signature.assertions,
-    ));
+    register::expand_def_registration(&plan, &input.kernel, &def.signature.assertions, &mut out);
     out
 }
 
@@ -87,7 +83,7 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
         kernel: Some(&input.kernel),
         namespace,
         schema: None,
-        name: full_name,
+        name: &full_name,
         keys: &keys,
         tensor_hint: input.tensor.as_ref(),
         variants: None,
@@ -96,9 +92,7 @@ fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
         device_kernel: None,
         device_register,
     };
-    let register = register::expand_entry(&entry, None, None);
-    quote! {
-        #kernel
-        #register
-    }
+    let mut out = kernel.clone();
+    register::expand_entry(entry, None, None, &mut out);
+    out
 }

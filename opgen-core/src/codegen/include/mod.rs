@@ -328,7 +328,7 @@ fn expand_functions(
     let mut trait_decls = TokenStream2::new();
     for p in &prepared {
         if !p.typed {
-            out.extend(def_only(parsed, p.function));
+            def_only(parsed, p.function, &mut out);
             continue;
         }
         let plan = shared.plan(p);
@@ -351,7 +351,7 @@ fn expand_functions(
         }
         redispatch::expand_redispatch(&plan, &mut out);
         redispatch::expand_handle(&plan, &mut out);
-        out.extend(registration(&plan));
+        registration(&plan, &mut out);
     }
     let tensor = &parsed.tensor;
     let methods = Group::new(Delimiter::Brace, methods);
@@ -376,13 +376,13 @@ fn expand_functions(
 }
 
 /// The registration of an operator with a typed API: its `def`, without kernel.
-fn registration(plan: &OpPlan<'_>) -> TokenStream2 {
+fn registration(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let entry = Entry {
         rt: &plan.rt,
         kernel: None,
         namespace: plan.namespace,
         schema: Some(&plan.text),
-        name: plan.full_name.clone(),
+        name: &plan.full_name,
         keys: &[],
         tensor_hint: None,
         variants: Some(plan.variants),
@@ -391,19 +391,20 @@ fn registration(plan: &OpPlan<'_>) -> TokenStream2 {
         device_kernel: None,
         device_register: None,
     };
-    expand_entry(&entry, None, None)
+    expand_entry(entry, None, None, out);
 }
 
 /// The registration of an operator without Rust mapping: callable by name only.
-fn def_only(parsed: &options::Parsed, f: &NativeFunction) -> TokenStream2 {
+fn def_only(parsed: &options::Parsed, f: &NativeFunction, out: &mut TokenStream2) {
     let text = f.func.to_string();
+    let name = f.func.name.full_name();
     let rt = Frag::new(quote::ToTokens::to_token_stream(&parsed.rt));
     let entry = Entry {
         rt: &rt,
         kernel: None,
         namespace: &f.namespace,
         schema: Some(&text),
-        name: f.func.name.full_name(),
+        name: &name,
         keys: &[],
         tensor_hint: None,
         variants: Some(f.variants),
@@ -415,7 +416,7 @@ fn def_only(parsed: &options::Parsed, f: &NativeFunction) -> TokenStream2 {
         device_kernel: None,
         device_register: None,
     };
-    expand_entry(&entry, None, None)
+    expand_entry(entry, None, None, out);
 }
 
 #[cfg(test)]
