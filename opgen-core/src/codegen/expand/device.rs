@@ -16,17 +16,31 @@
 //! for every key of its impls, so they carry both parts behind a run-time test of the key
 //! (`structured_device_prelude`).
 
-use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+use proc_macro2::{Delimiter, TokenStream as TokenStream2};
+use quote::{ToTokens, TokenStreamExt, quote};
 
 use super::docs::string;
+use super::frag::{group, ident, punct, punct_joint, root_path};
 use super::plan::OpPlan;
+use super::register::{rt_path, some};
 use crate::codegen::kernel::Kernel;
 use crate::plan::RustType;
 
 /// The wrapper `__opgen_device_kernel`, calling `callee` (the kernel, or its alias adapter
 /// with the kernel's parameters), if some key of the plan is device-guarded and the check
-/// or the guard has something to do.
+/// or the guard has something to do:
+///
+/// ```text
+/// #[allow(clippy::too_many_arguments)]
+/// fn __opgen_device_kernel<G>(
+///     __opgen_keys: rt::dispatch::DispatchKeySet,
+///     a: A, ...
+/// ) -> ::core::result::Result<RET, rt::dispatch::Error> {
+///     CHECK
+///     let _guard = GUARD;
+///     rt::__private::kernel_result::<T, _, _>(CALLEE(__opgen_keys, a, ...))
+/// }
+/// ```
 pub(crate) fn expand_device_wrapper(
     plan: &OpPlan<'_>,
     kernel: &Kernel,
@@ -35,49 +49,101 @@ pub(crate) fn expand_device_wrapper(
     if !plan.keys.iter().any(|k| k.is_device_guarded()) {
         return None;
     }
-    let kernel_name = plan.kernel.map(ToString::to_string).unwrap_or_default();
-    let keys = quote!(__opgen_keys);
-    let check = check(plan, &kernel_name, &keys);
-    let guard = plan
-        .device_guard
-        .then(|| guard(plan))
-        .flatten()
-        .map(|g| quote!(let _guard = #g;));
-    if check.is_none() && guard.is_none() {
+    let checked = checked(plan);
+    let guard = plan.device_guard.then(|| guard(plan)).flatten();
+    if checked.is_empty() && guard.is_none() {
         return None;
     }
+    let kernel_name = plan.kernel.map(ToString::to_string).unwrap_or_default();
     let rt = &plan.rt;
     let tensor = &plan.tensor_tokens;
-    let generics = &kernel.sig.generics;
-    let params = plan.args.iter().zip(&kernel.params).map(|(a, p)| {
-        let (id, ty) = (&a.ident, &p.ty);
-        quote!(#id: #ty)
-    });
-    let key_arg = kernel.key_set.as_ref().map(|_| quote!(__opgen_keys,));
-    let ids = plan.args.iter().map(|a| &a.ident);
-    let ret = &plan.ret;
-    let snake = plan.upper_args.then(|| quote!(#[allow(non_snake_case)]));
-    Some(quote! {
-        #snake
-        #[allow(clippy::too_many_arguments)]
-        fn __opgen_device_kernel #generics (
-            __opgen_keys: #rt::dispatch::DispatchKeySet,
-            #(#params),*
-        ) -> ::core::result::Result<#ret, #rt::dispatch::Error> {
-            #check
-            #guard
-            #rt::__private::kernel_result::<#tensor, _, _>(#callee(#key_arg #(#ids),*))
+    let mut out = TokenStream2::new();
+    if plan.upper_args {
+        plan.attrs.snake.to_tokens(&mut out);
+    }
+    plan.attrs.many.to_tokens(&mut out);
+    ident(&mut out, "fn");
+    ident(&mut out, "__opgen_device_kernel");
+    kernel.sig.generics.to_tokens(&mut out);
+    group(&mut out, Delimiter::Parenthesis, |g| {
+        ident(g, "__opgen_keys");
+        punct(g, ':');
+        rt_path(g, rt, &["dispatch", "DispatchKeySet"]);
+        punct(g, ',');
+        for (i, (a, p)) in plan.args.iter().zip(&kernel.params).enumerate() {
+            if i > 0 {
+                punct(g, ',');
+            }
+            a.ident.to_tokens(g);
+            punct(g, ':');
+            p.ty.to_tokens(g);
         }
-    })
+    });
+    punct_joint(&mut out, '-');
+    punct(&mut out, '>');
+    root_path(&mut out, &["core", "result", "Result"]);
+    punct(&mut out, '<');
+    plan.ret.to_tokens(&mut out);
+    punct(&mut out, ',');
+    rt_path(&mut out, rt, &["dispatch", "Error"]);
+    punct(&mut out, '>');
+    group(&mut out, Delimiter::Brace, |body| {
+        check(
+            plan,
+            &checked,
+            &kernel_name,
+            |g| ident(g, "__opgen_keys"),
+            body,
+        );
+        if let Some(guard) = &guard {
+            // `let _guard = GUARD;`
+            ident(body, "let");
+            ident(body, "_guard");
+            punct(body, '=');
+            guard.write(plan, body);
+            punct(body, ';');
+        }
+        // `rt::__private::kernel_result::<T, _, _>(CALLEE(__opgen_keys, a, ...))`
+        rt_path(body, rt, &["__private", "kernel_result"]);
+        turbofish(body, tensor);
+        group(body, Delimiter::Parenthesis, |g| {
+            callee.to_tokens(g);
+            group(g, Delimiter::Parenthesis, |g| {
+                if kernel.key_set.is_some() {
+                    ident(g, "__opgen_keys");
+                    punct(g, ',');
+                }
+                for (i, a) in plan.args.iter().enumerate() {
+                    if i > 0 {
+                        punct(g, ',');
+                    }
+                    a.ident.to_tokens(g);
+                }
+            });
+        });
+    });
+    Some(out)
 }
 
-/// `check_same_device(..)?;` over the out arguments' tensors, then the positional ones,
-/// when `device_check` is ExactSame and there is a tensor to check; `keys` is the key set
-/// expression the error names the key from.
-fn check(plan: &OpPlan<'_>, kernel_name: &str, keys: &TokenStream2) -> Option<TokenStream2> {
+/// `::<T, _, _>`.
+fn turbofish(out: &mut TokenStream2, tensor: &super::frag::Frag) {
+    super::frag::colon2(out);
+    punct(out, '<');
+    tensor.to_tokens(out);
+    punct(out, ',');
+    ident(out, "_");
+    punct(out, ',');
+    ident(out, "_");
+    punct(out, '>');
+}
+
+/// The schema indices of the tensors `check` compares: the out arguments' tensors, then
+/// the positional ones; none unless `device_check` is ExactSame.
+fn checked(plan: &OpPlan<'_>) -> Vec<usize> {
+    if !plan.device_check {
+        return Vec::new();
+    }
     let schema = plan.schema;
-    let rt = &plan.rt;
-    let tensor = &plan.tensor_tokens;
     let is_tensor = |i: &usize| {
         schema
             .arguments
@@ -86,26 +152,69 @@ fn check(plan: &OpPlan<'_>, kernel_name: &str, keys: &TokenStream2) -> Option<To
     };
     let out_start = schema.out_start();
     let positional = schema.positional().map(|(i, _)| i);
-    let checked: Vec<usize> = (out_start..schema.arguments.len())
+    (out_start..schema.arguments.len())
         .chain(positional)
         .filter(is_tensor)
-        .collect();
-    (plan.device_check && !checked.is_empty()).then(|| {
-        let pairs = checked.iter().filter_map(|&i| {
-            let (a, id) = (schema.arguments.get(i)?, &plan.args.get(i)?.ident);
-            let name = string(&a.name);
-            Some(quote!((#name, &#id as &dyn #rt::__private::TensorArg<#tensor>)))
+        .collect()
+}
+
+/// `rt::__private::check_same_device::<T>(OPERATOR, KERNEL, KEYS, &[("a", &a as &dyn
+/// rt::__private::TensorArg<T>), ...],)?;` over the `checked` tensors, nothing when there
+/// are none; `keys` writes the key set expression the error names the key from.
+fn check(
+    plan: &OpPlan<'_>,
+    checked: &[usize],
+    kernel_name: &str,
+    keys: impl FnOnce(&mut TokenStream2),
+    out: &mut TokenStream2,
+) {
+    if checked.is_empty() {
+        return;
+    }
+    let schema = plan.schema;
+    let rt = &plan.rt;
+    let tensor = &plan.tensor_tokens;
+    rt_path(out, rt, &["__private", "check_same_device"]);
+    super::frag::colon2(out);
+    punct(out, '<');
+    tensor.to_tokens(out);
+    punct(out, '>');
+    group(out, Delimiter::Parenthesis, |g| {
+        g.append(string(&format!("{}::{}", plan.namespace, plan.full_name)));
+        punct(g, ',');
+        g.append(string(kernel_name));
+        punct(g, ',');
+        keys(g);
+        punct(g, ',');
+        punct(g, '&');
+        group(g, Delimiter::Bracket, |g| {
+            let pairs = checked
+                .iter()
+                .filter_map(|&i| Some((schema.arguments.get(i)?, &plan.args.get(i)?.ident)));
+            for (n, (a, id)) in pairs.enumerate() {
+                if n > 0 {
+                    punct(g, ',');
+                }
+                // `("a", &a as &dyn rt::__private::TensorArg<T>)`
+                group(g, Delimiter::Parenthesis, |g| {
+                    g.append(string(&a.name));
+                    punct(g, ',');
+                    punct(g, '&');
+                    id.to_tokens(g);
+                    ident(g, "as");
+                    punct(g, '&');
+                    ident(g, "dyn");
+                    rt_path(g, rt, &["__private", "TensorArg"]);
+                    punct(g, '<');
+                    tensor.to_tokens(g);
+                    punct(g, '>');
+                });
+            }
         });
-        let (operator, name) = (
-            string(&format!("{}::{}", plan.namespace, plan.full_name)),
-            string(kernel_name),
-        );
-        quote! {
-            #rt::__private::check_same_device::<#tensor>(
-                #operator, #name, #keys, &[#(#pairs),*],
-            )?;
-        }
-    })
+        punct(g, ',');
+    });
+    punct(out, '?');
+    punct(out, ';');
 }
 
 /// The device check and guard of a structured kernel (the out operator's, or a delegate's),
@@ -113,43 +222,112 @@ fn check(plan: &OpPlan<'_>, kernel_name: &str, keys: &TokenStream2) -> Option<To
 /// time: at a device-guarded `key` the check, then `_guard`, as `expand_device_wrapper`
 /// does for an ordinary kernel (torchgen's structured `RegisterCUDA.cpp` classes); a guard
 /// that does nothing elsewhere. Empty when neither part applies. `kernel_name` names the
-/// structured operator in the error message.
+/// structured operator in the error message:
+///
+/// ```text
+/// let _guard = if rt::dispatch::DispatchKey::is_device_guarded(key) {
+///     CHECK
+///     GUARD
+/// } else {
+///     rt::__private::DeviceGuard::optional(::core::option::Option::None)
+/// };
+/// ```
 pub(crate) fn structured_device_prelude(plan: &OpPlan<'_>, kernel_name: &str) -> TokenStream2 {
     let rt = &plan.rt;
-    let keys = quote!(#rt::dispatch::DispatchKeySet::from_key(key));
-    let check = check(plan, kernel_name, &keys);
+    let checked = checked(plan);
     let guard = plan.device_guard.then(|| guard(plan)).flatten();
-    if check.is_none() && guard.is_none() {
-        return TokenStream2::new();
+    let mut out = TokenStream2::new();
+    if checked.is_empty() && guard.is_none() {
+        return out;
     }
-    let none = quote!(#rt::__private::DeviceGuard::optional(::core::option::Option::None));
-    let guard = guard.unwrap_or_else(|| none.clone());
-    quote! {
-        let _guard = if #rt::dispatch::DispatchKey::is_device_guarded(key) {
-            #check
-            #guard
-        } else {
-            #none
+    ident(&mut out, "let");
+    ident(&mut out, "_guard");
+    punct(&mut out, '=');
+    ident(&mut out, "if");
+    rt_path(
+        &mut out,
+        rt,
+        &["dispatch", "DispatchKey", "is_device_guarded"],
+    );
+    group(&mut out, Delimiter::Parenthesis, |g| ident(g, "key"));
+    group(&mut out, Delimiter::Brace, |g| {
+        // `rt::dispatch::DispatchKeySet::from_key(key)`
+        let keys = |g: &mut TokenStream2| {
+            rt_path(g, rt, &["dispatch", "DispatchKeySet", "from_key"]);
+            group(g, Delimiter::Parenthesis, |g| ident(g, "key"));
         };
+        check(plan, &checked, kernel_name, keys, g);
+        match &guard {
+            Some(guard) => guard.write(plan, g),
+            None => no_guard(g, plan),
+        }
+    });
+    ident(&mut out, "else");
+    group(&mut out, Delimiter::Brace, |g| no_guard(g, plan));
+    punct(&mut out, ';');
+    out
+}
+
+/// `rt::__private::DeviceGuard::optional(::core::option::Option::None)`.
+fn no_guard(out: &mut TokenStream2, plan: &OpPlan<'_>) {
+    rt_path(out, &plan.rt, &["__private", "DeviceGuard", "optional"]);
+    group(out, Delimiter::Parenthesis, super::register::none);
+}
+
+/// What the device guard is taken on.
+enum Guard<'p> {
+    /// The `device` argument (TensorOptions), `Option<Device>` or not.
+    Device(&'p syn::Ident, bool),
+    /// The first tensor-like argument among `self`, the outs and the positional arguments.
+    First(&'p syn::Ident),
+}
+
+impl Guard<'_> {
+    /// `rt::__private::DeviceGuard::optional(DEVICE)`, or
+    /// `rt::__private::DeviceGuard::of(rt::__private::TensorArg::<T>::first(&a),)?`.
+    fn write(&self, plan: &OpPlan<'_>, out: &mut TokenStream2) {
+        let rt = &plan.rt;
+        match *self {
+            Guard::Device(id, optional) => {
+                rt_path(out, rt, &["__private", "DeviceGuard", "optional"]);
+                group(out, Delimiter::Parenthesis, |g| {
+                    if optional {
+                        id.to_tokens(g);
+                    } else {
+                        some(g, |g| id.to_tokens(g));
+                    }
+                });
+            }
+            Guard::First(id) => {
+                rt_path(out, rt, &["__private", "DeviceGuard", "of"]);
+                group(out, Delimiter::Parenthesis, |g| {
+                    rt_path(g, rt, &["__private", "TensorArg"]);
+                    super::frag::colon2(g);
+                    punct(g, '<');
+                    plan.tensor_tokens.to_tokens(g);
+                    punct(g, '>');
+                    root_path(g, &["first"]);
+                    group(g, Delimiter::Parenthesis, |g| {
+                        punct(g, '&');
+                        id.to_tokens(g);
+                    });
+                    punct(g, ',');
+                });
+                punct(out, '?');
+            }
+        }
     }
 }
 
 /// The guard: on the `device` argument (TensorOptions), else on the first
 /// tensor-like argument among `self`, the outs and the positional arguments; `None` when
 /// there is none.
-fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
+fn guard<'p>(plan: &'p OpPlan<'_>) -> Option<Guard<'p>> {
     let schema = plan.schema;
-    let rt = &plan.rt;
     if let Some(start) = schema.tensor_options_start() {
         let a = plan.args.get(start + 2)?;
-        let id = &a.ident;
-        let device = match a.ty {
-            RustType::Option(_) => quote!(#id),
-            _ => quote!(::core::option::Option::Some(#id)),
-        };
-        return Some(quote!(#rt::__private::DeviceGuard::optional(#device)));
+        return Some(Guard::Device(&a.ident, matches!(a.ty, RustType::Option(_))));
     }
-    let tensor = &plan.tensor_tokens;
     let candidates = (schema.self_index().into_iter())
         .chain(schema.out_start()..schema.arguments.len())
         .chain(schema.positional().map(|(i, _)| i));
@@ -159,12 +337,7 @@ fn guard(plan: &OpPlan<'_>) -> Option<TokenStream2> {
             .get(i)
             .is_some_and(|a| a.ty.is_tensor_like())
     })?;
-    let id = &plan.args.get(first)?.ident;
-    Some(quote! {
-        #rt::__private::DeviceGuard::of(
-            #rt::__private::TensorArg::<#tensor>::first(&#id),
-        )?
-    })
+    Some(Guard::First(&plan.args.get(first)?.ident))
 }
 
 /// `fn __opgen_device_register(lib, key, site)`: what registers a kernel attached with
