@@ -394,7 +394,7 @@ fn pass_twice(out: &mut TokenStream2, ty: &RustType, id: &syn::Ident) {
 pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStream2 {
     let input = checked.input;
     let f = &def.function;
-    let mut plan = OpPlan::new(checked, def);
+    let mut plan = OpPlan::without_facts(checked, def);
     let meta_fn = input.kernel.ident();
     plan.facts = super::docs::attr(facts(
         &plan,
@@ -1168,7 +1168,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
 pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenStream2 {
     let input = checked.input;
     let f = &def.function;
-    let mut plan = OpPlan::new(checked, def);
+    let mut plan = OpPlan::without_facts(checked, def);
     let Some(marker) = delegate_marker(input, f) else {
         return TokenStream2::new();
     };
@@ -1438,30 +1438,6 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
             root_path(b, &["std", "vec", "Vec", "new"]);
             group(b, Delimiter::Parenthesis, |_| {});
             punct(b, ';');
-            // `registrations.push(lib.impl_at("name", key, kernel, site)?);`
-            let push = |b: &mut TokenStream2,
-                        key: &dyn Fn(&mut TokenStream2),
-                        kernel: &dyn Fn(&mut TokenStream2)| {
-                ident(b, "registrations");
-                punct(b, '.');
-                ident(b, "push");
-                group(b, Delimiter::Parenthesis, |g| {
-                    ident(g, "lib");
-                    punct(g, '.');
-                    ident(g, "impl_at");
-                    group(g, Delimiter::Parenthesis, |a| {
-                        a.append(name.clone());
-                        punct(a, ',');
-                        key(a);
-                        punct(a, ',');
-                        kernel(a);
-                        punct(a, ',');
-                        ident(a, "site");
-                    });
-                    punct(g, '?');
-                });
-                punct(b, ';');
-            };
             ident(b, "for");
             group(b, Delimiter::Parenthesis, |g| {
                 ident(g, "key");
@@ -1476,23 +1452,24 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
             punct(b, '>');
             group(b, Delimiter::Parenthesis, |g| ident(g, "lib"));
             group(b, Delimiter::Brace, |l| {
-                let device = std::cell::Cell::new(Some(super::device::structured_device_prelude(
+                let device = super::device::structured_device_prelude(
                     &plan,
                     &format!("structured {delegate}"),
-                )));
-                push(l, &|a| ident(a, "key"), &|a| {
-                    kernel_body(
-                        a,
-                        "__run",
-                        &|c| {
+                );
+                push_impl_at(
+                    l,
+                    &name,
+                    |a| ident(a, "key"),
+                    |a| {
+                        let leading = |c: &mut TokenStream2| {
                             ident(c, "key");
                             punct(c, ',');
                             ident(c, "imp");
                             punct(c, ',');
-                        },
-                        device.take().unwrap_or_default(),
-                    );
-                });
+                        };
+                        kernel_body(a, "__run", &leading, device);
+                    },
+                );
             });
             if composite {
                 // `#rt::dispatch::DispatchKey::CompositeExplicitAutograd`
@@ -1503,16 +1480,12 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
                         &["dispatch", "DispatchKey", "CompositeExplicitAutograd"],
                     );
                 };
-                push(b, &cea, &|a| {
-                    kernel_body(
-                        a,
-                        "__run_composite",
-                        &|c| {
-                            cea(c);
-                            punct(c, ',');
-                        },
-                        TokenStream2::new(),
-                    );
+                push_impl_at(b, &name, cea, |a| {
+                    let leading = |c: &mut TokenStream2| {
+                        cea(c);
+                        punct(c, ',');
+                    };
+                    kernel_body(a, "__run_composite", &leading, TokenStream2::new());
                 });
             }
             root_path(b, &["core", "result", "Result", "Ok"]);
@@ -1521,6 +1494,34 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
     });
     punct(&mut out, ';');
     out
+}
+
+/// `registrations.push(lib.impl_at("name", key, kernel, site)?);`
+fn push_impl_at(
+    out: &mut TokenStream2,
+    name: &Literal,
+    key: impl FnOnce(&mut TokenStream2),
+    kernel: impl FnOnce(&mut TokenStream2),
+) {
+    ident(out, "registrations");
+    punct(out, '.');
+    ident(out, "push");
+    group(out, Delimiter::Parenthesis, |g| {
+        ident(g, "lib");
+        punct(g, '.');
+        ident(g, "impl_at");
+        group(g, Delimiter::Parenthesis, |a| {
+            a.append(name.clone());
+            punct(a, ',');
+            key(a);
+            punct(a, ',');
+            kernel(a);
+            punct(a, ',');
+            ident(a, "site");
+        });
+        punct(g, '?');
+    });
+    punct(out, ';');
 }
 
 /// An impl of a structured operator (`op = "add.out", structured`): the kernel unchanged,
