@@ -150,6 +150,14 @@ pub(crate) struct PlanSource<'a> {
 
 impl<'a> OpPlan<'a> {
     pub fn new(checked: &'a Checked<'a>, def: &'a Definition) -> OpPlan<'a> {
+        let mut plan = OpPlan::without_facts(checked, def);
+        plan.facts = super::docs::attr(super::docs::facts(&plan));
+        plan
+    }
+
+    /// [`OpPlan::new`] with `facts` left empty, for an expansion that writes its own
+    /// (structured operators): the doc facts are not computed twice.
+    pub fn without_facts(checked: &'a Checked<'a>, def: &'a Definition) -> OpPlan<'a> {
         let input = checked.input;
         let keys = if def.function.manual_kernel_registration {
             Vec::new()
@@ -162,7 +170,7 @@ impl<'a> OpPlan<'a> {
             (Some(lit), true) => Some(lit.value()),
             _ => None,
         };
-        OpPlan::from_source(PlanSource {
+        OpPlan::from_source_without_facts(PlanSource {
             rt: &input.rt,
             vis: &input.kernel.vis,
             kernel: Some(input.kernel.ident()),
@@ -185,6 +193,12 @@ impl<'a> OpPlan<'a> {
     }
 
     pub fn from_source(src: PlanSource<'a>) -> OpPlan<'a> {
+        let mut plan = OpPlan::from_source_without_facts(src);
+        plan.facts = super::docs::attr(super::docs::facts(&plan));
+        plan
+    }
+
+    fn from_source_without_facts(src: PlanSource<'a>) -> OpPlan<'a> {
         let f = src.function;
         let schema = &f.func;
         let mut name = src.name.unwrap_or_else(|| rust_fn_name(schema));
@@ -313,7 +327,7 @@ impl<'a> OpPlan<'a> {
         let handle = format_ident!("__OPGEN_OP_{}", name.to_uppercase());
         let call_fn = format_ident!("__opgen_call_{}", name);
         let attrs = Attrs::new(src.vis);
-        let mut plan = OpPlan {
+        OpPlan {
             rt,
             vis: src.vis,
             kernel: src.kernel,
@@ -352,9 +366,7 @@ impl<'a> OpPlan<'a> {
             upper_args,
             attrs,
             fallible_docs: Default::default(),
-        };
-        plan.facts = super::docs::attr(super::docs::facts(&plan));
-        plan
+        }
     }
 
     /// A form's name: `prefix` + name + `suffix`, a trailing in-place `_` kept last.
