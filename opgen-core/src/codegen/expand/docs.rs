@@ -12,29 +12,90 @@ use super::plan::OpPlan;
 /// Doc text as one literal: each line after a space, as `///` comments read.
 pub(crate) fn literal<S: AsRef<str>>(lines: &[S]) -> Literal {
     let len: usize = lines.iter().map(|l| l.as_ref().len() + 3).sum();
-    let mut repr = String::with_capacity(len + 8);
-    repr.push('"');
+    let mut doc = Doc::with_capacity(len);
     for (i, l) in lines.iter().enumerate() {
         if i > 0 {
-            repr.push_str("\\n");
+            doc.newline();
         }
-        let l = l.as_ref();
-        if !l.is_empty() {
-            repr.push(' ');
-            escape_into(&mut repr, l);
+        doc.text(l.as_ref());
+    }
+    doc.finish()
+}
+
+/// Doc text written straight into the escaped form of its literal, line by line: each
+/// non-empty line after a space, as `///` comments read, the lines joined by `\n`.
+pub(crate) struct Doc {
+    repr: String,
+    /// Nothing written on the current line yet (its leading space is still to come).
+    line_start: bool,
+}
+
+impl Doc {
+    /// An empty first line, with room for about `len` bytes of text.
+    pub fn with_capacity(len: usize) -> Doc {
+        let mut repr = String::with_capacity(len + 8);
+        repr.push('"');
+        Doc {
+            repr,
+            line_start: true,
         }
     }
-    repr.push('"');
-    repr.parse().unwrap_or_else(|_| {
-        let text: Vec<String> = lines
-            .iter()
-            .map(|l| match l.as_ref() {
-                "" => String::new(),
-                l => format!(" {l}"),
-            })
-            .collect();
-        Literal::string(&text.join("\n"))
-    })
+
+    /// Ends the current line.
+    pub fn newline(&mut self) -> &mut Doc {
+        self.repr.push_str("\\n");
+        self.line_start = true;
+        self
+    }
+
+    fn start(&mut self) {
+        if self.line_start {
+            self.repr.push(' ');
+            self.line_start = false;
+        }
+    }
+
+    /// Appends `text` to the current line.
+    pub fn text(&mut self, text: &str) -> &mut Doc {
+        if !text.is_empty() {
+            self.start();
+            escape_into(&mut self.repr, text);
+        }
+        self
+    }
+
+    /// Appends `value` as it displays, with no escaping: for identifiers, dispatch keys and
+    /// the like, which never hold a character to escape (nor display as nothing).
+    pub fn plain(&mut self, value: impl std::fmt::Display) -> &mut Doc {
+        use std::fmt::Write;
+        self.start();
+        let _ = write!(self.repr, "{value}");
+        self
+    }
+
+    /// `value` as it displays, in backticks.
+    pub fn code(&mut self, value: impl std::fmt::Display) -> &mut Doc {
+        self.text("`").plain(value).text("`")
+    }
+
+    /// What the plain forms do on error, after an empty line.
+    pub fn panics(&mut self, try_name: impl std::fmt::Display) -> &mut Doc {
+        self.newline()
+            .newline()
+            .text("# Panics")
+            .newline()
+            .text("On error, with its message; [`")
+            .plain(try_name)
+            .text("`] returns the error instead.")
+    }
+
+    /// The literal.
+    pub fn finish(mut self) -> Literal {
+        self.repr.push('"');
+        self.repr
+            .parse()
+            .expect("escaped doc text lexes as a string literal")
+    }
 }
 
 /// A string literal, built from its escaped form: `Literal::string` escapes char by char
@@ -105,34 +166,52 @@ pub(crate) fn item_with(plan: &OpPlan<'_>, what: &Frag, out: &mut TokenStream2) 
 
 /// The schema, variants and keys, after an empty line.
 pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
-    let mut v = vec![
-        String::new(),
-        "# Schema".to_string(),
-        "```text".to_string(),
-        format!("{}::{}", plan.namespace, plan.text),
-        "```".to_string(),
-    ];
+    let mut doc = Doc::with_capacity(plan.namespace.len() + plan.text.len() + 240);
+    doc.newline()
+        .text("# Schema")
+        .newline()
+        .text("```text")
+        .newline()
+        .text(plan.namespace)
+        .text("::")
+        .text(&plan.text)
+        .newline()
+        .text("```")
+        .newline();
     if let (true, Some(kernel)) = (plan.inferred, plan.kernel) {
-        v.push(format!(
-            "Inferred from the signature of the kernel `{kernel}`."
-        ));
-        v.push(String::new());
+        doc.text("Inferred from the signature of the kernel `")
+            .plain(kernel)
+            .text("`.")
+            .newline()
+            .newline();
     }
     let variants = match (plan.function, plan.receiver.is_some()) {
         (true, true) => "function, method",
         (false, true) => "method",
         _ => "function",
     };
-    let keys: Vec<String> = plan.keys.iter().map(|k| format!("`{k}`")).collect();
-    let kernels = match plan.kernel {
+    doc.text("Variants: `")
+        .text(variants)
+        .text("`. Kernels in this crate: ");
+    match plan.kernel {
         // Declared from a yaml file: kernels attach by name.
-        None => "none; attach them with `#[native_function(op = ...)]`".to_string(),
-        Some(_) if keys.is_empty() => "none (registered by hand)".to_string(),
-        Some(kernel) => format!("{} (`{kernel}`)", keys.join(", ")),
-    };
-    v.push(format!(
-        "Variants: `{variants}`. Kernels in this crate: {kernels}."
-    ));
+        None => {
+            doc.text("none; attach them with `#[native_function(op = ...)]`");
+        }
+        Some(_) if plan.keys.is_empty() => {
+            doc.text("none (registered by hand)");
+        }
+        Some(kernel) => {
+            for (i, k) in plan.keys.iter().enumerate() {
+                if i > 0 {
+                    doc.text(", ");
+                }
+                doc.code(k);
+            }
+            doc.text(" (`").plain(kernel).text("`)");
+        }
+    }
+    doc.text(".");
     // The runtime's own decision (`structured::derived_wrapper`), from what this crate knows.
     let at_meta = crate::structured::WrapperFacts {
         kind: plan.schema.kind(),
@@ -145,21 +224,10 @@ pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
     if crate::structured::derived_wrapper(&at_meta)
         == Some(crate::structured::DerivedWrapper::InPlaceMetaShortCircuit)
     {
-        v.push(String::new());
-        v.push(
+        doc.newline().newline().text(
             "Unless a `Meta` kernel is registered elsewhere, a call on a meta `self` returns it \
-             unchanged (the in-place-on-Meta short circuit)."
-                .to_string(),
+             unchanged (the in-place-on-Meta short circuit).",
         );
     }
-    literal(&v)
-}
-
-/// What the plain forms do on error.
-pub(crate) fn panics(try_name: &str) -> [String; 3] {
-    [
-        String::new(),
-        "# Panics".to_string(),
-        format!("On error, with its message; [`{try_name}`] returns the error instead."),
-    ]
+    doc.finish()
 }

@@ -4,7 +4,7 @@
 use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt, quote};
 
-use super::docs;
+use super::docs::{self, Doc};
 use super::frag::{Frag, colon2, group, ident, lifetime, punct, punct_joint, root_path};
 use super::plan::{OpPlan, has_mut};
 use super::types::Lifetimes;
@@ -265,52 +265,62 @@ fn form_doc(
     fallible: bool,
     out: &mut TokenStream2,
 ) {
-    let what = |last: Vec<String>| {
-        let defaulted: Vec<String> = (plan.fields.iter())
-            .filter(|&&i| with || Some(i) != plan.options)
-            .map(|&i| format!("`{}`", plan.api_ident(i)))
-            .collect();
-        let mut what = vec![if with {
-            let s = plan
-                .args_struct
-                .as_ref()
-                .map(|s| s.to_string())
-                .unwrap_or_default();
-            format!("Calls the operator, with the defaulted arguments given in [`{s}`].")
-        } else if defaulted.is_empty() {
-            "Calls the operator.".to_string()
+    let what = |len: usize| {
+        let mut doc = Doc::with_capacity(len + 160);
+        doc.text("Calls the operator");
+        if with {
+            doc.text(", with the defaulted arguments given in [`");
+            if let Some(s) = &plan.args_struct {
+                doc.plain(s);
+            }
+            doc.text("`].");
         } else {
-            format!(
-                "Calls the operator, with the schema's defaults for {}.",
-                defaulted.join(", ")
-            )
-        }];
-        if let Some(start) = plan.options {
-            let parts: Vec<String> = (plan.args.iter().skip(start).take(4))
-                .map(|a| format!("`{}`", a.ident))
-                .collect();
-            what.push(String::new());
-            what.push(format!(
-                "`options` gathers the schema's {} (unset fields are passed as `None`); the \
-                 faithful form takes them separately.",
-                parts.join(", ")
-            ));
+            let mut defaulted = (plan.fields.iter())
+                .filter(|&&i| Some(i) != plan.options)
+                .peekable();
+            if defaulted.peek().is_some() {
+                doc.text(", with the schema's defaults for ");
+                for (n, &i) in defaulted.enumerate() {
+                    if n > 0 {
+                        doc.text(", ");
+                    }
+                    doc.code(plan.api_ident(i));
+                }
+            }
+            doc.text(".");
         }
-        what.extend(last);
-        docs::attr(docs::literal(&what))
+        if let Some(start) = plan.options {
+            doc.newline()
+                .newline()
+                .text("`options` gathers the schema's ");
+            for (n, a) in plan.args.iter().skip(start).take(4).enumerate() {
+                if n > 0 {
+                    doc.text(", ");
+                }
+                doc.code(&a.ident);
+            }
+            doc.text(
+                " (unset fields are passed as `None`); the faithful form takes them separately.",
+            );
+        }
+        doc
     };
     if fallible {
         // The same in every scope: made once.
-        let attr = plan.fallible_docs[usize::from(with)]
-            .get_or_init(|| what(vec!["Errors are returned.".to_string()]));
+        let attr = plan.fallible_docs[usize::from(with)].get_or_init(|| {
+            let mut doc = what(24);
+            doc.newline().text("Errors are returned.");
+            docs::attr(doc.finish())
+        });
         docs::item_with(plan, attr, out);
     } else {
         let try_name = plan.form_name(with, true);
-        let link = match scope {
-            Scope::Free => try_name.to_string(),
-            _ => format!("Self::{try_name}"),
+        let mut doc = what(80);
+        match scope {
+            Scope::Free => doc.panics(try_name),
+            _ => doc.panics(format_args!("Self::{try_name}")),
         };
-        docs::item_with(plan, &what(docs::panics(&link).into()), out);
+        docs::item_with(plan, &docs::attr(doc.finish()), out);
     }
 }
 
@@ -341,15 +351,9 @@ fn expand_faithful(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         punct(out, '>');
         ret.to_tokens(out);
     };
-    docs::item(
-        plan,
-        &{
-            let mut v = vec![order.to_string()];
-            v.extend(docs::panics(&fallible.to_string()));
-            v
-        },
-        out,
-    );
+    let mut doc = Doc::with_capacity(order.len() + 120);
+    doc.text(order).panics(&fallible);
+    docs::item_with(plan, &docs::attr(doc.finish()), out);
     head(out, &plain, &plan.ret, true);
     group(out, Delimiter::Brace, |body| {
         plan.rt.to_tokens(body);
@@ -383,7 +387,9 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
             expand_options_field(plan, i, &mut fields, &mut values);
             continue;
         }
-        docs::attr(docs::literal(&[format!("`{}`", a.text)])).to_tokens(&mut fields);
+        let mut doc = Doc::with_capacity(a.text.len() + 2);
+        doc.text("`").text(&a.text).text("`");
+        docs::attr(doc.finish()).to_tokens(&mut fields);
         ident(&mut fields, "pub");
         a.ident.to_tokens(&mut fields);
         punct(&mut fields, ':');
@@ -395,24 +401,25 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         punct(&mut values, ',');
     }
     let plain = plan.form_name(true, false);
-    let first = plan
-        .fields
-        .first()
-        .map(|&i| plan.api_ident(i).to_string())
-        .unwrap_or_default();
-    let what = [
-        if plan.function {
-            format!(
-                "The defaulted arguments of [`{plain}`]; `Default` gives the schema's defaults."
-            )
-        } else {
-            format!(
-                "The defaulted arguments of the `{plain}` method; `Default` gives the schema's defaults."
-            )
-        },
-        format!("Name only what changes: `{name} {{ {first}: ..., ..Default::default() }}`."),
-    ];
-    docs::item(plan, &what, out);
+    let mut doc = Doc::with_capacity(160);
+    if plan.function {
+        doc.text("The defaulted arguments of [`")
+            .plain(plain)
+            .text("`]; `Default` gives the schema's defaults.");
+    } else {
+        doc.text("The defaulted arguments of the `")
+            .plain(plain)
+            .text("` method; `Default` gives the schema's defaults.");
+    }
+    doc.newline()
+        .text("Name only what changes: `")
+        .plain(name)
+        .text(" { ");
+    if let Some(&i) = plan.fields.first() {
+        doc.plain(plan.api_ident(i));
+    }
+    doc.text(": ..., ..Default::default() }`.");
+    docs::item_with(plan, &docs::attr(doc.finish()), out);
     let clone = (!plan.fields.iter().any(|&i| has_mut(&plan.args[i].ty)))
         .then(|| quote!(#[derive(::core::clone::Clone)]));
     let upper = plan.fields.iter().any(|&i| has_upper(&plan.args[i].ident));
@@ -442,12 +449,18 @@ fn expand_options_field(
     values: &mut TokenStream2,
 ) {
     let group_args = || plan.args.iter().skip(start).take(4);
-    let text: Vec<&str> = group_args().map(|a| a.text.as_str()).collect();
-    let doc = [
-        format!("`{}`, as one value.", text.join(", ")),
-        "`Default` gives the schema's defaults; an unset field is passed as `None`.".to_string(),
-    ];
-    docs::attr(docs::literal(&doc)).to_tokens(fields);
+    let mut doc = Doc::with_capacity(120);
+    doc.text("`");
+    for (n, a) in group_args().enumerate() {
+        if n > 0 {
+            doc.text(", ");
+        }
+        doc.text(&a.text);
+    }
+    doc.text("`, as one value.")
+        .newline()
+        .text("`Default` gives the schema's defaults; an unset field is passed as `None`.");
+    docs::attr(doc.finish()).to_tokens(fields);
     ident(fields, "pub");
     ident(fields, "options");
     punct(fields, ':');

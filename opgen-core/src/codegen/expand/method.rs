@@ -4,7 +4,7 @@
 use proc_macro2::{Delimiter, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt, quote};
 
-use super::docs;
+use super::docs::{self, Doc};
 use super::frag::{group, ident};
 use super::free_fn::{Scope, expand_forms};
 use super::plan::OpPlan;
@@ -30,16 +30,15 @@ pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods, out: &mut Tok
             let mut bodies = TokenStream2::new();
             expand_forms(plan, Scope::Trait(name), &mut bodies, Some(&mut decls));
             let vis = plan.vis;
-            docs::item(
-                plan,
-                &[format!(
-                    "Methods of `{}::{}` on [`{}`], for a tensor type defined in another crate.",
-                    plan.namespace,
-                    plan.full_name,
-                    crate::codegen::kernel::type_string(plan.tensor)
-                )],
-                out,
-            );
+            let mut doc = Doc::with_capacity(120);
+            doc.text("Methods of `")
+                .text(plan.namespace)
+                .text("::")
+                .text(&plan.full_name)
+                .text("` on [`")
+                .text(&crate::codegen::kernel::type_string(plan.tensor))
+                .text("`], for a tensor type defined in another crate.");
+            docs::item_with(plan, &docs::attr(doc.finish()), out);
             let dead = &plan.attrs.dead;
             out.extend(quote!(#dead #vis trait #name));
             out.append(proc_macro2::Group::new(Delimiter::Brace, decls));

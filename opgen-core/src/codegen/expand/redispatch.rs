@@ -55,15 +55,9 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         }
         a.ident.to_tokens(&mut args);
     }
-    docs::item(
-        plan,
-        &{
-            let mut v = vec![what.to_string()];
-            v.extend(docs::panics(&fallible.to_string()));
-            v
-        },
-        out,
-    );
+    let mut doc = docs::Doc::with_capacity(what.len() + 120);
+    doc.text(what).panics(&fallible);
+    docs::item_with(plan, &docs::attr(doc.finish()), out);
     head(out, &plain, &plan.ret, true);
     group(out, Delimiter::Brace, |body| {
         rt.to_tokens(body);
