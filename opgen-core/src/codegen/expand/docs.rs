@@ -3,10 +3,10 @@
 //! item of an operator, so it is one `#[doc]` attribute made once and shared (its bracket
 //! group is reference counted), as are the user's doc attributes.
 
-use proc_macro2::{Literal, TokenStream as TokenStream2};
-use quote::{ToTokens, TokenStreamExt};
+use proc_macro2::{Ident, Literal, Punct, Spacing, Span, TokenStream as TokenStream2, TokenTree};
+use quote::ToTokens;
 
-use super::frag::{Frag, ident, punct};
+use super::frag::Frag;
 use super::plan::OpPlan;
 
 /// Doc text as one literal: each line after a space, as `///` comments read.
@@ -64,6 +64,19 @@ impl Doc {
         self
     }
 
+    /// Appends `text`, which holds no character to escape (checked in debug builds).
+    pub fn raw(&mut self, text: &'static str) -> &mut Doc {
+        debug_assert!(
+            !text.bytes().any(|b| ESCAPES[usize::from(b)]),
+            "{text:?} needs escaping"
+        );
+        if !text.is_empty() {
+            self.start();
+            self.repr.push_str(text);
+        }
+        self
+    }
+
     /// Appends `value` as it displays, with no escaping: for identifiers, dispatch keys and
     /// the like, which never hold a character to escape (nor display as nothing).
     pub fn plain(&mut self, value: impl std::fmt::Display) -> &mut Doc {
@@ -75,18 +88,18 @@ impl Doc {
 
     /// `value` as it displays, in backticks.
     pub fn code(&mut self, value: impl std::fmt::Display) -> &mut Doc {
-        self.text("`").plain(value).text("`")
+        self.raw("`").plain(value).raw("`")
     }
 
     /// What the plain forms do on error, after an empty line.
     pub fn panics(&mut self, try_name: impl std::fmt::Display) -> &mut Doc {
         self.newline()
             .newline()
-            .text("# Panics")
+            .raw("# Panics")
             .newline()
-            .text("On error, with its message; [`")
+            .raw("On error, with its message; [`")
             .plain(try_name)
-            .text("`] returns the error instead.")
+            .raw("`] returns the error instead.")
     }
 
     /// The literal.
@@ -145,11 +158,12 @@ fn escape_into(repr: &mut String, text: &str) {
 
 /// `#[doc = lit]`.
 pub(crate) fn attr(lit: Literal) -> Frag {
-    let mut content = TokenStream2::new();
-    ident(&mut content, "doc");
-    punct(&mut content, '=');
-    content.append(lit);
-    Frag::attr(content)
+    // Collected at once: one stream, not three pushes onto an empty one.
+    Frag::attr(TokenStream2::from_iter([
+        TokenTree::Ident(Ident::new("doc", Span::call_site())),
+        TokenTree::Punct(Punct::new('=', Spacing::Alone)),
+        TokenTree::Literal(lit),
+    ]))
 }
 
 /// Writes an item's docs: the user's, then `what`, then the operator's facts.
@@ -168,20 +182,20 @@ pub(crate) fn item_with(plan: &OpPlan<'_>, what: &Frag, out: &mut TokenStream2) 
 pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
     let mut doc = Doc::with_capacity(plan.namespace.len() + plan.text.len() + 240);
     doc.newline()
-        .text("# Schema")
+        .raw("# Schema")
         .newline()
-        .text("```text")
+        .raw("```text")
         .newline()
         .text(plan.namespace)
-        .text("::")
+        .raw("::")
         .text(&plan.text)
         .newline()
-        .text("```")
+        .raw("```")
         .newline();
     if let (true, Some(kernel)) = (plan.inferred, plan.kernel) {
-        doc.text("Inferred from the signature of the kernel `")
+        doc.raw("Inferred from the signature of the kernel `")
             .plain(kernel)
-            .text("`.")
+            .raw("`.")
             .newline()
             .newline();
     }
@@ -190,28 +204,28 @@ pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
         (false, true) => "method",
         _ => "function",
     };
-    doc.text("Variants: `")
-        .text(variants)
-        .text("`. Kernels in this crate: ");
+    doc.raw("Variants: `")
+        .raw(variants)
+        .raw("`. Kernels in this crate: ");
     match plan.kernel {
         // Declared from a yaml file: kernels attach by name.
         None => {
-            doc.text("none; attach them with `#[native_function(op = ...)]`");
+            doc.raw("none; attach them with `#[native_function(op = ...)]`");
         }
         Some(_) if plan.keys.is_empty() => {
-            doc.text("none (registered by hand)");
+            doc.raw("none (registered by hand)");
         }
         Some(kernel) => {
             for (i, k) in plan.keys.iter().enumerate() {
                 if i > 0 {
-                    doc.text(", ");
+                    doc.raw(", ");
                 }
                 doc.code(k);
             }
-            doc.text(" (`").plain(kernel).text("`)");
+            doc.raw(" (`").plain(kernel).raw("`)");
         }
     }
-    doc.text(".");
+    doc.raw(".");
     // The runtime's own decision (`structured::derived_wrapper`), from what this crate knows.
     let at_meta = crate::structured::WrapperFacts {
         kind: plan.schema.kind(),
@@ -224,7 +238,7 @@ pub(crate) fn facts(plan: &OpPlan<'_>) -> Literal {
     if crate::structured::derived_wrapper(&at_meta)
         == Some(crate::structured::DerivedWrapper::InPlaceMetaShortCircuit)
     {
-        doc.newline().newline().text(
+        doc.newline().newline().raw(
             "Unless a `Meta` kernel is registered elsewhere, a call on a meta `self` returns it \
              unchanged (the in-place-on-Meta short circuit).",
         );

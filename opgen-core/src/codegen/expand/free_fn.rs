@@ -267,39 +267,39 @@ fn form_doc(
 ) {
     let what = |len: usize| {
         let mut doc = Doc::with_capacity(len + 160);
-        doc.text("Calls the operator");
+        doc.raw("Calls the operator");
         if with {
-            doc.text(", with the defaulted arguments given in [`");
+            doc.raw(", with the defaulted arguments given in [`");
             if let Some(s) = &plan.args_struct {
                 doc.plain(s);
             }
-            doc.text("`].");
+            doc.raw("`].");
         } else {
             let mut defaulted = (plan.fields.iter())
                 .filter(|&&i| Some(i) != plan.options)
                 .peekable();
             if defaulted.peek().is_some() {
-                doc.text(", with the schema's defaults for ");
+                doc.raw(", with the schema's defaults for ");
                 for (n, &i) in defaulted.enumerate() {
                     if n > 0 {
-                        doc.text(", ");
+                        doc.raw(", ");
                     }
                     doc.code(plan.api_ident(i));
                 }
             }
-            doc.text(".");
+            doc.raw(".");
         }
         if let Some(start) = plan.options {
             doc.newline()
                 .newline()
-                .text("`options` gathers the schema's ");
+                .raw("`options` gathers the schema's ");
             for (n, a) in plan.args.iter().skip(start).take(4).enumerate() {
                 if n > 0 {
-                    doc.text(", ");
+                    doc.raw(", ");
                 }
                 doc.code(&a.ident);
             }
-            doc.text(
+            doc.raw(
                 " (unset fields are passed as `None`); the faithful form takes them separately.",
             );
         }
@@ -309,7 +309,7 @@ fn form_doc(
         // The same in every scope: made once.
         let attr = plan.fallible_docs[usize::from(with)].get_or_init(|| {
             let mut doc = what(24);
-            doc.newline().text("Errors are returned.");
+            doc.newline().raw("Errors are returned.");
             docs::attr(doc.finish())
         });
         docs::item_with(plan, attr, out);
@@ -352,7 +352,7 @@ fn expand_faithful(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         ret.to_tokens(out);
     };
     let mut doc = Doc::with_capacity(order.len() + 120);
-    doc.text(order).panics(&fallible);
+    doc.raw(order).panics(&fallible);
     docs::item_with(plan, &docs::attr(doc.finish()), out);
     head(out, &plain, &plan.ret, true);
     group(out, Delimiter::Brace, |body| {
@@ -388,7 +388,7 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
             continue;
         }
         let mut doc = Doc::with_capacity(a.text.len() + 2);
-        doc.text("`").text(&a.text).text("`");
+        doc.raw("`").text(&a.text).raw("`");
         docs::attr(doc.finish()).to_tokens(&mut fields);
         ident(&mut fields, "pub");
         a.ident.to_tokens(&mut fields);
@@ -403,22 +403,22 @@ pub(crate) fn expand_args_struct(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let plain = plan.form_name(true, false);
     let mut doc = Doc::with_capacity(160);
     if plan.function {
-        doc.text("The defaulted arguments of [`")
+        doc.raw("The defaulted arguments of [`")
             .plain(plain)
-            .text("`]; `Default` gives the schema's defaults.");
+            .raw("`]; `Default` gives the schema's defaults.");
     } else {
-        doc.text("The defaulted arguments of the `")
+        doc.raw("The defaulted arguments of the `")
             .plain(plain)
-            .text("` method; `Default` gives the schema's defaults.");
+            .raw("` method; `Default` gives the schema's defaults.");
     }
     doc.newline()
-        .text("Name only what changes: `")
+        .raw("Name only what changes: `")
         .plain(name)
-        .text(" { ");
+        .raw(" { ");
     if let Some(&i) = plan.fields.first() {
         doc.plain(plan.api_ident(i));
     }
-    doc.text(": ..., ..Default::default() }`.");
+    doc.raw(": ..., ..Default::default() }`.");
     docs::item_with(plan, &docs::attr(doc.finish()), out);
     let clone = (!plan.fields.iter().any(|&i| has_mut(&plan.args[i].ty)))
         .then(|| quote!(#[derive(::core::clone::Clone)]));
@@ -450,16 +450,16 @@ fn expand_options_field(
 ) {
     let group_args = || plan.args.iter().skip(start).take(4);
     let mut doc = Doc::with_capacity(120);
-    doc.text("`");
+    doc.raw("`");
     for (n, a) in group_args().enumerate() {
         if n > 0 {
-            doc.text(", ");
+            doc.raw(", ");
         }
         doc.text(&a.text);
     }
-    doc.text("`, as one value.")
+    doc.raw("`, as one value.")
         .newline()
-        .text("`Default` gives the schema's defaults; an unset field is passed as `None`.");
+        .raw("`Default` gives the schema's defaults; an unset field is passed as `None`.");
     docs::attr(doc.finish()).to_tokens(fields);
     ident(fields, "pub");
     ident(fields, "options");

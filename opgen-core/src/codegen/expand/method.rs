@@ -31,13 +31,13 @@ pub(crate) fn expand_methods(plan: &OpPlan<'_>, methods: &Methods, out: &mut Tok
             expand_forms(plan, Scope::Trait(name), &mut bodies, Some(&mut decls));
             let vis = plan.vis;
             let mut doc = Doc::with_capacity(120);
-            doc.text("Methods of `")
+            doc.raw("Methods of `")
                 .text(plan.namespace)
-                .text("::")
+                .raw("::")
                 .text(&plan.full_name)
-                .text("` on [`")
+                .raw("` on [`")
                 .text(&crate::codegen::kernel::type_string(plan.tensor))
-                .text("`], for a tensor type defined in another crate.");
+                .raw("`], for a tensor type defined in another crate.");
             docs::item_with(plan, &docs::attr(doc.finish()), out);
             let dead = &plan.attrs.dead;
             out.extend(quote!(#dead #vis trait #name));

@@ -56,7 +56,7 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         a.ident.to_tokens(&mut args);
     }
     let mut doc = docs::Doc::with_capacity(what.len() + 120);
-    doc.text(what).panics(&fallible);
+    doc.raw(what).panics(&fallible);
     docs::item_with(plan, &docs::attr(doc.finish()), out);
     head(out, &plain, &plan.ret, true);
     group(out, Delimiter::Brace, |body| {
