@@ -167,8 +167,16 @@ pub(crate) fn attr(lit: Literal) -> Frag {
 }
 
 /// Writes an item's docs: the user's, then `what`, then the operator's facts.
-pub(crate) fn item<S: AsRef<str>>(plan: &OpPlan<'_>, what: &[S], out: &mut TokenStream2) {
-    item_with(plan, &attr(literal(what)), out);
+/// The lines of `what` need no escaping.
+pub(crate) fn item(plan: &OpPlan<'_>, what: &[&'static str], out: &mut TokenStream2) {
+    let mut doc = Doc::with_capacity(what.iter().map(|l| l.len() + 3).sum());
+    for (i, l) in what.iter().enumerate() {
+        if i > 0 {
+            doc.newline();
+        }
+        doc.raw(l);
+    }
+    item_with(plan, &attr(doc.finish()), out);
 }
 
 /// Writes an item's docs, with `what` as its `#[doc]` attribute.
