@@ -1,7 +1,7 @@
 //! The redispatch functions (a key set first, then the dispatcher signature) and the hidden
 //! function that holds the operator's cached typed handle.
 
-use proc_macro2::{Delimiter, Group, Literal, TokenStream as TokenStream2};
+use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt};
 
 use super::docs;
@@ -97,13 +97,12 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let tensor = &plan.tensor_tokens;
     let (handle, call_fn) = (&plan.handle, &plan.call_fn);
     let (ret, result, decls) = (&plan.ret, &plan.result, &plan.decls_group);
-    // `#[doc(hidden)]`
-    let doc_hidden = |out: &mut TokenStream2| {
-        punct(out, '#');
-        group(out, Delimiter::Bracket, |a| {
-            ident(a, "doc");
-            group(a, Delimiter::Parenthesis, |g| ident(g, "hidden"));
-        });
+    // `#[doc(hidden)]`, made once for both items.
+    let doc_hidden = {
+        let mut a = TokenStream2::new();
+        ident(&mut a, "doc");
+        group(&mut a, Delimiter::Parenthesis, |g| ident(g, "hidden"));
+        Frag::attr(a)
     };
     // `#rt::__private::Op`
     let op = |out: &mut TokenStream2| {
@@ -112,7 +111,7 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     };
     // static #handle: #rt::__private::Op<#tensor, #families, #ret> =
     //     #rt::__private::Op::new(#name, #overload);
-    doc_hidden(out);
+    doc_hidden.to_tokens(out);
     punct(out, '#');
     group(out, Delimiter::Bracket, |a| {
         ident(a, "allow");
@@ -144,7 +143,7 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     });
     punct(out, ';');
     // fn #call_fn #decls -> #result { #handle.#call }
-    doc_hidden(out);
+    doc_hidden.to_tokens(out);
     plan.attrs.inline.to_tokens(out);
     punct(out, '#');
     group(out, Delimiter::Bracket, |a| {
@@ -186,7 +185,7 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
             group(g, Delimiter::Parenthesis, |c| {
                 ident(c, "feature");
                 punct(c, '=');
-                c.append(Literal::string("opgen-static-dispatch"));
+                c.append(docs::string("opgen-static-dispatch"));
             });
             punct(g, ',');
             if let Some(s) = plan.options {
