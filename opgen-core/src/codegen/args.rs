@@ -240,7 +240,7 @@ fn fast_options(tokens: &[TokenTree]) -> Option<(Option<LitStr>, Options)> {
                     }
                     _ => return None,
                 };
-                options.set(Options::key(key)?, value)?;
+                options.set(&key.to_string(), value)?;
                 more
             }
             _ => return None,
@@ -255,39 +255,7 @@ fn fast_options(tokens: &[TokenTree]) -> Option<(Option<LitStr>, Options)> {
     Some((schema, options))
 }
 
-/// The options' keys, as `Options::set` names them.
-const KEYS: [&str; 22] = [
-    "variants",
-    "dispatch",
-    "structured",
-    "structured_delegate",
-    "structured_inherits",
-    "precomputed",
-    "device_guard",
-    "device_check",
-    "manual_kernel_registration",
-    "manual_cpp_binding",
-    "python_module",
-    "category_override",
-    "tags",
-    "cpp_no_default_args",
-    "autogen",
-    "use_const_ref_for_mutable_tensors",
-    "name",
-    "namespace",
-    "crate",
-    "methods",
-    "op",
-    "tensor",
-];
-
 impl Options {
-    /// The option `key` names (`None` if none): what `set` is given, without writing the
-    /// identifier out.
-    fn key(key: &proc_macro2::Ident) -> Option<&'static str> {
-        KEYS.into_iter().find(|k| key == k)
-    }
-
     /// Sets option `key` to `value`, as darling would; `None` if the key is not an option,
     /// is set already, or the literal is not of the option's kind.
     fn set(&mut self, key: &str, value: syn::Lit) -> Option<()> {
