@@ -326,8 +326,13 @@ impl<'a> OpPlan<'a> {
         let handle = {
             let mut s = String::with_capacity(11 + name.len());
             s.push_str("__OPGEN_OP_");
-            for c in name.chars() {
-                s.extend(c.to_uppercase());
+            if name.is_ascii() {
+                s.push_str(&name);
+                s.make_ascii_uppercase();
+            } else {
+                for c in name.chars() {
+                    s.extend(c.to_uppercase());
+                }
             }
             syn::Ident::new(&s, Span::call_site())
         };
