@@ -7,7 +7,7 @@ mod infer;
 mod signature;
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream as TokenStream2, TokenTree};
-use quote::ToTokens;
+use quote::{ToTokens, TokenStreamExt};
 use syn::spanned::Spanned;
 
 use super::diag::Diagnostics;
@@ -87,16 +87,18 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
             "`#[native_function]` goes on a function: the kernel of the operator",
         )
     };
-    let mut head: Vec<TokenTree> = item.clone().into_iter().collect();
-    let bodyless = match head.pop() {
+    // The tokens but the last, straight into the stream syn reads.
+    let mut trees = AllButLast {
+        trees: item.clone().into_iter(),
+        last: None,
+    };
+    let mut head: TokenStream2 = trees.by_ref().collect();
+    let bodyless = match trees.last {
         Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => false,
         Some(TokenTree::Punct(p)) if p.as_char() == ';' => true,
         _ => return Err(not_a_function()),
     };
-    head.push(TokenTree::Group(Group::new(
-        Delimiter::Brace,
-        TokenStream2::new(),
-    )));
+    head.append(Group::new(Delimiter::Brace, TokenStream2::new()));
     let parser = |input: syn::parse::ParseStream<'_>| {
         let attrs = input.call(syn::Attribute::parse_outer)?;
         let vis: syn::Visibility = input.parse()?;
@@ -104,7 +106,6 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
         let _body: Group = input.parse()?;
         Ok((attrs, vis, sig))
     };
-    let head: TokenStream2 = head.into_iter().collect();
     let (attrs, vis, sig) =
         syn::parse::Parser::parse2(parser, head).map_err(|_| not_a_function())?;
     let mut diag = Diagnostics::default();
@@ -141,7 +142,7 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
             ),
         );
     }
-    let mut params = Vec::new();
+    let mut params = Vec::with_capacity(sig.inputs.len());
     for arg in &sig.inputs {
         match arg {
             syn::FnArg::Receiver(r) => diag.at(
@@ -189,6 +190,32 @@ impl Kernel {
             params,
             output,
             bodyless: self.bodyless,
+        }
+    }
+}
+
+/// A stream's tokens but the last, which is kept in `last`.
+struct AllButLast {
+    trees: proc_macro2::token_stream::IntoIter,
+    last: Option<TokenTree>,
+}
+
+impl Iterator for AllButLast {
+    type Item = TokenTree;
+
+    fn next(&mut self) -> Option<TokenTree> {
+        if self.last.is_none() {
+            self.last = Some(self.trees.next()?);
+        }
+        let next = self.trees.next()?;
+        self.last.replace(next)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (low, high) = self.trees.size_hint();
+        match self.last {
+            Some(_) => (low, high),
+            None => (low.saturating_sub(1), high.map(|h| h.saturating_sub(1))),
         }
     }
 }

@@ -17,7 +17,7 @@
 //! `__try_dispatch_zeros`, `__try_dispatch_zeros_faithful`, `__try_dispatch_zeros_redispatch`.
 
 use proc_macro2::{Delimiter, Span, TokenStream as TokenStream2};
-use quote::{ToTokens, format_ident};
+use quote::ToTokens;
 
 use super::frag::{Frag, colon2, group, ident as ident_token, punct, root_path};
 use super::types::{Lifetimes, rust_type};
@@ -215,7 +215,7 @@ impl<'a> OpPlan<'a> {
             .iter()
             .enumerate()
             .map(|(i, a)| ArgPlan {
-                ident: ident(&rust_ident(&a.name)),
+                ident: name_ident(&a.name),
                 ty: argument_type(&a.ty, a.is_write()).unwrap_or(RustType::Tuple(Vec::new())),
                 default: src.defaults.get(i).cloned().flatten(),
                 text: a.to_string(),
@@ -311,11 +311,10 @@ impl<'a> OpPlan<'a> {
             d.to_tokens(&mut decls_group);
             a.ident.to_tokens(&mut ids_group);
         }
-        let upper_args = args
-            .iter()
-            .any(|a| a.ident.to_string().chars().any(|c| c.is_ascii_uppercase()));
-        let form_name =
-            |prefix: &str, suffix: &str| ident(&rust_ident(&form_name(&name, prefix, suffix)));
+        // `rust_ident` keeps the ASCII letters of a name and adds none in upper case.
+        let upper_args =
+            (schema.arguments.iter()).any(|a| a.name.bytes().any(|c| c.is_ascii_uppercase()));
+        let form_name = |prefix: &str, suffix: &str| name_ident(&form_name(&name, prefix, suffix));
         let plain = [form_name("", ""), form_name("try_", "")];
         // Without an arguments struct there are no `_with` forms.
         let with = if args_struct.is_some() {
@@ -324,8 +323,25 @@ impl<'a> OpPlan<'a> {
             plain.clone()
         };
         let names = [plain, with];
-        let handle = format_ident!("__OPGEN_OP_{}", name.to_uppercase());
-        let call_fn = format_ident!("__opgen_call_{}", name);
+        let handle = {
+            let mut s = String::with_capacity(11 + name.len());
+            s.push_str("__OPGEN_OP_");
+            if name.is_ascii() {
+                s.push_str(&name);
+                s.make_ascii_uppercase();
+            } else {
+                for c in name.chars() {
+                    s.extend(c.to_uppercase());
+                }
+            }
+            syn::Ident::new(&s, Span::call_site())
+        };
+        let call_fn = {
+            let mut s = String::with_capacity(13 + name.len());
+            s.push_str("__opgen_call_");
+            s.push_str(&name);
+            syn::Ident::new(&s, Span::call_site())
+        };
         let attrs = Attrs::new(src.vis);
         OpPlan {
             rt,
@@ -371,7 +387,7 @@ impl<'a> OpPlan<'a> {
 
     /// A form's name: `prefix` + name + `suffix`, a trailing in-place `_` kept last.
     pub fn form(&self, prefix: &str, suffix: &str) -> syn::Ident {
-        ident(&rust_ident(&form_name(&self.name, prefix, suffix)))
+        name_ident(&form_name(&self.name, prefix, suffix))
     }
 
     /// The name of a form of the API.
@@ -473,10 +489,33 @@ fn form_name(name: &str, prefix: &str, suffix: &str) -> String {
     let core = name.trim_matches('_');
     let lead = &name[..name.len() - name.trim_start_matches('_').len()];
     let trail = &name[name.trim_end_matches('_').len()..];
+    let mut s = String::with_capacity(prefix.len() + name.len() + suffix.len());
     if core.is_empty() {
-        format!("{prefix}{name}{suffix}")
+        s.push_str(prefix);
+        s.push_str(name);
+        s.push_str(suffix);
     } else {
-        format!("{lead}{prefix}{core}{suffix}{trail}")
+        s.push_str(lead);
+        s.push_str(prefix);
+        s.push_str(core);
+        s.push_str(suffix);
+        s.push_str(trail);
+    }
+    s
+}
+
+/// `ident(&rust_ident(name))`, without remaking a name that `rust_ident` keeps as it is:
+/// ASCII letters, digits and underscores, not starting with a digit, not `_`, and with an
+/// underscore (no keyword, nor `self`, `super`, `crate`, `Self`, has one).
+fn name_ident(name: &str) -> syn::Ident {
+    let kept = name.len() > 1
+        && name.contains('_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if kept {
+        syn::Ident::new(name, Span::call_site())
+    } else {
+        ident(&rust_ident(name))
     }
 }
 

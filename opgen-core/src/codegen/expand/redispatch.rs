@@ -1,11 +1,11 @@
 //! The redispatch functions (a key set first, then the dispatcher signature) and the hidden
 //! function that holds the operator's cached typed handle.
 
-use proc_macro2::{Delimiter, TokenStream as TokenStream2};
-use quote::{ToTokens, quote};
+use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2};
+use quote::{ToTokens, TokenStreamExt};
 
 use super::docs;
-use super::frag::{Frag, group, ident, punct, punct_joint, root_path};
+use super::frag::{Frag, colon2, group, ident, punct, punct_joint, root_path};
 use super::plan::OpPlan;
 use super::types::Lifetimes;
 
@@ -64,14 +64,17 @@ pub(crate) fn expand_redispatch(plan: &OpPlan<'_>, out: &mut TokenStream2) {
         root_path(body, &["__private", "panic_on_error"]);
         group(body, Delimiter::Parenthesis, |g| {
             fallible.to_tokens(g);
-            group(g, Delimiter::Parenthesis, |g| g.extend(args.clone()));
+            g.append(Group::new(Delimiter::Parenthesis, args.clone()));
         });
     });
     docs::item(plan, &[what, "Errors are returned."], out);
     head(out, &fallible, &plan.result, false);
     let handle = &plan.handle;
     group(out, Delimiter::Brace, |body| {
-        body.extend(quote!(#handle.try_redispatch(#args)));
+        handle.to_tokens(body);
+        punct(body, '.');
+        ident(body, "try_redispatch");
+        body.append(Group::new(Delimiter::Parenthesis, args));
     });
 }
 
@@ -87,42 +90,116 @@ pub(crate) fn expand_handle(plan: &OpPlan<'_>, out: &mut TokenStream2) {
     let rt = &plan.rt;
     let tensor = &plan.tensor_tokens;
     let (handle, call_fn) = (&plan.handle, &plan.call_fn);
-    let mut families = TokenStream2::new();
-    group(&mut families, Delimiter::Parenthesis, |g| {
+    let (ret, result, decls) = (&plan.ret, &plan.result, &plan.decls_group);
+    // `#[doc(hidden)]`, made once for both items.
+    let doc_hidden = {
+        let mut a = TokenStream2::new();
+        ident(&mut a, "doc");
+        group(&mut a, Delimiter::Parenthesis, |g| ident(g, "hidden"));
+        Frag::attr(a)
+    };
+    // `#rt::__private::Op`
+    let op = |out: &mut TokenStream2| {
+        rt.to_tokens(out);
+        root_path(out, &["__private", "Op"]);
+    };
+    // static #handle: #rt::__private::Op<#tensor, #families, #ret> =
+    //     #rt::__private::Op::new(#name, #overload);
+    doc_hidden.to_tokens(out);
+    punct(out, '#');
+    group(out, Delimiter::Bracket, |a| {
+        ident(a, "allow");
+        group(a, Delimiter::Parenthesis, |g| ident(g, "dead_code"));
+    });
+    ident(out, "static");
+    handle.to_tokens(out);
+    punct(out, ':');
+    op(out);
+    punct(out, '<');
+    tensor.to_tokens(out);
+    punct(out, ',');
+    group(out, Delimiter::Parenthesis, |g| {
         for a in &plan.args {
             plan.ty(&a.ty, Lifetimes::Static, g);
             punct(g, ',');
         }
     });
-    let (ret, result, decls) = (&plan.ret, &plan.result, &plan.decls_group);
-    let ids = plan.args.iter().map(|a| &a.ident);
-    let (name, overload) = (
-        docs::string(&plan.qualified()),
-        docs::string(plan.overload()),
-    );
-    // An operator with TensorOptions: static dispatch takes the backend from them too.
-    let call = match plan.options {
-        Some(s) => {
-            let [dtype, layout, device] = [s, s + 1, s + 2].map(|i| &plan.args[i].ident);
-            quote!(try_call_with_options(
-                ::core::cfg!(feature = "opgen-static-dispatch"),
-                (#dtype, #layout, #device),
-                #(#ids),*
-            ))
-        }
-        None => quote!(try_call(::core::cfg!(feature = "opgen-static-dispatch"), #(#ids),*)),
-    };
-    out.extend(quote! {
-        #[doc(hidden)]
-        #[allow(dead_code)]
-        static #handle: #rt::__private::Op<#tensor, #families, #ret> =
-            #rt::__private::Op::new(#name, #overload);
-
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, non_snake_case, unexpected_cfgs, clippy::too_many_arguments)]
-        fn #call_fn #decls -> #result {
-            #handle.#call
-        }
+    punct(out, ',');
+    ret.to_tokens(out);
+    punct(out, '>');
+    punct(out, '=');
+    op(out);
+    root_path(out, &["new"]);
+    group(out, Delimiter::Parenthesis, |g| {
+        g.append(docs::string(&plan.qualified()));
+        punct(g, ',');
+        g.append(docs::string(plan.overload()));
+    });
+    punct(out, ';');
+    // fn #call_fn #decls -> #result { #handle.#call }
+    doc_hidden.to_tokens(out);
+    plan.attrs.inline.to_tokens(out);
+    punct(out, '#');
+    group(out, Delimiter::Bracket, |a| {
+        ident(a, "allow");
+        group(a, Delimiter::Parenthesis, |g| {
+            ident(g, "dead_code");
+            punct(g, ',');
+            ident(g, "non_snake_case");
+            punct(g, ',');
+            ident(g, "unexpected_cfgs");
+            punct(g, ',');
+            ident(g, "clippy");
+            colon2(g);
+            ident(g, "too_many_arguments");
+        });
+    });
+    ident(out, "fn");
+    call_fn.to_tokens(out);
+    decls.to_tokens(out);
+    punct_joint(out, '-');
+    punct(out, '>');
+    result.to_tokens(out);
+    group(out, Delimiter::Brace, |body| {
+        handle.to_tokens(body);
+        punct(body, '.');
+        // An operator with TensorOptions: static dispatch takes the backend from them too.
+        ident(
+            body,
+            if plan.options.is_some() {
+                "try_call_with_options"
+            } else {
+                "try_call"
+            },
+        );
+        group(body, Delimiter::Parenthesis, |g| {
+            // ::core::cfg!(feature = "opgen-static-dispatch"),
+            root_path(g, &["core", "cfg"]);
+            punct(g, '!');
+            group(g, Delimiter::Parenthesis, |c| {
+                ident(c, "feature");
+                punct(c, '=');
+                c.append(docs::string("opgen-static-dispatch"));
+            });
+            punct(g, ',');
+            if let Some(s) = plan.options {
+                // (#dtype, #layout, #device),
+                group(g, Delimiter::Parenthesis, |t| {
+                    for (k, a) in plan.args[s..s + 3].iter().enumerate() {
+                        if k > 0 {
+                            punct(t, ',');
+                        }
+                        a.ident.to_tokens(t);
+                    }
+                });
+                punct(g, ',');
+            }
+            for (k, a) in plan.args.iter().enumerate() {
+                if k > 0 {
+                    punct(g, ',');
+                }
+                a.ident.to_tokens(g);
+            }
+        });
     });
 }
