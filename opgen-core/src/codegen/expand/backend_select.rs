@@ -9,9 +9,10 @@ use proc_macro2::{Delimiter, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt};
 
 use super::docs::string;
+use super::frag::rt_path;
 use super::frag::{colon2, group, ident, punct, punct_joint};
 use super::plan::OpPlan;
-use super::register::{registration_result, rt_path, some};
+use super::register::{registration_result, some};
 use super::types::Lifetimes;
 use crate::plan::RustType;
 

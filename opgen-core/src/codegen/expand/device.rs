@@ -20,9 +20,10 @@ use proc_macro2::{Delimiter, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt, quote};
 
 use super::docs::string;
+use super::frag::rt_path;
 use super::frag::{group, ident, punct, punct_joint, root_path};
 use super::plan::OpPlan;
-use super::register::{rt_path, some};
+use super::register::some;
 use crate::codegen::kernel::Kernel;
 use crate::plan::RustType;
 

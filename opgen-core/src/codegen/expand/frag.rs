@@ -89,3 +89,88 @@ pub(crate) fn group(
 pub(crate) fn punct_joint(out: &mut TokenStream2, ch: char) {
     out.append(Punct::new(ch, Spacing::Joint));
 }
+
+/// `rt::a::b`: a path of the runtime crate (`rt` is `::opgen` or the user's `crate = `).
+pub(crate) fn rt_path(out: &mut TokenStream2, rt: &Frag, segments: &[&str]) {
+    rt.to_tokens(out);
+    root_path(out, segments);
+}
+
+/// `#[doc(hidden)]`.
+pub(crate) fn doc_hidden(out: &mut TokenStream2) {
+    punct(out, '#');
+    group(out, Delimiter::Bracket, |g| {
+        ident(g, "doc");
+        group(g, Delimiter::Parenthesis, |g| ident(g, "hidden"));
+    });
+}
+
+/// `#[rt::__private::linkme::distributed_slice(rt::__private::SLICE)]
+/// #[linkme(crate = rt::__private::linkme)]`: an item of one of the link-time lists.
+pub(crate) fn linkme_attrs(out: &mut TokenStream2, rt: &Frag, slice: &str) {
+    punct(out, '#');
+    group(out, Delimiter::Bracket, |g| {
+        rt_path(g, rt, &["__private", "linkme", "distributed_slice"]);
+        group(g, Delimiter::Parenthesis, |g| {
+            rt_path(g, rt, &["__private", slice]);
+        });
+    });
+    punct(out, '#');
+    group(out, Delimiter::Bracket, |g| {
+        ident(g, "linkme");
+        group(g, Delimiter::Parenthesis, |g| {
+            ident(g, "crate");
+            punct(g, '=');
+            rt_path(g, rt, &["__private", "linkme"]);
+        });
+    });
+}
+
+/// Tokens at one span, as `quote_spanned!` writes them.
+#[derive(Clone, Copy)]
+pub(crate) struct At(pub Span);
+
+impl At {
+    pub fn punct(self, out: &mut TokenStream2, ch: char, spacing: Spacing) {
+        let mut p = Punct::new(ch, spacing);
+        p.set_span(self.0);
+        out.append(p);
+    }
+
+    pub fn colon2(self, out: &mut TokenStream2) {
+        self.punct(out, ':', Spacing::Joint);
+        self.punct(out, ':', Spacing::Alone);
+    }
+
+    pub fn ident(self, out: &mut TokenStream2, name: &str) {
+        out.append(Ident::new(name, self.0));
+    }
+
+    /// `::a::b`.
+    pub fn root_path(self, out: &mut TokenStream2, segments: &[&str]) {
+        for s in segments {
+            self.colon2(out);
+            self.ident(out, s);
+        }
+    }
+
+    pub fn group(
+        self,
+        out: &mut TokenStream2,
+        delimiter: Delimiter,
+        f: impl FnOnce(&mut TokenStream2),
+    ) {
+        let mut inner = TokenStream2::new();
+        f(&mut inner);
+        let mut g = Group::new(delimiter, inner);
+        g.set_span(self.0);
+        out.append(g);
+    }
+
+    /// `::core::name!()`: `file!()`, `line!()`.
+    pub fn core_macro(self, out: &mut TokenStream2, name: &str) {
+        self.root_path(out, &["core", name]);
+        self.punct(out, '!', Spacing::Alone);
+        self.group(out, Delimiter::Parenthesis, |_| {});
+    }
+}

@@ -9,12 +9,15 @@
 //! Written token by token into the stream being built (see `frag`), as `quote!` would
 //! write it: same trees, spacing and spans.
 
-use proc_macro2::{Delimiter, Ident, Literal, Punct, Spacing, Span, TokenStream as TokenStream2};
+use proc_macro2::{Delimiter, Ident, Literal, Spacing, Span, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt};
 use syn::spanned::Spanned;
 
 use super::docs::string;
-use super::frag::{Frag, colon2, group, ident, punct, punct_joint, root_path};
+use super::frag::{
+    At, Frag, colon2, doc_hidden, group, ident, linkme_attrs, punct, punct_joint, root_path,
+    rt_path,
+};
 use super::plan::OpPlan;
 use super::types::Lifetimes;
 use crate::codegen::kernel::{Assertion, Kernel, Output};
@@ -96,12 +99,7 @@ pub(crate) fn expand_entry(
 ) {
     let rt = e.rt;
     let name = string(e.name);
-    // `#[doc(hidden)]`
-    punct(out, '#');
-    group(out, Delimiter::Bracket, |g| {
-        ident(g, "doc");
-        group(g, Delimiter::Parenthesis, |g| ident(g, "hidden"));
-    });
+    doc_hidden(out);
     // `const _: () = { ... };`
     ident(out, "const");
     ident(out, "_");
@@ -116,24 +114,7 @@ pub(crate) fn expand_entry(
         punct(block, '=');
         rt_path(block, rt, &["__private", "VERSION_0_1_0"]);
         punct(block, ';');
-        // `#[rt::__private::linkme::distributed_slice(rt::__private::REGISTRATIONS)]`
-        punct(block, '#');
-        group(block, Delimiter::Bracket, |g| {
-            rt_path(g, rt, &["__private", "linkme", "distributed_slice"]);
-            group(g, Delimiter::Parenthesis, |g| {
-                rt_path(g, rt, &["__private", "REGISTRATIONS"]);
-            });
-        });
-        // `#[linkme(crate = rt::__private::linkme)]`
-        punct(block, '#');
-        group(block, Delimiter::Bracket, |g| {
-            ident(g, "linkme");
-            group(g, Delimiter::Parenthesis, |g| {
-                ident(g, "crate");
-                punct(g, '=');
-                rt_path(g, rt, &["__private", "linkme"]);
-            });
-        });
+        linkme_attrs(block, rt, "REGISTRATIONS");
         // `static __OPGEN_REGISTRATION: rt::__private::Registration =
         // rt::__private::Registration { ... };`
         ident(block, "static");
@@ -194,10 +175,10 @@ fn registration_fields(out: &mut TokenStream2, e: &Entry<'_>, name: &Literal, ad
     // line.
     let at = e.kernel.map_or_else(Span::call_site, |k| k.ident().span());
     field(out, "file");
-    core_macro(out, at, "file");
+    At(at).core_macro(out, "file");
     punct(out, ',');
     field(out, "line");
-    core_macro(out, at, "line");
+    At(at).core_macro(out, "line");
     punct(out, ',');
     // `site: ::core::panic::Location::caller(),`
     field(out, "site");
@@ -394,12 +375,6 @@ fn impl_fn(out: &mut TokenStream2, rt: &Frag, tensor: &syn::Type) {
     });
 }
 
-/// `rt::a::b`.
-pub(super) fn rt_path(out: &mut TokenStream2, rt: &Frag, segments: &[&str]) {
-    rt.to_tokens(out);
-    root_path(out, segments);
-}
-
 /// `name:`, a field or a parameter.
 fn field(out: &mut TokenStream2, name: &str) {
     ident(out, name);
@@ -438,31 +413,6 @@ pub(super) fn registration_result(out: &mut TokenStream2, rt: &Frag) {
     punct(out, ',');
     rt_path(out, rt, &["dispatch", "Error"]);
     punct(out, '>');
-}
-
-/// `ch` at `span`, as `quote_spanned!` writes it.
-fn punct_at(out: &mut TokenStream2, ch: char, spacing: Spacing, span: Span) {
-    let mut p = Punct::new(ch, spacing);
-    p.set_span(span);
-    out.append(p);
-}
-
-/// `::a::b` at `span`, as `quote_spanned!` writes it.
-fn root_path_at(out: &mut TokenStream2, span: Span, segments: &[&str]) {
-    for s in segments {
-        punct_at(out, ':', Spacing::Joint, span);
-        punct_at(out, ':', Spacing::Alone, span);
-        out.append(Ident::new(s, span));
-    }
-}
-
-/// `::core::NAME!()` at `span`, as `quote_spanned!` writes it (`file`, `line`).
-fn core_macro(out: &mut TokenStream2, span: Span, name: &str) {
-    root_path_at(out, span, &["core", name]);
-    punct_at(out, '!', Spacing::Alone, span);
-    let mut g = proc_macro2::Group::new(Delimiter::Parenthesis, TokenStream2::new());
-    g.set_span(span);
-    out.append(g);
 }
 
 /// `Registration::device`: `None`, or the recorded `device_check`/`device_guard`.
@@ -661,22 +611,21 @@ fn expand_assertions(
     group(&mut out, Delimiter::Brace, |body| {
         for a in assertions {
             let user = &a.user;
-            let span: Span = user.span();
-            body.append(Ident::new("let", span));
-            body.append(Ident::new("_", span));
-            punct_at(body, ':', Spacing::Alone, span);
-            root_path_at(body, span, &["core", "marker", "PhantomData"]);
-            punct_at(body, '<', Spacing::Alone, span);
+            let at = At(user.span());
+            at.ident(body, "let");
+            at.ident(body, "_");
+            at.punct(body, ':', Spacing::Alone);
+            at.root_path(body, &["core", "marker", "PhantomData"]);
+            at.punct(body, '<', Spacing::Alone);
             user.to_tokens(body);
-            punct_at(body, '>', Spacing::Alone, span);
-            punct_at(body, '=', Spacing::Alone, span);
-            root_path_at(body, span, &["core", "marker", "PhantomData"]);
-            punct_at(body, ':', Spacing::Joint, span);
-            punct_at(body, ':', Spacing::Alone, span);
-            punct_at(body, '<', Spacing::Alone, span);
+            at.punct(body, '>', Spacing::Alone);
+            at.punct(body, '=', Spacing::Alone);
+            at.root_path(body, &["core", "marker", "PhantomData"]);
+            at.colon2(body);
+            at.punct(body, '<', Spacing::Alone);
             plan.ty(&a.expected, Lifetimes::Elided, body);
-            punct_at(body, '>', Spacing::Alone, span);
-            punct_at(body, ';', Spacing::Alone, span);
+            at.punct(body, '>', Spacing::Alone);
+            at.punct(body, ';', Spacing::Alone);
         }
     });
     Some(out)

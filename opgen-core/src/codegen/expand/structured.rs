@@ -8,13 +8,14 @@
 //! the style of `free_fn` (see `frag`): the same tokens, spacing and spans as `quote!` and
 //! `quote_spanned!` would write.
 
-use proc_macro2::{
-    Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream as TokenStream2,
-};
+use proc_macro2::{Delimiter, Group, Literal, Spacing, Span, TokenStream as TokenStream2};
 use quote::{ToTokens, TokenStreamExt, format_ident, quote, quote_spanned};
 
 use super::docs::{literal, string};
-use super::frag::{colon2, group, ident, lifetime, punct, punct_joint, root_path};
+use super::frag::{
+    At, colon2, doc_hidden, group, ident, lifetime, linkme_attrs, punct, punct_joint, root_path,
+    rt_path,
+};
 use super::plan::{OpPlan, ident as make_ident};
 use super::types::Lifetimes;
 use super::{free_fn, method, redispatch};
@@ -34,18 +35,12 @@ fn ty_tokens(plan: &OpPlan<'_>, ty: &RustType, lifetimes: Lifetimes) -> TokenStr
     out
 }
 
-/// `#rt::a::b`.
-fn rt_path(plan: &OpPlan<'_>, out: &mut TokenStream2, segments: &[&str]) {
-    plan.rt.to_tokens(out);
-    root_path(out, segments);
-}
-
 /// `<Self as #rt::structured::StructuredOp>::item`.
 fn self_as_op(plan: &OpPlan<'_>, out: &mut TokenStream2, item: &str) {
     punct(out, '<');
     ident(out, "Self");
     ident(out, "as");
-    rt_path(plan, out, &["structured", "StructuredOp"]);
+    rt_path(out, &plan.rt, &["structured", "StructuredOp"]);
     punct(out, '>');
     colon2(out);
     ident(out, item);
@@ -57,7 +52,7 @@ fn result_of(plan: &OpPlan<'_>, out: &mut TokenStream2, ok: impl FnOnce(&mut Tok
     punct(out, '<');
     ok(out);
     punct(out, ',');
-    rt_path(plan, out, &["dispatch", "Error"]);
+    rt_path(out, &plan.rt, &["dispatch", "Error"]);
     punct(out, '>');
 }
 
@@ -114,80 +109,6 @@ fn doc_comment(out: &mut TokenStream2, repr: &str) {
                 .unwrap_or_else(|_| Literal::string(repr)),
         );
     });
-}
-
-/// `#[#rt::__private::linkme::distributed_slice(#rt::__private::SLICE)]
-/// #[linkme(crate = #rt::__private::linkme)]`.
-fn linkme_attrs(plan: &OpPlan<'_>, out: &mut TokenStream2, slice: &str) {
-    punct(out, '#');
-    group(out, Delimiter::Bracket, |g| {
-        rt_path(plan, g, &["__private", "linkme", "distributed_slice"]);
-        group(g, Delimiter::Parenthesis, |g| {
-            rt_path(plan, g, &["__private", slice]);
-        });
-    });
-    punct(out, '#');
-    group(out, Delimiter::Bracket, |g| {
-        ident(g, "linkme");
-        group(g, Delimiter::Parenthesis, |g| {
-            ident(g, "crate");
-            punct(g, '=');
-            rt_path(plan, g, &["__private", "linkme"]);
-        });
-    });
-}
-
-/// `#[doc(hidden)]`.
-fn doc_hidden(out: &mut TokenStream2) {
-    punct(out, '#');
-    group(out, Delimiter::Bracket, |g| {
-        ident(g, "doc");
-        group(g, Delimiter::Parenthesis, |g| ident(g, "hidden"));
-    });
-}
-
-/// Tokens at one span, as `quote_spanned!` writes them.
-#[derive(Clone, Copy)]
-struct At(Span);
-
-impl At {
-    fn punct(self, out: &mut TokenStream2, ch: char, spacing: Spacing) {
-        let mut p = Punct::new(ch, spacing);
-        p.set_span(self.0);
-        out.append(p);
-    }
-
-    fn colon2(self, out: &mut TokenStream2) {
-        self.punct(out, ':', Spacing::Joint);
-        self.punct(out, ':', Spacing::Alone);
-    }
-
-    fn ident(self, out: &mut TokenStream2, name: &str) {
-        out.append(Ident::new(name, self.0));
-    }
-
-    fn group(
-        self,
-        out: &mut TokenStream2,
-        delimiter: Delimiter,
-        f: impl FnOnce(&mut TokenStream2),
-    ) {
-        let mut inner = TokenStream2::new();
-        f(&mut inner);
-        let mut g = Group::new(delimiter, inner);
-        g.set_span(self.0);
-        out.append(g);
-    }
-
-    /// `::core::name!()`: `file!()`, `line!()`.
-    fn core_macro(self, out: &mut TokenStream2, name: &str) {
-        self.colon2(out);
-        self.ident(out, "core");
-        self.colon2(out);
-        self.ident(out, name);
-        self.punct(out, '!', Spacing::Alone);
-        self.group(out, Delimiter::Parenthesis, |_| {});
-    }
 }
 
 /// `file: ::core::file!(), line: ::core::line!(), site: ::core::panic::Location::caller(),`
@@ -253,13 +174,13 @@ fn expand_def(
     //     device: #device,
     //     backend_select: ::core::option::Option::None,
     // };
-    linkme_attrs(plan, out, "REGISTRATIONS");
+    linkme_attrs(out, &plan.rt, "REGISTRATIONS");
     ident(out, "static");
     ident(out, "__OPGEN_REGISTRATION");
     punct(out, ':');
-    rt_path(plan, out, &["__private", "Registration"]);
+    rt_path(out, &plan.rt, &["__private", "Registration"]);
     punct(out, '=');
-    rt_path(plan, out, &["__private", "Registration"]);
+    rt_path(out, &plan.rt, &["__private", "Registration"]);
     group(out, Delimiter::Brace, |s| {
         field(s, "namespace", |v| v.append(string(plan.namespace)));
         field(s, "schema", |v| {
@@ -271,7 +192,7 @@ fn expand_def(
             punct(v, '&');
             group(v, Delimiter::Bracket, |g| {
                 commas(g, keys, |g, k| {
-                    rt_path(plan, g, &["dispatch", "DispatchKey", k.name()]);
+                    rt_path(g, &plan.rt, &["dispatch", "DispatchKey", k.name()]);
                 });
             });
         });
@@ -280,7 +201,7 @@ fn expand_def(
         field(s, "variants", |v| {
             root_path(v, &["core", "option", "Option", "Some"]);
             group(v, Delimiter::Parenthesis, |g| {
-                rt_path(plan, g, &["native", "Variants"]);
+                rt_path(g, &plan.rt, &["native", "Variants"]);
                 group(g, Delimiter::Brace, |b| {
                     ident(b, "function");
                     punct(b, ':');
@@ -521,7 +442,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
         ident(g, "automatically_derived")
     });
     ident(&mut out, "impl");
-    rt_path(&plan, &mut out, &["structured", "StructuredOp"]);
+    rt_path(&mut out, &plan.rt, &["structured", "StructuredOp"]);
     ident(&mut out, "for");
     marker.to_tokens(&mut out);
     group(&mut out, Delimiter::Brace, |body| {
@@ -600,10 +521,10 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
         group(body, Delimiter::Parenthesis, |p| {
             field(p, "lib", |t| {
                 punct(t, '&');
-                rt_path(&plan, t, &["dispatch", "Library"]);
+                rt_path(t, &plan.rt, &["dispatch", "Library"]);
             });
             field(p, "key", |t| {
-                rt_path(&plan, t, &["dispatch", "DispatchKey"])
+                rt_path(t, &plan.rt, &["dispatch", "DispatchKey"])
             });
             field(p, "imp", |t| {
                 root_path(t, &["core", "option", "Option"]);
@@ -613,12 +534,12 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
                 ident(t, "Impl");
                 punct(t, '>');
             });
-            field(p, "site", |t| rt_path(&plan, t, &["dispatch", "Site"]));
+            field(p, "site", |t| rt_path(t, &plan.rt, &["dispatch", "Site"]));
         });
         punct_joint(body, '-');
         punct(body, '>');
         result_of(&plan, body, |t| {
-            rt_path(&plan, t, &["dispatch", "Registration"])
+            rt_path(t, &plan.rt, &["dispatch", "Registration"])
         });
         group(body, Delimiter::Brace, |body| {
             // #rt::structured::register_structured_out::<Self, _>(
@@ -635,7 +556,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
             //     imp,
             //     site,
             // )
-            rt_path(&plan, body, &["structured", "register_structured_out"]);
+            rt_path(body, &plan.rt, &["structured", "register_structured_out"]);
             colon2(body);
             punct(body, '<');
             ident(body, "Self");
@@ -668,7 +589,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
                     colon2(k);
                     ident(k, "__run");
                     group(k, Delimiter::Parenthesis, |c| {
-                        rt_path(&plan, c, &["structured", "Mode", "Out"]);
+                        rt_path(c, &plan.rt, &["structured", "Mode", "Out"]);
                         punct(c, ',');
                         ident(c, "key");
                         punct(c, ',');
@@ -712,9 +633,9 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
     group(&mut out, Delimiter::Brace, |body| {
         // `mode: #rt::structured::Mode, key: #rt::dispatch::DispatchKey,`
         let mode_key = |p: &mut TokenStream2| {
-            field(p, "mode", |t| rt_path(&plan, t, &["structured", "Mode"]));
+            field(p, "mode", |t| rt_path(t, &plan.rt, &["structured", "Mode"]));
             field(p, "key", |t| {
-                rt_path(&plan, t, &["dispatch", "DispatchKey"])
+                rt_path(t, &plan.rt, &["dispatch", "DispatchKey"])
             });
         };
         // `given: ::std::vec::Vec<T>, a: &T, ...`
@@ -816,7 +737,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
             ident(b, "mut");
             ident(b, "__opgen_meta");
             punct(b, '=');
-            rt_path(&plan, b, &["structured", "StructuredMeta"]);
+            rt_path(b, &plan.rt, &["structured", "StructuredMeta"]);
             colon2(b);
             punct(b, '<');
             plan.tensor_tokens.to_tokens(b);
@@ -903,7 +824,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
             //     <Self as #rt::structured::StructuredOp>::OPERATOR, key, __opgen_outs,
             // )?;
             let_outs(b);
-            rt_path(&plan, b, &["structured", "outputs_array"]);
+            rt_path(b, &plan.rt, &["structured", "outputs_array"]);
             colon2(b);
             punct(b, '<');
             plan.tensor_tokens.to_tokens(b);
@@ -1123,7 +1044,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
         ident(c, "let");
         ident(c, "_");
         punct(c, '=');
-        rt_path(&plan, c, &["__private", "VERSION_0_1_0"]);
+        rt_path(c, &plan.rt, &["__private", "VERSION_0_1_0"]);
         punct(c, ';');
         // register: |lib, key, site| <Marker as #rt::structured::StructuredOp>::register_out(
         //     lib, key, ::core::option::Option::None, site)
@@ -1142,7 +1063,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition) -> TokenStrea
                 punct(r, '<');
                 marker.to_tokens(r);
                 ident(r, "as");
-                rt_path(&plan, r, &["structured", "StructuredOp"]);
+                rt_path(r, &plan.rt, &["structured", "StructuredOp"]);
                 punct(r, '>');
                 colon2(r);
                 ident(r, "register_out");
@@ -1247,8 +1168,8 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
             ident(k, callee);
             group(k, Delimiter::Parenthesis, |c| {
                 rt_path(
-                    &plan,
                     c,
+                    &plan.rt,
                     &[
                         "structured",
                         "Mode",
@@ -1334,7 +1255,7 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
         ident(c, "let");
         ident(c, "_");
         punct(c, '=');
-        rt_path(&plan, c, &["__private", "VERSION_0_1_0"]);
+        rt_path(c, &plan.rt, &["__private", "VERSION_0_1_0"]);
         punct(c, ';');
         ident(c, "const");
         ident(c, "_");
@@ -1366,7 +1287,7 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
                 punct(r, '|');
                 root_path(r, &["core", "result", "Result", "Err"]);
                 group(r, Delimiter::Parenthesis, |g| {
-                    rt_path(&plan, g, &["dispatch", "Error", "from"]);
+                    rt_path(g, &plan.rt, &["dispatch", "Error", "from"]);
                     group(g, Delimiter::Parenthesis, |g| {
                         g.append(string("a definition without kernels"));
                     });
@@ -1385,13 +1306,13 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
         //     site: ::core::panic::Location::caller(),
         //     register: __opgen_register_delegate,
         // };
-        linkme_attrs(&plan, c, "DEFERRED");
+        linkme_attrs(c, &plan.rt, "DEFERRED");
         ident(c, "static");
         ident(c, "__OPGEN_DEFERRED");
         punct(c, ':');
-        rt_path(&plan, c, &["__private", "Deferred"]);
+        rt_path(c, &plan.rt, &["__private", "Deferred"]);
         punct(c, '=');
-        rt_path(&plan, c, &["__private", "Deferred"]);
+        rt_path(c, &plan.rt, &["__private", "Deferred"]);
         group(c, Delimiter::Brace, |s| {
             field(s, "namespace", |v| v.append(string(plan.namespace)));
             field(s, "name", |v| v.append(name.clone()));
@@ -1418,16 +1339,16 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
         group(c, Delimiter::Parenthesis, |p| {
             field(p, "lib", |t| {
                 punct(t, '&');
-                rt_path(&plan, t, &["dispatch", "Library"]);
+                rt_path(t, &plan.rt, &["dispatch", "Library"]);
             });
-            field(p, "site", |t| rt_path(&plan, t, &["dispatch", "Site"]));
+            field(p, "site", |t| rt_path(t, &plan.rt, &["dispatch", "Site"]));
         });
         punct_joint(c, '-');
         punct(c, '>');
         result_of(&plan, c, |t| {
             root_path(t, &["std", "vec", "Vec"]);
             punct(t, '<');
-            rt_path(&plan, t, &["dispatch", "Registration"]);
+            rt_path(t, &plan.rt, &["dispatch", "Registration"]);
             punct(t, '>');
         });
         group(c, Delimiter::Brace, |b| {
@@ -1445,7 +1366,7 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
                 ident(g, "imp");
             });
             ident(b, "in");
-            rt_path(&plan, b, &["structured", "structured_impls"]);
+            rt_path(b, &plan.rt, &["structured", "structured_impls"]);
             colon2(b);
             punct(b, '<');
             marker.to_tokens(b);
@@ -1475,8 +1396,8 @@ pub(crate) fn expand_delegate(checked: &Checked<'_>, def: &Definition) -> TokenS
                 // `#rt::dispatch::DispatchKey::CompositeExplicitAutograd`
                 let cea = |t: &mut TokenStream2| {
                     rt_path(
-                        &plan,
                         t,
+                        &plan.rt,
                         &["dispatch", "DispatchKey", "CompositeExplicitAutograd"],
                     );
                 };
