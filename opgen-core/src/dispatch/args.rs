@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::device::DeviceArg;
 use super::ivalue::{IValue, kind_of};
 use super::keyset::DispatchKeySet;
 use super::tensor::Tensor;
@@ -42,6 +43,13 @@ pub trait ArgFamily<T: Tensor>: Sealed + 'static {
 
     /// Borrows the argument from a boxed value; on a mismatch, the value's kind.
     fn from_ivalue(value: &mut IValue<T>) -> Result<Self::Arg<'_>, &'static str>;
+
+    /// The argument as device checks, device guards and `BackendSelect` see it: its tensors,
+    /// or the device, dtype or layout it names; [`DeviceArg::Other`] for the rest.
+    #[inline(always)]
+    fn device_arg<'b>(_arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+        DeviceArg::Other
+    }
 }
 
 /// A Rust type a kernel may take as a parameter, such as `&T`, `Option<&[i64]>` or
@@ -67,6 +75,12 @@ fn slice_of(v: ValueType) -> RustType {
 /// Implements the traits for a type by value and for its `Option`.
 macro_rules! by_value {
     ($ty:ty, $value:ident, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
+        by_value!(@impl $ty, $value, |$v| $to, device: Other, $($pat => $from),+);
+    };
+    ($ty:ty, $value:ident, device: $dev:ident, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
+        by_value!(@impl $ty, $value, |$v| $to, device: $dev, $($pat => $from),+);
+    };
+    (@impl $ty:ty, $value:ident, |$v:ident| $to:expr, device: $dev:ident, $($pat:pat => $from:expr),+) => {
         impl Sealed for $ty {}
         impl<T: Tensor> KernelArg<T> for $ty {
             type Family = $ty;
@@ -85,6 +99,7 @@ macro_rules! by_value {
                     other => Err(kind_of(other)),
                 }
             }
+            by_value!(@device $dev, $ty, |arg| Some(*arg));
         }
         impl Sealed for Option<$ty> {}
         impl<T: Tensor> KernelArg<T> for Option<$ty> {
@@ -104,6 +119,14 @@ macro_rules! by_value {
                     value => <$ty as ArgFamily<T>>::from_ivalue(value).map(Some),
                 }
             }
+            by_value!(@device $dev, Option<$ty>, |arg| *arg);
+        }
+    };
+    (@device Other, $arg_ty:ty, |$arg:ident| $x:expr) => {};
+    (@device $dev:ident, $arg_ty:ty, |$arg:ident| $x:expr) => {
+        #[inline(always)]
+        fn device_arg<'b>($arg: &'b $arg_ty) -> DeviceArg<'b, T> {
+            DeviceArg::$dev($x)
         }
     };
 }
@@ -119,9 +142,9 @@ by_value!(Scalar, Scalar, |v| IValue::from(v),
     IValue::Bool(b) => Ok(Scalar::Bool(*b)),
     IValue::Complex(c) => Ok(Scalar::Complex(**c)),
 );
-by_value!(ScalarType, ScalarType, |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(*x));
-by_value!(Layout, Layout, |v| IValue::Layout(v), IValue::Layout(x) => Ok(*x));
-by_value!(Device, Device, |v| IValue::Device(v), IValue::Device(x) => Ok(*x));
+by_value!(ScalarType, ScalarType, device: ScalarType, |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(*x));
+by_value!(Layout, Layout, device: Layout, |v| IValue::Layout(v), IValue::Layout(x) => Ok(*x));
+by_value!(Device, Device, device: Device, |v| IValue::Device(v), IValue::Device(x) => Ok(*x));
 by_value!(MemoryFormat, MemoryFormat, |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(*x));
 by_value!(QScheme, QScheme, |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(*x));
 by_value!(Stream, Stream, |v| IValue::from(v), IValue::Stream(x) => Ok(**x));
@@ -140,7 +163,7 @@ value @ IValue::Storage(_) => match std::mem::replace(value, IValue::None) {
 /// Implements the traits for a borrowed type: the kernel's form (with lifetime `$x`), the
 /// `'static` form, and the parameter type (with the GAT's lifetime `$a`).
 macro_rules! borrowed {
-    ($x:lifetime, $a:lifetime; $kernel:ty => $fam:ty, $arg:ty, $name:expr,
+    ($x:lifetime, $a:lifetime; $kernel:ty => $fam:ty, $arg:ty, $name:expr, tensors: $tensors:tt,
      key_set: |$k:ident| $ks:expr, to: |$v:ident| $to:expr, from: $($pat:pat => $from:expr),+ $(,)?) => {
         impl<$x, T: Tensor> KernelArg<T> for $kernel {
             type Family = $fam;
@@ -163,8 +186,16 @@ macro_rules! borrowed {
                     other => Err(kind_of(other)),
                 }
             }
+            borrowed!(@device $tensors);
         }
     };
+    (@device true) => {
+        #[inline(always)]
+        fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+            DeviceArg::Tensor(arg)
+        }
+    };
+    (@device false) => {};
 }
 
 fn keys_of<'t, T: Tensor + 't>(tensors: impl Iterator<Item = &'t T>) -> DispatchKeySet {
@@ -209,6 +240,10 @@ impl<T: Tensor> ArgFamily<T> for &'static T {
             other => Err(kind_of(other)),
         }
     }
+    #[inline(always)]
+    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+        DeviceArg::Tensor(arg)
+    }
 }
 
 impl<T: Tensor> KernelArg<T> for &mut T {
@@ -231,6 +266,10 @@ impl<T: Tensor> ArgFamily<T> for &'static mut T {
             IValue::Tensor(t) => Ok(t),
             other => Err(kind_of(other)),
         }
+    }
+    #[inline(always)]
+    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+        DeviceArg::Tensor(arg)
     }
 }
 
@@ -256,6 +295,10 @@ impl<T: Tensor> ArgFamily<T> for Option<&'static T> {
             other => Err(kind_of(other)),
         }
     }
+    #[inline(always)]
+    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+        DeviceArg::Tensor(arg)
+    }
 }
 
 impl<T: Tensor> KernelArg<T> for Option<&mut T> {
@@ -280,36 +323,40 @@ impl<T: Tensor> ArgFamily<T> for Option<&'static mut T> {
             other => Err(kind_of(other)),
         }
     }
+    #[inline(always)]
+    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+        DeviceArg::Tensor(arg)
+    }
 }
 
-borrowed!('x, 'a; &'x [T] => &'static [T], &'a [T], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Tensor)))),
+borrowed!('x, 'a; &'x [T] => &'static [T], &'a [T], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Tensor)))), tensors: true,
     key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(Arc::new(a.to_vec())),
     from: IValue::TensorList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; &'x mut [T] => &'static mut [T], &'a mut [T], RustType::Mut(boxed(RustType::Slice(boxed(RustType::Tensor)))),
+borrowed!('x, 'a; &'x mut [T] => &'static mut [T], &'a mut [T], RustType::Mut(boxed(RustType::Slice(boxed(RustType::Tensor)))), tensors: true,
     key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(Arc::new(a.to_vec())),
     from: IValue::TensorList(v) => Ok(Arc::make_mut(v).as_mut_slice()));
-borrowed!('x, 'a; &'x [Option<T>] => &'static [Option<T>], &'a [Option<T>], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Option(boxed(RustType::Tensor)))))),
+borrowed!('x, 'a; &'x [Option<T>] => &'static [Option<T>], &'a [Option<T>], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Option(boxed(RustType::Tensor)))))), tensors: true,
     key_set: |a| keys_of(a.iter().flatten()), to: |a| IValue::OptionalTensorList(Arc::new(a.to_vec())),
     from: IValue::OptionalTensorList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; &'x [i64] => &'static [i64], &'a [i64], slice_of(ValueType::I64),
+borrowed!('x, 'a; &'x [i64] => &'static [i64], &'a [i64], slice_of(ValueType::I64), tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
     from: IValue::IntList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; Option<&'x [i64]> => Option<&'static [i64]>, Option<&'a [i64]>, RustType::Option(boxed(slice_of(ValueType::I64))),
+borrowed!('x, 'a; Option<&'x [i64]> => Option<&'static [i64]>, Option<&'a [i64]>, RustType::Option(boxed(slice_of(ValueType::I64))), tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::from(a.to_vec())),
     from: IValue::None => Ok(None), IValue::IntList(v) => Ok(Some(v.as_slice())));
-borrowed!('x, 'a; &'x [f64] => &'static [f64], &'a [f64], slice_of(ValueType::F64),
+borrowed!('x, 'a; &'x [f64] => &'static [f64], &'a [f64], slice_of(ValueType::F64), tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
     from: IValue::FloatList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; Option<&'x [f64]> => Option<&'static [f64]>, Option<&'a [f64]>, RustType::Option(boxed(slice_of(ValueType::F64))),
+borrowed!('x, 'a; Option<&'x [f64]> => Option<&'static [f64]>, Option<&'a [f64]>, RustType::Option(boxed(slice_of(ValueType::F64))), tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::from(a.to_vec())),
     from: IValue::None => Ok(None), IValue::FloatList(v) => Ok(Some(v.as_slice())));
-borrowed!('x, 'a; &'x str => &'static str, &'a str, RustType::Str,
+borrowed!('x, 'a; &'x str => &'static str, &'a str, RustType::Str, tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a),
     from: IValue::Str(s) => Ok(s.as_str()));
-borrowed!('x, 'a; Option<&'x str> => Option<&'static str>, Option<&'a str>, RustType::Option(boxed(RustType::Str)),
+borrowed!('x, 'a; Option<&'x str> => Option<&'static str>, Option<&'a str>, RustType::Option(boxed(RustType::Str)), tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, IValue::from),
     from: IValue::None => Ok(None), IValue::Str(s) => Ok(Some(s.as_str())));
-borrowed!('x, 'a; &'x [Scalar] => &'static [Scalar], &'a [Scalar], slice_of(ValueType::Scalar),
+borrowed!('x, 'a; &'x [Scalar] => &'static [Scalar], &'a [Scalar], slice_of(ValueType::Scalar), tensors: false,
     key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
     from: IValue::ScalarList(v) => Ok(v.as_slice()));
 

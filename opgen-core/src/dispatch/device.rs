@@ -458,13 +458,17 @@ mod tests {
     }
 }
 
-/// One parameter of a kernel as the device check and guard of a kernel attached by
-/// `#[native_function(op = ...)]` see it (generated code builds one per parameter).
+/// One argument of a kernel as device checks, device guards and `BackendSelect` see it
+/// ([`ArgFamily::device_arg`](super::ArgFamily::device_arg)).
 pub enum DeviceArg<'a, T: Tensor> {
-    /// A tensor-like parameter (`&T`, `&mut T`, `Option<&T>`, `&[T]`, ...).
+    /// A tensor-like argument (`&T`, `&mut T`, `Option<&T>`, `&[T]`, ...).
     Tensor(&'a dyn TensorArg<T>),
-    /// A `Device` or `Device?` parameter (a factory's `device`).
+    /// A `Device` or `Device?` argument (a factory's `device`).
     Device(Option<Device>),
+    /// A `ScalarType` or `ScalarType?` argument (a factory's `dtype`).
+    ScalarType(Option<ScalarType>),
+    /// A `Layout` or `Layout?` argument (a factory's `layout`).
+    Layout(Option<Layout>),
     /// Anything else.
     Other,
 }
@@ -562,6 +566,21 @@ impl DevicePlan {
             checked,
             guard,
         }
+    }
+
+    /// The plan of a kernel of `arity` parameters registered by generated code at a
+    /// device-guarded key ([`DevicePlan::new`] without parameter names); `None` when neither
+    /// the check nor the guard has anything to do.
+    pub(crate) fn for_kernel(
+        lib: &super::Library,
+        name: &str,
+        kernel: &'static str,
+        arity: usize,
+    ) -> Option<DevicePlan> {
+        let names: Vec<String> = (0..arity).map(|i| format!("arg{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let plan = DevicePlan::new(lib, name, kernel, &names);
+        (!plan.checked.is_empty() || plan.guard != GuardOn::Nothing).then_some(plan)
     }
 
     /// Checks the devices of `args` (the kernel's parameters), then returns the guard the

@@ -242,7 +242,8 @@ pub(crate) mod kernel;
 mod keys;
 mod keyset;
 mod library;
-mod registry;
+mod operator;
+pub(crate) mod registry;
 mod returns;
 pub(crate) mod static_dispatch;
 mod table;
@@ -265,6 +266,10 @@ pub use kernel::{
 pub use keys::DispatchKey;
 pub use keyset::DispatchKeySet;
 pub use library::{Library, LibraryKind};
+pub use operator::{
+    ArgTuple, OpCache, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker,
+};
+pub(crate) use operator::{kernel_name, options_at};
 pub use registry::{Dispatcher, Registration, RegistrationId};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};

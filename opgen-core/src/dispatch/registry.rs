@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, Weak};
 
+pub(crate) mod entry;
 pub(crate) mod link;
 mod registration;
 

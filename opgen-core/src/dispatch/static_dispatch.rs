@@ -12,11 +12,12 @@ use super::handle::{OperatorHandle, call_boxed_kernel};
 use super::kernel::{ArgList, ErasedKernel, KernelKind, Sig, SignatureMarker};
 use super::keys::{BACKENDS, DispatchKey};
 use super::keyset::DispatchKeySet;
+use super::registry::entry::{DEFERRED, Deferred, LinkEntry as Entry, link_entries};
 use super::registry::link::link_all;
 use super::registry::{Dispatcher, Registration};
 use super::returns::RetValue;
 use super::tensor::Tensor;
-use crate::__private::{DEFERRED, Deferred, REGISTRATIONS, Registration as Entry};
+use crate::__private::REGISTRATIONS;
 
 /// The composite keys a static call falls back to, in torchgen's order.
 const COMPOSITES: [DispatchKey; 4] = [
@@ -73,7 +74,12 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOp<T, L, R> {
     #[cold]
     #[inline(never)]
     fn init(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
-        let op = StaticOperator::build(self.name, self.overload, &REGISTRATIONS, &DEFERRED)?;
+        let op = StaticOperator::build(
+            self.name,
+            self.overload,
+            link_entries().chain(REGISTRATIONS.iter()),
+            &DEFERRED,
+        )?;
         Ok(self.cell.get_or_init(|| op))
     }
 }
@@ -113,11 +119,11 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
     /// delegate's kernels need its out operator's impls, and the wrappers
     /// `structured::derive_wrappers` derives (an out kernel from a functional one, ...)
     /// need the group's kernels.
-    pub(crate) fn build(
+    pub(crate) fn build<'e>(
         name: &str,
         overload: &str,
-        entries: &[Entry],
-        deferred: &[Deferred],
+        entries: impl IntoIterator<Item = &'e Entry> + Clone,
+        deferred: &'e [Deferred],
     ) -> Result<Self, Error> {
         let (namespace, op_name) = name.split_once("::").unwrap_or(("aten", name));
         let full = match overload {
@@ -130,7 +136,8 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         let dispatcher = Dispatcher::new();
         let mut registrations: Vec<Registration> = Vec::new();
         let mut errors: Vec<Error> = Vec::new();
-        let mine = || (entries.iter()).filter(|e| e.namespace == namespace && e.name == full);
+        let mine =
+            || (entries.clone().into_iter()).filter(|e| e.namespace == namespace && e.name == full);
         if !mine().any(|e| e.schema.is_some()) {
             let site = mine()
                 .next()
@@ -148,7 +155,7 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         }
         let linked = link_all(
             &dispatcher,
-            entries.iter().filter(|e| in_group(e.namespace, e.name)),
+            (entries.into_iter()).filter(|e| in_group(e.namespace, e.name)),
             deferred.iter().filter(|e| in_group(e.namespace, e.name)),
         );
         let (linked, failed) = linked.into_parts();

@@ -5,8 +5,9 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+use super::entry::{DEFERRED, Deferred, LinkEntry as Entry, link_entries};
 use super::{Dispatcher, Registration};
-use crate::__private::{DEFERRED, Deferred, REGISTRATIONS, Registration as Entry};
+use crate::__private::REGISTRATIONS;
 use crate::dispatch::error::Error;
 use crate::dispatch::library::Library;
 use crate::schema::parse_schema;
@@ -49,7 +50,11 @@ pub(super) fn global() -> &'static Dispatcher {
     if LINKED.get().is_none() && !LINKING.get() {
         LINKED.get_or_init(|| {
             let _linking = LinkingGuard::enter();
-            link_all(dispatcher, REGISTRATIONS.iter(), DEFERRED.iter())
+            link_all(
+                dispatcher,
+                link_entries().chain(REGISTRATIONS.iter()),
+                DEFERRED.iter(),
+            )
         });
     }
     dispatcher
@@ -58,6 +63,13 @@ pub(super) fn global() -> &'static Dispatcher {
 pub(super) fn global_errors() -> &'static [Error] {
     global();
     LINKED.get().map_or(&[], Linked::errors)
+}
+
+/// Whether `dispatcher` is the global one (without creating it).
+pub(crate) fn is_global(dispatcher: &Dispatcher) -> bool {
+    DISPATCHER
+        .get()
+        .is_some_and(|global| Arc::ptr_eq(&global.inner, &dispatcher.inner))
 }
 
 /// The messages of the failed link-time registrations of `operator` (`ns::op.overload`), if

@@ -3,6 +3,7 @@
 mod calls;
 mod errors;
 mod link;
+mod operator;
 mod precedence;
 mod static_dispatch;
 mod stress;

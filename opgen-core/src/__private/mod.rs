@@ -96,7 +96,6 @@ use crate::dispatch::{
     KernelOutput, Layout, Library, RetValue, ScalarType, Site, Tensor, TypedOperator,
     WeakTypedOperator, for_each_arity,
 };
-use crate::native::Variants;
 
 pub use crate::dispatch::device::{
     DeviceArg, DevicePlan, TensorArg, backend_select_keys, check_same_device,
@@ -105,124 +104,35 @@ pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
 pub use crate::dispatch::{DeviceChecks, DeviceGuard};
 pub use linkme;
 
+mod register;
+
+pub use register::{backend_select, impl_kernel, impl_kernel_of};
+
+/// Calls the operator with marker `O`: every argument in schema order, as one tuple
+/// ([`Operator::call`](crate::dispatch::Operator::call)); what the generated functions call.
+#[inline]
+pub fn call<O: crate::dispatch::Operator>(
+    args: <O::Args as crate::dispatch::ArgTuple<O::Tensor>>::Borrowed<'_>,
+) -> Result<O::Returns, Error> {
+    O::call(args)
+}
+
 /// Exists only in opgen-core 0.1.0; every expansion names it, so a macro crate of another
 /// version fails to build against this runtime.
 pub const VERSION_0_1_0: () = ();
 
-/// One annotated kernel (or schema), as collected at link time in `REGISTRATIONS`.
-///
-/// `site` is a field of its own because a [`Site`] (`&'static Location<'static>`) cannot be
-/// made from `file` and `line` on stable Rust; the expansion writes
-/// `::core::panic::Location::caller()`, which in a `static`'s initializer is the location of
-/// the macro's invocation. `file` and `line` are the same place, kept for messages.
-pub struct Registration {
-    /// The operator's namespace (`aten`).
-    pub namespace: &'static str,
-    /// The schema text to `def` (forms 1 and 3; with or without the namespace prefix);
-    /// `None` for a kernel of an operator defined elsewhere (`op = `).
-    pub schema: Option<&'static str>,
-    /// The operator's full name without namespace (`add.Tensor`; `relu` without overload).
-    pub name: &'static str,
-    /// The keys the kernel is registered at (empty: a `def` without kernel).
-    pub keys: &'static [DispatchKey],
-    /// `file!()` of the annotated item.
-    pub file: &'static str,
-    /// `line!()` of the annotated item.
-    pub line: u32,
-    /// The registration site shown in the dispatcher's messages.
-    pub site: Site,
-    /// Registers the kernel at one key (`Library::impl_at`); never `def`s, which the caller
-    /// does from `schema`.
-    pub register: fn(&Library, DispatchKey, Site) -> Result<crate::dispatch::Registration, Error>,
-    /// The operator's variants, recorded with its `def` (`Library::def_with_variants`) for
-    /// the runtime catalog; `None` for a kernel of an operator defined elsewhere.
-    pub variants: Option<Variants>,
-    /// The operator's device check and guard, recorded with its `def`
-    /// (`Library::def_native_at`) for the kernels attached to it by `op = ` at
-    /// device-guarded keys; `None` for a kernel of an operator defined elsewhere.
-    pub device: Option<DeviceChecks>,
-    /// Registers the operator's generated `BackendSelect` kernel (schemas with
-    /// TensorOptions, except `*_like` and `new_*`: SCHEMA.md §5.9), right after the `def`s
-    /// and before the kernels, so that a kernel the user registers at `BackendSelect`
-    /// shadows it.
-    pub backend_select: Option<BackendSelectFn>,
-}
+pub use crate::dispatch::registry::entry::{
+    BackendSelectFn, DEFERRED, Deferred, LINK_ENTRIES, LinkEntry, RegisterFn, link_entries,
+    no_kernel,
+};
 
-/// The `register` of a [`Registration`] without kernel (its `keys` are empty, so it is
-/// never called): the operators `include_native_functions!` declares.
-///
-/// # Errors
-///
-/// Always: there is no kernel to register.
-pub fn no_kernel(
-    _: &Library,
-    key: DispatchKey,
-    _: Site,
-) -> Result<crate::dispatch::Registration, Error> {
-    Err(Error::internal(format!(
-        "no kernel to register at `{key}`: this operator is only declared"
-    )))
-}
+/// The link-time entry under its old name, while expansions that build it by its fields
+/// remain.
+pub type Registration = LinkEntry;
 
-/// Registers a generated `BackendSelect` kernel with a library of the operator's namespace.
-pub type BackendSelectFn = fn(&Library, Site) -> Result<crate::dispatch::Registration, Error>;
-
-impl Registration {
-    /// `ns::name`: the operator as the dispatcher names it.
-    pub fn operator(&self) -> String {
-        format!("{}::{}", self.namespace, self.name)
-    }
-}
-
-impl fmt::Debug for Registration {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Registration")
-            .field("operator", &self.operator())
-            .field("schema", &self.schema)
-            .field("keys", &self.keys)
-            .field("site", &format_args!("{}:{}", self.file, self.line))
-            .finish()
-    }
-}
-
-/// Every [`Registration`] of every crate linked into the program.
+/// Link-time entries listed one by one (expansions that build [`LinkEntry`] by its fields).
 #[linkme::distributed_slice]
-pub static REGISTRATIONS: [Registration];
-
-/// A registration that needs every kernel of the program first: the kernels of a
-/// structured delegate, at the keys where its out operator has impls.
-/// [`Dispatcher::global`] runs these after all [`REGISTRATIONS`], then derives the
-/// wrappers of `opgen_core::structured::derive_wrappers`.
-pub struct Deferred {
-    /// The operator's namespace (`aten`).
-    pub namespace: &'static str,
-    /// The operator's full name without namespace (`add.Tensor`).
-    pub name: &'static str,
-    /// `file!()` of the annotated item.
-    pub file: &'static str,
-    /// `line!()` of the annotated item.
-    pub line: u32,
-    /// The registration site shown in the dispatcher's messages.
-    pub site: Site,
-    /// Registers the kernels with a library of the namespace.
-    pub register: fn(&Library, Site) -> Result<Vec<crate::dispatch::Registration>, Error>,
-}
-
-impl fmt::Debug for Deferred {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Deferred")
-            .field(
-                "operator",
-                &format_args!("{}::{}", self.namespace, self.name),
-            )
-            .field("site", &format_args!("{}:{}", self.file, self.line))
-            .finish()
-    }
-}
-
-/// Every [`Deferred`] registration of every crate linked into the program.
-#[linkme::distributed_slice]
-pub static DEFERRED: [Deferred];
+pub static REGISTRATIONS: [LinkEntry];
 
 /// The result of a structured impl (`()` or `Result<(), E>`), as the impl's
 /// function-pointer type returns it.

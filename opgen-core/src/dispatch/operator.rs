@@ -1,0 +1,599 @@
+//! Operators declared at compile time, and kernels over argument tuples.
+//!
+//! `#[native_function]` and `include_native_functions!` generate, per operator, a marker type
+//! named as the operator's free function (in the type namespace: `aten::add` is both the
+//! function and the marker) that implements [`Operator`]: the tensor type, the argument
+//! families, the returns and the schema. Everything typed that the generated code does goes
+//! through it: the free functions call [`Operator::call`], redispatch is
+//! [`Operator::redispatch`], and a kernel attached with `op = aten::add` is checked against
+//! its types at compile time.
+//!
+//! [`TupleKernel`] makes a kernel of any arity from one closure over the argument tuple
+//! ([`ArgTuple::Borrowed`]): the runtime builds the kernels that wrap other kernels
+//! (device checks, `BackendSelect`, structured kernels) with it, once, generically.
+
+use std::any::type_name;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+use super::Dispatcher;
+use super::args::{ArgFamily, KernelArg};
+use super::device::DeviceArg;
+use super::erased::{AnyMut, ErasedFn, Functor};
+use super::error::Error;
+use super::handle::{OperatorHandle, TypedOperator};
+use super::ivalue::Stack;
+use super::kernel::{
+    ArgList, ErasedKernel, Kernel, KernelKind, NoKeys, Sig, WithKeys, args_base, check_signature,
+    private::Erase, unbox_stack, wrong_argument,
+};
+use super::keyset::DispatchKeySet;
+use super::returns::{KernelOutput, RetValue};
+use super::static_dispatch::{StaticOp, StaticOperator};
+use super::tensor::Tensor;
+
+/// A tuple of argument families (`(&'static T, i64)`) with the calls that take the
+/// arguments as one tuple (`(&'a T, i64)`): what [`Operator::Args`] is.
+pub trait ArgTuple<T: Tensor>: ArgList<T> + Sized {
+    /// The arguments of one call, borrowing for `'a`: `(&'a T, i64)` for `(&'static T, i64)`.
+    type Borrowed<'a>;
+
+    /// The union of the key sets of the tensors among `args`.
+    fn key_set(args: &Self::Borrowed<'_>) -> DispatchKeySet;
+
+    /// Each argument as device checks, guards and `BackendSelect` see it, in order.
+    fn device_args<'b>(args: &'b Self::Borrowed<'_>) -> Vec<DeviceArg<'b, T>>;
+
+    /// Erases a kernel of this argument list made of one closure over the tuple.
+    #[doc(hidden)]
+    fn erase_tuple<R, F>(f: F, operator: Arc<str>) -> ErasedKernel
+    where
+        R: RetValue<T>,
+        F: for<'a> Fn(DispatchKeySet, Self::Borrowed<'a>) -> Result<R, Error>
+            + Send
+            + Sync
+            + 'static;
+
+    /// Boxes the arguments onto `stack`, in order.
+    #[doc(hidden)]
+    fn push(args: Self::Borrowed<'_>, stack: &mut Stack<T>);
+
+    /// Calls `op` (the thread's key sets applied).
+    #[doc(hidden)]
+    fn call<'a, R: RetValue<T>>(
+        op: &'a TypedOperator<T, Self, R>,
+        args: Self::Borrowed<'a>,
+    ) -> Result<R, Error>;
+
+    /// Redispatches `op` with the key set given.
+    #[doc(hidden)]
+    fn redispatch<'a, R: RetValue<T>>(
+        op: &'a TypedOperator<T, Self, R>,
+        ks: DispatchKeySet,
+        args: Self::Borrowed<'a>,
+    ) -> Result<R, Error>;
+
+    /// Calls the statically dispatched kernel for the arguments' keys and `extra`.
+    #[doc(hidden)]
+    fn call_static<'a, R: RetValue<T>>(
+        op: &'a StaticOperator<T, Self, R>,
+        extra: DispatchKeySet,
+        args: Self::Borrowed<'a>,
+    ) -> Result<R, Error>;
+}
+
+/// A kernel made of one closure over the argument tuple, `Fn(DispatchKeySet, L::Borrowed)`:
+/// registered like any kernel, with the arity and types of `L`.
+///
+/// ```
+/// use opgen_core::dispatch::{DispatchKeySet, Dispatcher, Tensor, TupleKernel, DispatchKey};
+/// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
+/// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
+/// let d = Dispatcher::new();
+/// let lib = d.library("demo")?;
+/// let _def = lib.def("scale(Tensor self, int factor) -> int")?;
+/// let kernel = TupleKernel::<(&'static MyTensor, i64), _>::new(|_ks, (_t, factor)| Ok(factor * 2));
+/// let _cpu = lib.impl_("scale", DispatchKey::CPU, kernel)?;
+/// let scale = d.typed::<MyTensor, (&MyTensor, i64), i64>("demo::scale", "")?;
+/// assert_eq!(scale.call(&MyTensor(DispatchKey::CPU.into()), 21), 42);
+/// # Ok::<(), opgen_core::dispatch::Error>(())
+/// ```
+pub struct TupleKernel<L, F> {
+    f: F,
+    _args: PhantomData<fn() -> L>,
+}
+
+impl<L, F> TupleKernel<L, F> {
+    /// The kernel calling `f`.
+    pub fn new(f: F) -> Self {
+        TupleKernel {
+            f,
+            _args: PhantomData,
+        }
+    }
+}
+
+/// Marks [`TupleKernel`]s among kernels.
+pub struct TupleMarker;
+
+/// A kernel function callable with its arguments as one tuple: every unboxed kernel (a
+/// function or closure fitting a schema) is one. Wrappers made by the runtime (device
+/// checks) call the kernel they wrap through it.
+pub trait TupleCall<T: Tensor, M>: Kernel<T, M> {
+    /// The kernel's argument families.
+    type Args: ArgTuple<T>;
+    /// What it returns (inside the `Result` when fallible).
+    type Value: RetValue<T>;
+    /// Calls the kernel.
+    fn call_tuple(
+        &self,
+        ks: DispatchKeySet,
+        args: <Self::Args as ArgTuple<T>>::Borrowed<'_>,
+    ) -> Result<Self::Value, Error>;
+}
+
+struct TupleRecord<L, F> {
+    kernel: TupleKernel<L, F>,
+    operator: Arc<str>,
+}
+
+#[cold]
+#[inline(never)]
+fn mismatch() -> Error {
+    Error::internal("a tuple kernel received another kernel's object")
+}
+
+macro_rules! tuple_impls {
+    ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        #[allow(unused_variables, unused_mut, clippy::unused_unit)]
+        impl<T: Tensor, $($F: ArgFamily<T>),*> ArgTuple<T> for ($($F,)*) {
+            type Borrowed<'a> = ($($F::Arg<'a>,)*);
+
+            #[inline(always)]
+            fn key_set(args: &Self::Borrowed<'_>) -> DispatchKeySet {
+                let ($($a,)*) = args;
+                DispatchKeySet::EMPTY $(| $F::key_set($a))*
+            }
+
+            fn device_args<'b>(args: &'b Self::Borrowed<'_>) -> Vec<DeviceArg<'b, T>> {
+                let ($($a,)*) = args;
+                vec![$($F::device_arg($a)),*]
+            }
+
+            fn erase_tuple<R, Fun>(f: Fun, operator: Arc<str>) -> ErasedKernel
+            where
+                R: RetValue<T>,
+                Fun: for<'a> Fn(DispatchKeySet, Self::Borrowed<'a>) -> Result<R, Error> + Send + Sync + 'static,
+            {
+                Erase::<T, (TupleMarker, Self, R)>::erase(TupleKernel::<Self, Fun>::new(f), operator)
+            }
+
+            fn push(args: Self::Borrowed<'_>, stack: &mut Stack<T>) {
+                let ($($a,)*) = args;
+                $(stack.push($F::to_ivalue($a));)*
+            }
+
+            #[inline(always)]
+            fn call<'a, R: RetValue<T>>(
+                op: &'a TypedOperator<T, Self, R>,
+                args: Self::Borrowed<'a>,
+            ) -> Result<R, Error> {
+                let ($($a,)*) = args;
+                op.try_call($($a),*)
+            }
+
+            #[inline(always)]
+            fn redispatch<'a, R: RetValue<T>>(
+                op: &'a TypedOperator<T, Self, R>,
+                ks: DispatchKeySet,
+                args: Self::Borrowed<'a>,
+            ) -> Result<R, Error> {
+                let ($($a,)*) = args;
+                op.try_redispatch(ks, $($a),*)
+            }
+
+            #[inline(always)]
+            fn call_static<'a, R: RetValue<T>>(
+                op: &'a StaticOperator<T, Self, R>,
+                extra: DispatchKeySet,
+                args: Self::Borrowed<'a>,
+            ) -> Result<R, Error> {
+                let ($($a,)*) = args;
+                op.try_call_keyed(extra, $($a),*)
+            }
+        }
+
+        impl<T, R, Fun, $($F),*> Erase<T, (TupleMarker, ($($F,)*), R)> for TupleKernel<($($F,)*), Fun>
+        where
+            T: Tensor,
+            R: RetValue<T>,
+            $($F: ArgFamily<T>,)*
+            Fun: for<'a> Fn(DispatchKeySet, ($($F::Arg<'a>,)*)) -> Result<R, Error> + Send + Sync + 'static,
+        {
+            fn erase(self, operator: Arc<str>) -> ErasedKernel {
+                #[allow(clippy::too_many_arguments)]
+                fn unboxed<'a, T: Tensor, R, Fun, $($F: ArgFamily<T>),*>(
+                    functor: &'a Functor,
+                    ks: DispatchKeySet,
+                    $($a: $F::Arg<'a>,)*
+                ) -> Result<R, Error>
+                where
+                    Fun: for<'b> Fn(DispatchKeySet, ($($F::Arg<'b>,)*)) -> Result<R, Error> + 'static,
+                {
+                    let Some(record) = functor.downcast::<TupleRecord<($($F,)*), Fun>>() else {
+                        return Err(mismatch());
+                    };
+                    (record.kernel.f)(ks, ($($a,)*)).map_err(|e| e.in_kernel(&record.operator))
+                }
+                #[allow(unused_variables)]
+                fn boxed<T: Tensor, R: RetValue<T>, Fun, $($F: ArgFamily<T>),*>(
+                    functor: &Functor,
+                    op: &OperatorHandle,
+                    ks: DispatchKeySet,
+                    stack: AnyMut<'_>,
+                ) -> Result<(), Error>
+                where
+                    Fun: for<'b> Fn(DispatchKeySet, ($($F::Arg<'b>,)*)) -> Result<R, Error> + 'static,
+                {
+                    let Some(record) = functor.downcast::<TupleRecord<($($F,)*), Fun>>() else {
+                        return Err(mismatch());
+                    };
+                    let stack = unbox_stack::<T>(stack, op)?;
+                    let base = args_base(stack, <($($F,)*) as ArgList<T>>::LEN, op)?;
+                    let out = {
+                        let [$($v),*] = &mut stack[base..] else {
+                            return Err(Error::internal("the stack slice has another length"));
+                        };
+                        $(let $a = match $F::from_ivalue($v) {
+                            Ok(a) => a,
+                            Err(found) => return Err(wrong_argument(op, $i, found)),
+                        };)*
+                        (record.kernel.f)(ks, ($($a,)*))
+                    };
+                    match out {
+                        Ok(value) => {
+                            value.replace_from(stack, base);
+                            Ok(())
+                        }
+                        Err(e) => Err(e.in_kernel(&record.operator)),
+                    }
+                }
+                ErasedKernel {
+                    unboxed: ErasedFn::new::<Sig<T, ($($F,)*), R>>(unboxed::<T, R, Fun, $($F),*>),
+                    functor: Functor::new(TupleRecord { kernel: self, operator }),
+                    boxed: boxed::<T, R, Fun, $($F),*>,
+                    kind: KernelKind::Kernel,
+                    check: Some(check_signature::<T, ($($F,)*), R, false>),
+                    derive: Some(crate::structured::derive_kernel::<T>),
+                    structured: None,
+                }
+            }
+        }
+
+        #[allow(unused_variables)]
+        impl<T, K, Out, OM, $($A),*> TupleCall<T, (NoKeys, OM, fn($($A),*) -> Out)> for K
+        where
+            T: Tensor,
+            $($A: KernelArg<T>,)*
+            Out: KernelOutput<T, OM>,
+            K: Fn($($A),*) -> Out + Send + Sync + 'static,
+            K: for<'a> Fn($(<$A::Family as ArgFamily<T>>::Arg<'a>),*) -> Out,
+        {
+            type Args = ($($A::Family,)*);
+            type Value = Out::Value;
+            #[inline(always)]
+            fn call_tuple(
+                &self,
+                ks: DispatchKeySet,
+                args: <Self::Args as ArgTuple<T>>::Borrowed<'_>,
+            ) -> Result<Self::Value, Error> {
+                let ($($a,)*) = args;
+                self($($a),*).into_result()
+            }
+        }
+
+        impl<T, K, Out, OM, $($A),*> TupleCall<T, (WithKeys, OM, fn($($A),*) -> Out)> for K
+        where
+            T: Tensor,
+            $($A: KernelArg<T>,)*
+            Out: KernelOutput<T, OM>,
+            K: Fn(DispatchKeySet, $($A),*) -> Out + Send + Sync + 'static,
+            K: for<'a> Fn(DispatchKeySet, $(<$A::Family as ArgFamily<T>>::Arg<'a>),*) -> Out,
+        {
+            type Args = ($($A::Family,)*);
+            type Value = Out::Value;
+            #[inline(always)]
+            fn call_tuple(
+                &self,
+                ks: DispatchKeySet,
+                args: <Self::Args as ArgTuple<T>>::Borrowed<'_>,
+            ) -> Result<Self::Value, Error> {
+                let ($($a,)*) = args;
+                self(ks, $($a),*).into_result()
+            }
+        }
+    };
+}
+
+for_each_arity!(tuple_impls);
+
+/// The parts of a schema text that name its operator: `"aten::add.Tensor(...)"` has the
+/// namespace `aten`, the qualified name `aten::add`, the overload `Tensor` and the full name
+/// `add.Tensor`. Computed in `const` context from [`Operator::SCHEMA`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperatorName {
+    /// `aten` (the text before `::`; `aten` when the schema has none).
+    pub namespace: &'static str,
+    /// `aten::add`: what [`Dispatcher::find`] takes first.
+    pub qualified: &'static str,
+    /// `Tensor`; `""` for none.
+    pub overload: &'static str,
+    /// `add.Tensor` (`relu` without overload).
+    pub full: &'static str,
+}
+
+impl OperatorName {
+    /// The names in `schema`, a schema text with or without a namespace prefix.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::OperatorName;
+    /// const ADD: OperatorName = OperatorName::of("aten::add.Tensor(Tensor self, Tensor other) -> Tensor");
+    /// assert_eq!((ADD.namespace, ADD.qualified, ADD.overload, ADD.full), ("aten", "aten::add", "Tensor", "add.Tensor"));
+    /// let relu = OperatorName::of("relu(Tensor self) -> Tensor");
+    /// assert_eq!((relu.namespace, relu.qualified, relu.overload), ("aten", "relu", ""));
+    /// ```
+    pub const fn of(schema: &'static str) -> OperatorName {
+        let bytes = schema.as_bytes();
+        let mut end = 0;
+        while end < bytes.len() && bytes[end] != b'(' {
+            end += 1;
+        }
+        let mut ns_end = None;
+        let mut dot = None;
+        let mut i = 0;
+        while i < end {
+            if i + 1 < end && bytes[i] == b':' && bytes[i + 1] == b':' && ns_end.is_none() {
+                ns_end = Some(i);
+                i += 2;
+                continue;
+            }
+            if bytes[i] == b'.' && dot.is_none() {
+                dot = Some(i);
+            }
+            i += 1;
+        }
+        let name_start = match ns_end {
+            Some(n) => n + 2,
+            None => 0,
+        };
+        let name_end = match dot {
+            Some(d) => d,
+            None => end,
+        };
+        OperatorName {
+            namespace: match ns_end {
+                Some(n) => slice(schema, 0, n),
+                None => "aten",
+            },
+            qualified: slice(schema, 0, name_end),
+            overload: match dot {
+                Some(d) => slice(schema, d + 1, end),
+                None => "",
+            },
+            full: slice(schema, name_start, end),
+        }
+    }
+}
+
+/// `s[start..end]` in `const` context (`""` if the range is not on character boundaries).
+const fn slice(s: &'static str, start: usize, end: usize) -> &'static str {
+    let (head, _) = s.as_bytes().split_at(end);
+    let (_, part) = head.split_at(start);
+    match std::str::from_utf8(part) {
+        Ok(part) => part,
+        Err(_) => "",
+    }
+}
+
+/// An operator declared at compile time: implemented by the marker type that
+/// `#[native_function]` and `include_native_functions!` generate for each operator with a
+/// Rust API, named as its free function (`aten::add` for `add.Tensor`).
+///
+/// Its calls are the dispatcher-level forms of the operator (torchgen's `at::_ops::add_Tensor::call`
+/// and `::redispatch`): every argument in schema order, without defaults, as one tuple.
+///
+/// ```
+/// use opgen_core::dispatch::{Operator, DispatchKey, DispatchKeySet, Tensor};
+/// fn describe<O: Operator>() -> String {
+///     format!("{} takes {} arguments", O::NAME.full, <O::Args as opgen_core::dispatch::ArgList<O::Tensor>>::LEN)
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an operator declared at compile time",
+    label = "not the marker of an operator",
+    note = "`#[native_function(\"<schema>\")]` and `include_native_functions!` generate a marker \
+            named as each operator's free function (`aten::add`); `use` it where it is named, or \
+            name the operator by string (`op = \"aten::add.Tensor\"`), checked at run time"
+)]
+pub trait Operator: Sized + 'static {
+    /// The tensor type of its typed API.
+    type Tensor: Tensor;
+    /// Its argument families in schema order (the dispatcher signature).
+    type Args: ArgTuple<Self::Tensor>;
+    /// Its returns.
+    type Returns: RetValue<Self::Tensor>;
+    /// Its schema, with the namespace: `aten::add.Tensor(Tensor self, ...) -> Tensor`.
+    const SCHEMA: &'static str;
+    /// The names in [`Operator::SCHEMA`].
+    const NAME: OperatorName = OperatorName::of(Self::SCHEMA);
+    /// Whether the declaring crate enables its feature `opgen-static-dispatch`: calls go
+    /// straight to the kernel linked for the arguments' backend.
+    const STATIC_DISPATCH: bool = false;
+
+    /// The operator's cached handles (one `static` per operator).
+    #[doc(hidden)]
+    fn cache() -> &'static OpCache<Self>;
+
+    /// Calls the operator (through the global dispatcher, or statically dispatched):
+    /// every argument in schema order, as one tuple.
+    #[inline]
+    fn call(
+        args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
+    ) -> Result<Self::Returns, Error> {
+        Self::cache().call(args)
+    }
+
+    /// Continues dispatch with the key set given (in a kernel, typically its own key set
+    /// below its key); the thread's key sets are not applied again. Always through the
+    /// global dispatcher.
+    #[inline]
+    fn redispatch(
+        ks: DispatchKeySet,
+        args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
+    ) -> Result<Self::Returns, Error> {
+        <Self::Args as ArgTuple<Self::Tensor>>::redispatch(Self::cache().typed()?, ks, args)
+    }
+
+    /// The typed handle of the global dispatcher, looked up once.
+    #[inline]
+    fn typed() -> Result<&'static TypedOperator<Self::Tensor, Self::Args, Self::Returns>, Error> {
+        Self::cache().typed()
+    }
+}
+
+/// The handles of one operator, looked up on first use and kept for the life of the
+/// program (a failed lookup is not kept, so an operator registered later is found later):
+/// one `static` per [`Operator`].
+pub struct OpCache<O: Operator> {
+    typed: OnceLock<TypedOperator<O::Tensor, O::Args, O::Returns>>,
+    statik: StaticOp<O::Tensor, O::Args, O::Returns>,
+    /// With static dispatch, where the TensorOptions group starts (`None`: no group).
+    options: OnceLock<Option<usize>>,
+}
+
+impl<O: Operator> OpCache<O> {
+    /// An empty cache.
+    pub const fn new() -> Self {
+        let name = OperatorName::of(O::SCHEMA);
+        OpCache {
+            typed: OnceLock::new(),
+            statik: StaticOp::new(name.qualified, name.overload),
+            options: OnceLock::new(),
+        }
+    }
+
+    /// The typed handle: after the first success, one atomic load.
+    #[inline]
+    pub fn typed(
+        &'static self,
+    ) -> Result<&'static TypedOperator<O::Tensor, O::Args, O::Returns>, Error> {
+        match self.typed.get() {
+            Some(op) => Ok(op),
+            None => self.init(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init(
+        &'static self,
+    ) -> Result<&'static TypedOperator<O::Tensor, O::Args, O::Returns>, Error> {
+        let name = OperatorName::of(O::SCHEMA);
+        let op = Dispatcher::global()
+            .find(name.qualified, name.overload)?
+            .typed_families::<O::Tensor, O::Args, O::Returns>()?;
+        Ok(self.typed.get_or_init(|| op))
+    }
+
+    /// Calls the operator: through the global dispatcher, or with static dispatch the kernel
+    /// linked for the arguments' backend (for an operator with TensorOptions, joined with
+    /// the backend of its dtype, layout and device, as torchgen's static dispatch; through
+    /// the dispatcher, its `BackendSelect` kernel does the same).
+    #[inline]
+    pub fn call(
+        &'static self,
+        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
+    ) -> Result<O::Returns, Error> {
+        if O::STATIC_DISPATCH {
+            self.call_static(args)
+        } else {
+            <O::Args as ArgTuple<O::Tensor>>::call(self.typed()?, args)
+        }
+    }
+
+    fn call_static(
+        &'static self,
+        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
+    ) -> Result<O::Returns, Error> {
+        let op = self.statik.get()?;
+        let start = *self.options.get_or_init(|| {
+            crate::schema::parse_schema(O::SCHEMA)
+                .ok()
+                .and_then(|s| s.tensor_options_start())
+        });
+        let extra = match start {
+            Some(start) => {
+                let (dtype, layout, device) =
+                    options_at(&<O::Args as ArgTuple<O::Tensor>>::device_args(&args), start);
+                super::device::backend_select_keys(
+                    op.name(),
+                    DispatchKeySet::EMPTY,
+                    false,
+                    dtype,
+                    layout,
+                    device,
+                )?
+            }
+            None => DispatchKeySet::EMPTY,
+        };
+        <O::Args as ArgTuple<O::Tensor>>::call_static(op, extra, args)
+    }
+}
+
+impl<O: Operator> Default for OpCache<O> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<O: Operator> fmt::Debug for OpCache<O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OpCache({})", O::SCHEMA)
+    }
+}
+
+/// The `dtype`, `layout` and `device` among `args`, the TensorOptions group starting at
+/// `start`.
+pub(crate) fn options_at<T: Tensor>(
+    args: &[DeviceArg<'_, T>],
+    start: usize,
+) -> (
+    Option<super::ScalarType>,
+    Option<super::Layout>,
+    Option<super::Device>,
+) {
+    let dtype = match args.get(start) {
+        Some(DeviceArg::ScalarType(d)) => *d,
+        _ => None,
+    };
+    let layout = match args.get(start + 1) {
+        Some(DeviceArg::Layout(l)) => *l,
+        _ => None,
+    };
+    let device = match args.get(start + 2) {
+        Some(DeviceArg::Device(d)) => *d,
+        _ => None,
+    };
+    (dtype, layout, device)
+}
+
+/// The name a kernel type is shown by in messages: the last segment of a function's path
+/// (`add_cuda` for `my_crate::ops::add_cuda`).
+pub(crate) fn kernel_name<K>() -> &'static str {
+    let full = type_name::<K>();
+    match full.rsplit_once("::") {
+        Some((_, last)) if !last.contains('}') => last,
+        _ => full,
+    }
+}
