@@ -19,7 +19,7 @@ use super::value::{
     Complex, Device, Dimname, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType,
     Storage, Stream,
 };
-use crate::schema::{ArgType, BaseType, Literal};
+use crate::schema::{ArgType, Literal};
 
 /// A boxed value of any schema type, generic over the user's tensor type `T`.
 ///
@@ -343,82 +343,32 @@ impl<T> FromIterator<IValue<T>> for Stack<T> {
 /// The value of a schema default literal for an argument of type `ty`, if it has one:
 /// `alpha=1` for `Scalar` is `Int(1)`, `int[2] padding=0` is `IntList([0, 0])`,
 /// `reduction=Mean` is `Int(1)`, `memory_format=contiguous_format` is a `MemoryFormat`.
+/// The typed value is [`crate::plan::arg_default`]'s, the one the generated arguments
+/// structs' `Default` is made from.
 pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue<T>> {
-    if let (Literal::None, ArgType::Optional(_)) = (literal, ty) {
-        return Some(IValue::None);
-    }
-    let ty = ty.strip_optional();
-    if let ArgType::List { elem, size } = ty {
-        return default_list(elem, *size, literal);
-    }
-    let ArgType::Base(base) = ty else { return None };
-    Some(match (base, literal) {
-        (BaseType::Int | BaseType::SymInt | BaseType::DeviceIndex, Literal::Int(i)) => {
-            IValue::Int(*i)
-        }
-        // at::Reduction: None = 0, Mean = 1, Sum = 2.
-        (BaseType::Int, Literal::Ident(r)) => IValue::Int(match r.as_str() {
-            "Mean" => 1,
-            "Sum" => 2,
-            _ => return None,
-        }),
-        (BaseType::Float, Literal::Int(i)) => IValue::Float(*i as f64),
-        (BaseType::Float, Literal::Float(f)) => IValue::Float(f.0),
-        (BaseType::Bool | BaseType::SymBool, Literal::Bool(b)) => IValue::Bool(*b),
-        (BaseType::Str, Literal::Str(s)) => IValue::from(s.as_str()),
-        (BaseType::Scalar, Literal::Int(i)) => IValue::Int(*i),
-        (BaseType::Scalar, Literal::Float(f)) => IValue::Float(f.0),
-        (BaseType::Scalar, Literal::Bool(b)) => IValue::Bool(*b),
-        (BaseType::ScalarType, Literal::Ident(n)) => IValue::ScalarType(ScalarType::from_name(n)?),
-        (BaseType::Layout, Literal::Ident(n)) => IValue::Layout(Layout::from_name(n)?),
-        (BaseType::MemoryFormat, Literal::Ident(n)) => {
-            IValue::MemoryFormat(MemoryFormat::from_name(n)?)
-        }
-        (BaseType::Device, Literal::Str(s) | Literal::Ident(s)) => IValue::Device(s.parse().ok()?),
-        _ => return None,
-    })
+    crate::plan::arg_default(ty, literal).map(|d| from_default(&d))
 }
 
-fn default_list<T>(elem: &ArgType, size: Option<u32>, literal: &Literal) -> Option<IValue<T>> {
-    let items: Vec<Literal> = match (literal, size) {
-        (Literal::List(items), _) => items.clone(),
-        // `int[2] padding=0` repeats the scalar to the list's size.
-        (scalar, Some(n)) => vec![scalar.clone(); n as usize],
-        _ => return None,
-    };
-    Some(match elem {
-        ArgType::Base(BaseType::Int | BaseType::SymInt) => IValue::from(
-            items
-                .iter()
-                .map(|l| match l {
-                    Literal::Int(i) => Some(*i),
-                    _ => None,
-                })
-                .collect::<Option<Vec<i64>>>()?,
-        ),
-        ArgType::Base(BaseType::Float) => IValue::from(
-            items
-                .iter()
-                .map(|l| match l {
-                    Literal::Int(i) => Some(*i as f64),
-                    Literal::Float(f) => Some(f.0),
-                    _ => None,
-                })
-                .collect::<Option<Vec<f64>>>()?,
-        ),
-        ArgType::Base(BaseType::Bool) => IValue::from(
-            items
-                .iter()
-                .map(|l| match l {
-                    Literal::Bool(b) => Some(*b),
-                    _ => None,
-                })
-                .collect::<Option<Vec<bool>>>()?,
-        ),
-        ArgType::Base(BaseType::Tensor) if items.is_empty() => IValue::TensorList(Arc::default()),
-        ArgType::Base(BaseType::Scalar) if items.is_empty() => IValue::ScalarList(Arc::default()),
-        _ => return None,
-    })
+fn from_default<T>(d: &crate::plan::ArgDefault) -> IValue<T> {
+    use crate::plan::ArgDefault as D;
+    match d {
+        D::None => IValue::None,
+        D::Some(inner) | D::Scalar(inner) => from_default(inner),
+        D::Int(i) => IValue::Int(*i),
+        D::Float(f) => IValue::Float(*f),
+        D::Bool(b) => IValue::Bool(*b),
+        D::Str(s) => IValue::from(s.as_str()),
+        D::ScalarType(v) => IValue::ScalarType(*v),
+        D::Layout(v) => IValue::Layout(*v),
+        D::MemoryFormat(v) => IValue::MemoryFormat(*v),
+        D::QScheme(v) => IValue::QScheme(*v),
+        D::Device(v) => IValue::Device(*v),
+        D::IntList(v) => IValue::from(v.clone()),
+        D::FloatList(v) => IValue::from(v.clone()),
+        D::BoolList(v) => IValue::from(v.clone()),
+        D::EmptyTensorList => IValue::TensorList(Arc::default()),
+        D::EmptyScalarList => IValue::ScalarList(Arc::default()),
+    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,21 @@
 //! the macros, the runtime's signature checks and the JSON catalog agree. Plans are plain
 //! values; a schema that cannot be planned is rejected earlier, by `validate`.
 
+mod defaults;
 mod names;
+mod op;
 mod signature;
 mod types;
 
+pub use defaults::{ArgDefault, MAX_REPEATED_DEFAULT, arg_default};
 pub use names::{
-    args_struct_name, args_struct_name_for, cpp_api_name, native_name, precompute_struct_name,
-    rust_fn_name, rust_ident, snake_case, structured_marker_name,
+    PRELUDE_METHODS, args_struct_name, args_struct_name_for, cpp_api_name, form_name, fresh_name,
+    marker_name, method_name, native_name, precompute_struct_name, rust_fn_name, rust_ident,
+    snake_case, structured_marker_name,
+};
+pub use op::{
+    Api, ArgPlan, ArgsStruct, Blocker, Body, Claims, Form, MAX_ARGUMENTS, MAX_RETURNS, MethodsKind,
+    OpPlan, Param, PlanInput, Source, blockers, has_mut, has_reference,
 };
 pub use signature::{
     ArgRole, Family, Signature, SignatureArgument, dispatcher_signature, faithful_signature,

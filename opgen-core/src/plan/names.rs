@@ -232,3 +232,179 @@ pub fn rust_ident(name: &str) -> String {
     }
     s
 }
+
+/// A form's name: `prefix` + NAME + `suffix`, with NAME's leading and trailing underscores
+/// kept outside (`add_` → `try_add_`, `add_with_`; `__and__` → `__try_and__`), so that the
+/// in-place `_` stays last and names stay snake case.
+///
+/// ```
+/// use opgen_core::plan::form_name;
+/// assert_eq!(form_name("add", "try_", "_with"), "try_add_with");
+/// assert_eq!(form_name("add_", "", "_with"), "add_with_");
+/// assert_eq!(form_name("__dispatch_zeros", "try_", ""), "__try_dispatch_zeros");
+/// ```
+pub fn form_name(name: &str, prefix: &str, suffix: &str) -> String {
+    let core = name.trim_matches('_');
+    if core.is_empty() {
+        return format!("{prefix}{name}{suffix}");
+    }
+    let lead = &name[..name.len() - name.trim_start_matches('_').len()];
+    let trail = &name[name.trim_end_matches('_').len()..];
+    format!("{lead}{prefix}{core}{suffix}{trail}")
+}
+
+/// `base`, or `base` with underscores appended until no name in `taken` has it.
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use opgen_core::plan::fresh_name;
+/// let taken: BTreeSet<String> = ["args".to_string(), "args_".to_string()].into();
+/// assert_eq!(fresh_name("args", &taken), "args__");
+/// assert_eq!(fresh_name("alpha", &taken), "alpha");
+/// ```
+pub fn fresh_name(base: &str, taken: &std::collections::BTreeSet<String>) -> String {
+    let mut name = base.to_string();
+    while taken.contains(&name) {
+        // `r#type` becomes `type_`, which is no keyword.
+        if let Some(raw) = name.strip_prefix("r#") {
+            name = raw.to_string();
+        }
+        name.push('_');
+    }
+    name
+}
+
+/// Rust's primitive types: a marker may not take their names (it would shadow them in its
+/// module).
+const PRIMITIVES: &[&str] = &[
+    "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+    "u128", "usize", "f16", "f32", "f64", "f128",
+];
+
+/// The marker type of the operator whose Rust name is `name` (without `r#`): the same name,
+/// in the type namespace (`aten::add` is the function and the marker), raw when a keyword;
+/// a primitive type's name gets `_op` appended.
+///
+/// ```
+/// use opgen_core::plan::marker_name;
+/// assert_eq!(marker_name("add"), "add");
+/// assert_eq!(marker_name("where"), "r#where");
+/// assert_eq!(marker_name("bool"), "bool_op");
+/// ```
+pub fn marker_name(name: &str) -> String {
+    if PRIMITIVES.contains(&name) {
+        format!("{name}_op")
+    } else {
+        rust_ident(name)
+    }
+}
+
+/// The methods of the traits of Rust's prelude (2024 edition, stable): a method of an
+/// extension trait with one of these names would make a call ambiguous on a type that
+/// implements the std trait too.
+pub const PRELUDE_METHODS: &[&str] = &[
+    // Clone, PartialEq, PartialOrd, Ord
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "partial_cmp",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "cmp",
+    "max",
+    "min",
+    "clamp", // ToOwned, ToString, AsRef, AsMut, Into, TryInto, Extend, IntoIterator, Drop
+    "to_owned",
+    "clone_into",
+    "to_string",
+    "as_ref",
+    "as_mut",
+    "into",
+    "try_into",
+    "extend",
+    "into_iter",
+    "drop", // Future, IntoFuture
+    "poll",
+    "into_future", // Iterator, DoubleEndedIterator, ExactSizeIterator
+    "next",
+    "size_hint",
+    "count",
+    "last",
+    "nth",
+    "step_by",
+    "chain",
+    "zip",
+    "map",
+    "for_each",
+    "filter",
+    "filter_map",
+    "enumerate",
+    "peekable",
+    "skip_while",
+    "take_while",
+    "map_while",
+    "skip",
+    "take",
+    "scan",
+    "flat_map",
+    "flatten",
+    "fuse",
+    "inspect",
+    "by_ref",
+    "collect",
+    "partition",
+    "try_fold",
+    "try_for_each",
+    "fold",
+    "reduce",
+    "all",
+    "any",
+    "find",
+    "find_map",
+    "position",
+    "rposition",
+    "max_by_key",
+    "max_by",
+    "min_by_key",
+    "min_by",
+    "rev",
+    "unzip",
+    "copied",
+    "cloned",
+    "cycle",
+    "sum",
+    "product",
+    "is_sorted",
+    "is_sorted_by",
+    "is_sorted_by_key",
+    "next_back",
+    "nth_back",
+    "rfold",
+    "rfind",
+    "try_rfold",
+    "len",
+];
+
+/// The name of a method form named `form` (`clone`, `try_clone`): in an extension trait, a
+/// name of [`PRELUDE_METHODS`] gets `_op` appended (before a trailing in-place `_`), so that
+/// importing the trait never makes a call of the std method ambiguous; `t.clone()` stays
+/// `Clone::clone` and the operator is `t.clone_op()`. Inherent methods keep their names:
+/// they win over trait methods.
+///
+/// ```
+/// use opgen_core::plan::method_name;
+/// assert_eq!(method_name("clone", true), "clone_op");
+/// assert_eq!(method_name("try_clone", true), "try_clone");
+/// assert_eq!(method_name("clone", false), "clone");
+/// ```
+pub fn method_name(form: &str, in_trait: bool) -> String {
+    let bare = form.strip_prefix("r#").unwrap_or(form);
+    if in_trait && PRELUDE_METHODS.contains(&bare) {
+        form_name(bare, "", "_op")
+    } else {
+        form.to_string()
+    }
+}

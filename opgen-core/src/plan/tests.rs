@@ -203,3 +203,260 @@ fn every_corpus_schema_has_a_rust_mapping() {
     }
     assert_eq!(n, 2590);
 }
+
+mod op_plans {
+    use std::collections::BTreeSet;
+
+    use crate::native::{EntryFields, NativeFunction, Tags};
+    use crate::plan::*;
+
+    fn function(schema: &str, variants: &str) -> NativeFunction {
+        let name = schema
+            .split(['.', '('])
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let fields = EntryFields {
+            func: schema.to_string(),
+            variants: Some(variants.to_string()),
+            // Factories need an explicit table (R-rule); naming the kernel as the operator.
+            dispatch: Some(vec![("CompositeExplicitAutograd".to_string(), name)]),
+            ..EntryFields::default()
+        };
+        NativeFunction::from_fields(&fields, &Tags::pytorch())
+            .unwrap_or_else(|e| panic!("{schema}: {e:?}"))
+    }
+
+    fn plan_with(schema: &str, variants: &str, methods: MethodsKind, reserved: &[&str]) -> OpPlan {
+        let f = function(schema, variants);
+        OpPlan::new(&PlanInput {
+            function: &f,
+            namespace: "aten",
+            name: None,
+            args_struct: None,
+            methods,
+            reserved: reserved
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<BTreeSet<_>>(),
+        })
+    }
+
+    fn plan(schema: &str, variants: &str) -> OpPlan {
+        plan_with(schema, variants, MethodsKind::Inherent, &[])
+    }
+
+    fn names(forms: &[Form]) -> Vec<&str> {
+        forms.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    const ADD: &str = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+
+    #[test]
+    fn add_tensor_has_four_forms_a_struct_and_methods() {
+        let p = plan(ADD, "function, method");
+        let api = p.api.as_ref().unwrap();
+        assert_eq!(api.marker, "add");
+        assert_eq!(
+            names(&api.functions),
+            ["add", "add_with", "try_add", "try_add_with"]
+        );
+        assert_eq!(
+            names(&api.methods),
+            ["add", "add_with", "try_add", "try_add_with"]
+        );
+        let s = api.args_struct.as_ref().unwrap();
+        assert_eq!(
+            (s.name.as_str(), &s.fields[..], s.lifetime, s.clone),
+            ("AddArgs", &[2][..], false, true)
+        );
+        assert_eq!(
+            p.args[2].default,
+            Some(ArgDefault::Scalar(Box::new(ArgDefault::Int(1))))
+        );
+        // The plain form panics through the fallible one; the fallible `_with` form calls.
+        let add = &api.functions[0];
+        assert_eq!(add.params, [Param::Arg(0), Param::Arg(1)]);
+        assert_eq!(
+            add.body,
+            Body::Unwrap {
+                sibling: "try_add".into()
+            }
+        );
+        assert_eq!(
+            api.functions[2].body,
+            Body::Defaults {
+                sibling: "try_add_with".into()
+            }
+        );
+        assert_eq!(
+            api.functions[3].body,
+            Body::Call(vec![Source::Param(0), Source::Param(1), Source::Field(2)])
+        );
+        // Methods take `self` for the receiver.
+        let m = &api.methods[3];
+        assert_eq!(
+            (m.receiver, &m.params[..]),
+            (Some(false), &[Param::Arg(1), Param::Struct][..])
+        );
+        assert_eq!(
+            m.body,
+            Body::Call(vec![Source::Receiver, Source::Param(1), Source::Field(2)])
+        );
+        let claims = p.claims();
+        assert_eq!(claims.types, ["add", "AddArgs"]);
+        assert_eq!(claims.values.len(), 4);
+    }
+
+    #[test]
+    fn operators_without_defaults_have_two_forms() {
+        let p = plan("relu(Tensor self) -> Tensor", "function, method");
+        let api = p.api.as_ref().unwrap();
+        assert_eq!(names(&api.functions), ["relu", "try_relu"]);
+        assert_eq!(api.functions[1].body, Body::Call(vec![Source::Param(0)]));
+        assert!(api.args_struct.is_none());
+        // In-place: `&mut self`, the trailing `_` last.
+        let p = plan("relu_(Tensor(a!) self) -> Tensor(a!)", "function, method");
+        let api = p.api.as_ref().unwrap();
+        assert_eq!(names(&api.functions), ["relu_", "try_relu_"]);
+        assert_eq!(api.methods[0].receiver, Some(true));
+    }
+
+    #[test]
+    fn tensor_options_are_gathered() {
+        let p = plan(
+            "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, \
+             Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            "function",
+        );
+        let api = p.api.as_ref().unwrap();
+        assert!(p.backend_select);
+        assert_eq!((api.options, api.options_in_struct), (Some(1), true));
+        assert_eq!(api.args_struct.as_ref().unwrap().fields, [1, 5]);
+        assert_eq!(api.functions[0].params, [Param::Arg(0), Param::Options]);
+        assert_eq!(api.functions[1].params, [Param::Arg(0), Param::Struct]);
+        let Body::Call(sources) = &api.functions[3].body else {
+            panic!("try_empty_memory_format_with calls")
+        };
+        assert_eq!(
+            sources[2],
+            Source::OptionsPart {
+                part: 1,
+                in_struct: true
+            }
+        );
+        assert_eq!(sources[5], Source::Field(5));
+    }
+
+    #[test]
+    fn parameters_never_take_a_name_a_body_uses() {
+        // An argument named `args` next to a default: the struct parameter steps aside.
+        let p = plan("foo(Tensor args, int n=1) -> Tensor", "function");
+        let api = p.api.as_ref().unwrap();
+        assert_eq!(
+            (p.args[0].ident.as_str(), api.struct_param.as_str()),
+            ("args", "args_")
+        );
+        // An argument named like a sibling form, or the kernel: renamed.
+        let p = plan_with(
+            "bar(Tensor try_bar, int options) -> Tensor",
+            "function",
+            MethodsKind::Inherent,
+            &["bar_cpu"],
+        );
+        assert_eq!(p.args[0].ident, "try_bar_");
+        assert_eq!(p.args[1].ident, "options");
+        assert_eq!(p.api.as_ref().unwrap().options_param, "options_");
+        let p = plan_with(
+            "baz(Tensor bar_cpu) -> Tensor",
+            "function",
+            MethodsKind::Inherent,
+            &["bar_cpu"],
+        );
+        assert_eq!(p.args[0].ident, "bar_cpu_");
+    }
+
+    #[test]
+    fn trait_methods_step_aside_from_the_prelude() {
+        let p = plan_with(
+            "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+            "function, method",
+            MethodsKind::Trait("AtenMethods".into()),
+            &[],
+        );
+        let api = p.api.as_ref().unwrap();
+        assert_eq!(
+            names(&api.methods),
+            ["clone_op", "clone_with", "try_clone", "try_clone_with"]
+        );
+        assert_eq!(names(&api.functions)[0], "clone");
+        let inherent = plan(
+            "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+            "method",
+        );
+        assert_eq!(names(&inherent.api.as_ref().unwrap().methods)[0], "clone");
+    }
+
+    #[test]
+    fn schemas_without_a_rust_api_say_why() {
+        let blockers_of = |s: &str| plan(s, "function").api.err().unwrap_or_default();
+        assert_eq!(
+            blockers_of("f(int[][] x) -> Tensor"),
+            [Blocker::ArgumentType(0)]
+        );
+        assert_eq!(
+            blockers_of("f(int?? x) -> Tensor"),
+            [Blocker::ArgumentType(0)]
+        );
+        assert_eq!(
+            blockers_of("f(Tensor x, int y=long) -> Tensor"),
+            [Blocker::Default(1)]
+        );
+        let returns: Vec<String> = (0..11).map(|i| format!("Tensor r{i}")).collect();
+        let s = format!("f(Tensor x) -> ({})", returns.join(", "));
+        assert_eq!(blockers_of(&s), [Blocker::TooManyReturns(11)]);
+        let args: Vec<String> = (0..25).map(|i| format!("int a{i}")).collect();
+        let s = format!("f({}) -> Tensor", args.join(", "));
+        assert_eq!(blockers_of(&s), [Blocker::TooManyArguments(25)]);
+        let p = plan("f(Tensor x) -> Tensor", "function");
+        assert!(p.api.is_ok());
+        assert_eq!(
+            Blocker::ArgumentType(0).describe(&p.schema),
+            "argument `Tensor x` has no Rust type"
+        );
+    }
+
+    #[test]
+    fn manual_cpp_binding_prefixes_every_name() {
+        let fields = EntryFields {
+            func: "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor".into(),
+            manual_cpp_binding: Some(true),
+            dispatch: Some(vec![("CompositeExplicitAutograd".to_string(), "zeros".to_string())]),
+            ..EntryFields::default()
+        };
+        let f = NativeFunction::from_fields(&fields, &Tags::pytorch()).unwrap();
+        let p = OpPlan::new(&PlanInput {
+            function: &f,
+            namespace: "aten",
+            name: None,
+            args_struct: None,
+            methods: MethodsKind::Inherent,
+            reserved: BTreeSet::new(),
+        });
+        let api = p.api.as_ref().unwrap();
+        assert_eq!(api.marker, "__dispatch_zeros");
+        assert_eq!(
+            names(&api.functions),
+            [
+                "__dispatch_zeros",
+                "__dispatch_zeros_with",
+                "__try_dispatch_zeros",
+                "__try_dispatch_zeros_with"
+            ]
+        );
+        assert_eq!(
+            api.args_struct.as_ref().unwrap().name,
+            "__DispatchZerosArgs"
+        );
+    }
+}
