@@ -30,6 +30,9 @@ pub mod codegen;
 #[doc(hidden)]
 pub mod __private;
 
+/// `Result` with opgen's [`Error`]: what the generated `try_` functions return.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
 // The dispatcher's main items, for `use opgen_core::{Dispatcher, Scalar, Tensor}`.
 pub use dispatch::{
     Complex, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Generator, IValue, Layout,

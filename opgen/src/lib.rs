@@ -180,8 +180,8 @@ pub use opgen_macros::include_native_functions;
 pub mod prelude {
     pub use crate::{include_native_functions, native_function};
     pub use opgen_core::dispatch::{
-        Device, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout, Scalar, ScalarType,
-        Stack, Tensor, TensorOptions, TypedOperator,
+        Device, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout, Operator, Scalar,
+        ScalarType, Stack, Tensor, TensorOptions, TypedOperator,
     };
     pub use opgen_core::structured::StructuredMeta;
 }

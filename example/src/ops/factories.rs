@@ -4,8 +4,9 @@
 //! for every schema with TensorOptions, so each factory here is just its `CPU, Meta` kernel
 //! with PyTorch's schema. The generated functions are the API, in torchgen's two forms:
 //! the convenient ones take the options as one [`TensorOptions`] (`zeros(size, options)`,
-//! `zeros_with(size, ZerosArgs { options })` and their `try_` twins), the faithful ones
-//! take `dtype`, `layout`, `device` and `pin_memory` separately (`zeros_faithful`).
+//! `zeros_with(size, ZerosArgs { options })` and their `try_` twins), the faithful one
+//! (the marker's `call`, every argument in schema order) takes `dtype`, `layout`, `device`
+//! and `pin_memory` separately (`zeros::call((size, dtype, layout, device, pin_memory))`).
 
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;

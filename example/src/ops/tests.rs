@@ -394,7 +394,7 @@ fn factories_take_tensor_options() {
         arange_start(Scalar::Int(2), Scalar::Int(4), TensorOptions::new()).shape(),
         [2]
     );
-    let z = zeros_faithful(&[3], Some(ScalarType::Long), None, Some(META), None);
+    let z = zeros::call((&[3], Some(ScalarType::Long), None, Some(META), None)).unwrap();
     assert_eq!(
         (z.shape(), z.dtype(), z.is_meta()),
         (vec![3], ScalarType::Long, true)

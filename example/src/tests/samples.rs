@@ -249,7 +249,7 @@ pub fn samples() -> Vec<Sample> {
         }),
         row("aten::arange", vec![Int(4)], "smt", |x| {
             let (d, l, dev, p) = x.options(1)?.into_parts();
-            Ok(one(ops::try_arange_faithful(x.scalar(0)?, d, l, dev, p)?))
+            Ok(one(ops::arange::call((x.scalar(0)?, d, l, dev, p))?))
         }),
         row("aten::arange.start", vec![Int(2), Float(4.5)], "smt", |x| {
             Ok(one(ops::try_arange_start(

@@ -1,112 +1,49 @@
-//! What generated code calls. Outside semver: only `#[native_function]`'s expansion may use
-//! these items, and they change with opgen-core's version (the macro and the runtime are
-//! locked to the same version).
+//! What generated code calls. Outside semver: only the expansions of `#[native_function]`
+//! and `include_native_functions!` may use these items, and they change with opgen-core's
+//! version (the macros and the runtime are locked to the same version).
 //!
-//! # The items, and how an expansion uses them
+//! An expansion is declarations and calls of these functions; it holds no logic of its own.
+//! `#rt` is the runtime path (`::opgen`, or the `crate = ` option); `add` is an operator's
+//! marker (`dispatch::Operator`), named as its free function.
 //!
-//! `#rt` is the runtime path (`::opgen`, or the `crate = ` option). `MyTensor` stands for the
-//! user's tensor type and `L` for the tuple of argument *families*: the kernel's parameter
-//! types in schema order with every lifetime `'static` (`(&'static MyTensor, &'static
-//! MyTensor, #rt::Scalar)`), as [`TypedOperator`] names them.
-//!
-//! * [`VERSION_0_1_0`]: named once by every expansion (`const _: () =
-//!   #rt::__private::VERSION_0_1_0;`), so a macro and a runtime of different versions do not
-//!   build together.
-//! * [`Registration`] in `REGISTRATIONS`: one `static` per annotated kernel, collected at
-//!   link time; [`Dispatcher::global`] registers them all on its first access.
+//! * [`VERSION_0_1_0`]: named once by every expansion (`let _ = #rt::__private::VERSION_0_1_0;`),
+//!   so a macro and a runtime of different versions do not build together.
+//! * [`LinkEntry`] in [`LINK_ENTRIES`] (and [`Deferred`] in [`DEFERRED`]): the link-time
+//!   entries, built by `const` constructors, one group per expansion:
 //!
 //!   ```text
-//!   #[#rt::__private::linkme::distributed_slice(#rt::__private::REGISTRATIONS)]
+//!   #[#rt::__private::linkme::distributed_slice(#rt::__private::LINK_ENTRIES)]
 //!   #[linkme(crate = #rt::__private::linkme)]
-//!   static __OPGEN_REGISTRATION: #rt::__private::Registration = #rt::__private::Registration {
-//!       namespace: "aten",
-//!       schema: ::core::option::Option::Some("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"),
-//!       name: "add.Tensor",
-//!       keys: &[#rt::dispatch::DispatchKey::CPU],
-//!       file: ::core::file!(),
-//!       line: ::core::line!(),
-//!       site: ::core::panic::Location::caller(),
-//!       register: __opgen_register,
-//!       variants: ::core::option::Option::Some(#rt::native::Variants { function: true, method: true }),
-//!       device: ::core::option::Option::Some(#rt::dispatch::DeviceChecks::DEFAULT),
-//!       backend_select: ::core::option::Option::None, // `Some(fn)` for factories
-//!   };
-//!   fn __opgen_register(
-//!       lib: &#rt::dispatch::Library,
-//!       key: #rt::dispatch::DispatchKey,
-//!       site: #rt::dispatch::Site,
-//!   ) -> ::core::result::Result<#rt::dispatch::Registration, #rt::dispatch::Error> {
-//!       lib.impl_at("add.Tensor", key, add_cpu, site) // the kernel only, never a `def`
-//!   }
+//!   static __OPGEN_LINK: &[#rt::__private::LinkEntry] = &[
+//!       #rt::__private::LinkEntry::declare::<add>()
+//!           .variants(true, true)
+//!           .with_kernel(&[#rt::DispatchKey::CPU], |lib, key, site| add::register(lib, key, add_cpu, site)),
+//!   ];
 //!   ```
 //!
-//! * [`Redispatch`], [`backend_select_keys`], [`register_kernel`]: the generated
-//!   `BackendSelect` kernel of a factory (`backend_select` above), a closure registered by
-//!   `register_kernel::<MyTensor, _, _>(lib, "zeros", DispatchKey::BackendSelect, ..)` that
-//!   computes its key set with `backend_select_keys` and redispatches through a
-//!   `Redispatch` of the library's dispatcher.
-//! * [`check_same_device`], [`TensorArg`], [`DeviceGuard`], [`kernel_result`]: the hidden
-//!   wrapper registered instead of a kernel at device-guarded keys (`CUDA`, `XPU`, ...).
-//! * [`Op`]: one `static` per operator holding its cached typed handles, an [`OnceOp`]
-//!   (looked up once for the life of the program) and a [`StaticOp`] (the static-dispatch
-//!   mode, the user crate's feature `opgen-static-dispatch`). The generated functions call
-//!   it through one hidden function, and the redispatch forms directly:
-//!
-//!   ```text
-//!   static __OPGEN_OP_ADD: #rt::__private::Op<MyTensor, L, MyTensor> =
-//!       #rt::__private::Op::new("aten::add", "Tensor");
-//!   #[allow(unexpected_cfgs)]
-//!   fn __opgen_call_add(self_: &MyTensor, other: &MyTensor, alpha: #rt::dispatch::Scalar)
-//!       -> ::core::result::Result<MyTensor, #rt::dispatch::Error> {
-//!       __OPGEN_OP_ADD.try_call(::core::cfg!(feature = "opgen-static-dispatch"), self_, other, alpha)
-//!   }
-//!   // try_ forms: __opgen_call_add(self_, other, alpha)
-//!   // plain forms (panic with the error's message, at the caller's location):
-//!   #rt::__private::panic_on_error(try_add(self_, other))
-//!   // redispatch forms:
-//!   __OPGEN_OP_ADD.try_redispatch(keys, self_, other, alpha)
-//!   ```
-//!
-//!   [`Op::try_call`] (one method per arity) takes the feature as a constant flag, so that
-//!   each generated function has one call to type-check. The feature is tested with `cfg!`
-//!   in the body under `#[allow(unexpected_cfgs)]`: a
-//!   `#[cfg(feature = "opgen-static-dispatch")]` attribute warns (`unexpected_cfgs`) in every
-//!   crate that does not declare the feature, and no `allow` on the item itself silences
-//!   it. Redispatch always goes through the dispatcher.
-//!
-//!   A static call computes the union of the key sets of its tensor arguments (no
-//!   thread-local keys, no autograd) and, for an operator with TensorOptions, the backend
-//!   key of its dtype, layout and device ([`Op::try_call_with_options`], which the hidden
-//!   function calls instead of [`Op::try_call`]), takes its highest backend key, and calls the kernel
-//!   linked for that key; without one, the first composite kernel of
-//!   `CompositeExplicitAutograd`, `CompositeExplicitAutogradNonFunctional`,
-//!   `CompositeImplicitAutograd`, `CompositeImplicitAutogradNestedTensor`; else the error
-//!   "static dispatch has no kernel for `aten::add.Tensor` at `Meta`; kernels: CPU". The
-//!   choice is computed once per operator, on the first call, from `REGISTRATIONS` and
-//!   `DEFERRED` (the entries of the operator's group, its namespace's operators with its
-//!   base name, are registered into a private dispatcher as the global one registers them,
-//!   structured delegates and derived wrappers included, and the kernels are taken from
-//!   it): kernels registered at run time with a `Library` are not seen.
+//!   `Dispatcher::global()` registers every entry on its first access.
+//! * [`impl_kernel`], [`impl_kernel_of`], [`impl_adapter_of`]: register a kernel at a key,
+//!   inside the device check and guard of its operator at device-guarded keys;
+//!   [`backend_select`]: an operator's generated `BackendSelect` kernel.
+//! * [`call`]: what every generated function ends in, `call::<add>((self_, other, alpha))`
+//!   (the operator's cached typed handle; with the user crate's feature
+//!   `opgen-static-dispatch`, the kernel linked for the arguments' backend); and
+//!   [`unwrap`], what the plain (non-`try_`) forms wrap it in.
+//! * [`check_param`], [`check_arity`], [`check_return`]: the compile-time check of a kernel
+//!   attached by path (`op = aten::add`).
+//! * [`impl_result`]: what a structured impl's coerced function returns.
 
-use std::fmt;
-use std::sync::OnceLock;
+use crate::dispatch::Error;
 
-use crate::dispatch::{
-    ArgFamily, ArgList, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel,
-    KernelOutput, Layout, Library, RetValue, ScalarType, Site, Tensor, TypedOperator,
-    WeakTypedOperator, for_each_arity,
-};
-
-pub use crate::dispatch::device::{
-    DeviceArg, DevicePlan, TensorArg, backend_select_keys, check_same_device,
-};
-pub use crate::dispatch::static_dispatch::{StaticOp, StaticOperator};
-pub use crate::dispatch::{DeviceChecks, DeviceGuard};
 pub use linkme;
 
+mod check;
 mod register;
 
-pub use register::{backend_select, impl_kernel, impl_kernel_of};
+pub use check::{
+    ArgAt, Arity, NoArgumentHere, ParamFits, ReturnFits, check_arity, check_param, check_return,
+};
+pub use register::{backend_select, impl_adapter_of, impl_kernel, impl_kernel_of};
 
 /// Calls the operator with marker `O`: every argument in schema order, as one tuple
 /// ([`Operator::call`](crate::dispatch::Operator::call)); what the generated functions call.
@@ -125,14 +62,6 @@ pub use crate::dispatch::registry::entry::{
     BackendSelectFn, DEFERRED, Deferred, LINK_ENTRIES, LinkEntry, RegisterFn, link_entries,
     no_kernel,
 };
-
-/// The link-time entry under its old name, while expansions that build it by its fields
-/// remain.
-pub type Registration = LinkEntry;
-
-/// Link-time entries listed one by one (expansions that build [`LinkEntry`] by its fields).
-#[linkme::distributed_slice]
-pub static REGISTRATIONS: [LinkEntry];
 
 /// The result of a structured impl (`()` or `Result<(), E>`), as the impl's
 /// function-pointer type returns it.
@@ -159,61 +88,17 @@ impl<E: Into<Error>> ImplResult for Result<(), E> {
     }
 }
 
-/// Requires a structured marker: generated with the span of the `op` or
-/// `structured_delegate` literal, so that a marker that is not one is reported there.
-pub const fn assert_structured<S: crate::structured::StructuredOp>() {}
-
-/// A typed handle of an operator of the global dispatcher, looked up on the first successful
-/// [`OnceOp::get`] and kept for the life of the program. A failed lookup is not cached, so
-/// an operator registered later is found later.
-pub struct OnceOp<T, L, R> {
-    name: &'static str,
-    overload: &'static str,
-    cell: OnceLock<TypedOperator<T, L, R>>,
-}
-
-impl<T, L, R> OnceOp<T, L, R> {
-    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for none).
-    pub const fn new(name: &'static str, overload: &'static str) -> Self {
-        OnceOp {
-            name,
-            overload,
-            cell: OnceLock::new(),
-        }
-    }
-}
-
-impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> OnceOp<T, L, R> {
-    /// The typed handle: after the first success, one atomic load.
-    #[inline]
-    pub fn get(&'static self) -> Result<&'static TypedOperator<T, L, R>, Error> {
-        match self.cell.get() {
-            Some(op) => Ok(op),
-            None => self.init(),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn init(&'static self) -> Result<&'static TypedOperator<T, L, R>, Error> {
-        let op = Dispatcher::global()
-            .find(self.name, self.overload)?
-            .typed_families::<T, L, R>()?;
-        Ok(self.cell.get_or_init(|| op))
-    }
-}
-
-impl<T, L, R> fmt::Debug for OnceOp<T, L, R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "OnceOp({}.{})", self.name, self.overload)
-    }
+/// The result of a structured impl as a `Result`: what the coerced impl returns.
+#[inline]
+pub fn impl_result<R: ImplResult>(result: R) -> Result<(), Error> {
+    result.into_impl_result()
 }
 
 /// The value, or a panic with the error's message at the caller's location: what the plain
 /// (non-`try_`) generated functions do, as PyTorch raises.
 #[track_caller]
 #[inline]
-pub fn panic_on_error<V>(result: Result<V, Error>) -> V {
+pub fn unwrap<V>(result: Result<V, Error>) -> V {
     match result {
         Ok(value) => value,
         Err(error) => fail(error),
@@ -225,144 +110,4 @@ pub fn panic_on_error<V>(result: Result<V, Error>) -> V {
 #[track_caller]
 fn fail(error: Error) -> ! {
     panic!("{error}")
-}
-
-/// An [`OnceOp`] and a [`StaticOp`] of the same operator in one `static`: what an expansion
-/// holds per operator, so that it names the operator's types and name once. The public
-/// forms call [`Op::get`] or, with the user crate's feature `opgen-static-dispatch` (tested
-/// with `cfg!` in the body), [`Op::get_static`]; the redispatch forms always [`Op::get`].
-pub struct Op<T, L, R> {
-    once: OnceOp<T, L, R>,
-    static_op: StaticOp<T, L, R>,
-}
-
-impl<T, L, R> Op<T, L, R> {
-    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for none).
-    pub const fn new(name: &'static str, overload: &'static str) -> Self {
-        Op {
-            once: OnceOp::new(name, overload),
-            static_op: StaticOp::new(name, overload),
-        }
-    }
-}
-
-impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Op<T, L, R> {
-    /// The typed handle of the global dispatcher ([`OnceOp::get`]).
-    #[inline]
-    pub fn get(&'static self) -> Result<&'static TypedOperator<T, L, R>, Error> {
-        self.once.get()
-    }
-
-    /// The static-dispatch handle ([`StaticOp::get`]).
-    #[inline]
-    pub fn get_static(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
-        self.static_op.get()
-    }
-}
-
-/// The calls of an [`Op`], one method per arity: what the generated functions call, so that
-/// each names the operator's types once (one method call to type-check per generated
-/// function, rather than a lookup, a `?` and a call, twice with static dispatch).
-macro_rules! op_calls {
-    ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
-        // With no arguments, `'a` is unused.
-        #[allow(clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
-        impl<T: Tensor, R: RetValue<T>, $($F: ArgFamily<T>),*> Op<T, ($($F,)*), R> {
-            /// Calls the operator: through the global dispatcher, or, when `static_dispatch`
-            /// (the user crate's feature `opgen-static-dispatch`, a constant), the kernel
-            /// linked for the arguments' backend.
-            #[inline]
-            pub fn try_call<'a>(
-                &'static self,
-                static_dispatch: bool,
-                $($a: $F::Arg<'a>),*
-            ) -> Result<R, Error> {
-                if static_dispatch {
-                    self.get_static()?.try_call($($a),*)
-                } else {
-                    self.get()?.try_call($($a),*)
-                }
-            }
-
-            /// [`Self::try_call`] for an operator with TensorOptions (`dtype`, `layout`,
-            /// `device` are among the arguments too): with static dispatch, the backend
-            /// key of the three joins the arguments' keys, as torchgen's static dispatch
-            /// computes it, so `zeros(.., device=meta)` reaches the Meta kernel; through
-            /// the dispatcher, the operator's `BackendSelect` kernel does the same.
-            #[inline]
-            pub fn try_call_with_options<'a>(
-                &'static self,
-                static_dispatch: bool,
-                options: (Option<ScalarType>, Option<Layout>, Option<Device>),
-                $($a: $F::Arg<'a>),*
-            ) -> Result<R, Error> {
-                if static_dispatch {
-                    let op = self.get_static()?;
-                    let (dtype, layout, device) = options;
-                    let ks = backend_select_keys(
-                        op.name(), DispatchKeySet::EMPTY, false, dtype, layout, device,
-                    )?;
-                    op.try_call_keyed(ks, $($a),*)
-                } else {
-                    self.get()?.try_call($($a),*)
-                }
-            }
-
-            /// Redispatches with the key set given (always through the global dispatcher).
-            #[inline]
-            pub fn try_redispatch<'a>(
-                &'static self,
-                ks: DispatchKeySet,
-                $($a: $F::Arg<'a>),*
-            ) -> Result<R, Error> {
-                self.get()?.try_redispatch(ks, $($a),*)
-            }
-        }
-    };
-}
-
-for_each_arity!(op_calls);
-
-impl<T, L, R> fmt::Debug for Op<T, L, R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.once.fmt(f)
-    }
-}
-
-/// The typed handle a generated `BackendSelect` kernel redispatches through: the operator
-/// `name` (`aten::zeros`) / `overload` of `lib`'s dispatcher (not necessarily the global
-/// one), held weakly since the kernel lives in that operator's table.
-pub struct Redispatch<T, L, R>(WeakTypedOperator<T, L, R>);
-
-impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Redispatch<T, L, R> {
-    /// Looks the operator up in `lib`'s dispatcher and checks the signature.
-    pub fn new(lib: &Library, name: &str, overload: &str) -> Result<Self, Error> {
-        let op = lib.dispatcher().find(name, overload)?;
-        Ok(Redispatch(WeakTypedOperator::new(&op)?))
-    }
-
-    /// The typed handle, to call `try_redispatch` on.
-    #[inline]
-    pub fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        self.0.upgrade()
-    }
-}
-
-/// `lib.impl_at(name, key, kernel, site)` with the tensor type named: what a generated
-/// kernel whose parameters do not name it (a factory's) is registered with.
-pub fn register_kernel<T: Tensor, M, K: Kernel<T, M>>(
-    lib: &Library,
-    name: &str,
-    key: DispatchKey,
-    kernel: K,
-    site: Site,
-) -> Result<crate::dispatch::Registration, Error> {
-    lib.impl_at(name, key, kernel, site)
-}
-
-/// A kernel's output (`R` or `Result<R, E>`) as `Result<R, Error>`: what a generated wrapper
-/// around the kernel returns.
-#[inline(always)]
-pub fn kernel_result<T: Tensor, M, O: KernelOutput<T, M>>(output: O) -> Result<O::Value, Error> {
-    output.into_result()
 }

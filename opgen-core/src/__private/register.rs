@@ -36,9 +36,21 @@ pub fn impl_kernel<T: Tensor, M, K: TupleCall<T, M>>(
     kernel: K,
     site: Site,
 ) -> Result<Registration, Error> {
+    impl_named(lib, name, key, kernel, kernel_name::<K>(), site)
+}
+
+/// [`impl_kernel`], with the kernel's name for messages given.
+fn impl_named<T: Tensor, M, K: TupleCall<T, M>>(
+    lib: &Library,
+    name: &str,
+    key: DispatchKey,
+    kernel: K,
+    kernel_name: &'static str,
+    site: Site,
+) -> Result<Registration, Error> {
     if key.is_device_guarded()
         && let Some(plan) =
-            DevicePlan::for_kernel(lib, name, kernel_name::<K>(), <K::Args as ArgList<T>>::LEN)
+            DevicePlan::for_kernel(lib, name, kernel_name, <K::Args as ArgList<T>>::LEN)
     {
         let wrapped = tuple_fn::<T, K::Args, K::Value, _>(move |ks, args| {
             let _guard = plan.enter(ks, &<K::Args as ArgTuple<T>>::device_args(&args))?;
@@ -64,6 +76,22 @@ where
     K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
 {
     impl_kernel(lib, O::NAME.full, key, kernel, site)
+}
+
+/// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel `name` (one that
+/// returns `()` where the schema returns the arguments it writes).
+pub fn impl_adapter_of<O, M, K>(
+    lib: &Library,
+    key: DispatchKey,
+    kernel: K,
+    name: &'static str,
+    site: Site,
+) -> Result<Registration, Error>
+where
+    O: Operator,
+    K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
+{
+    impl_named(lib, O::NAME.full, key, kernel, name, site)
 }
 
 /// Registers the generated `BackendSelect` kernel of the operator with marker `O` (a schema

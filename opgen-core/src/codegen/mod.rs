@@ -2,33 +2,32 @@
 //! `proc_macro2`, so it is unit tested and benchmarked in process. `opgen-macros` is a shim
 //! that calls [`native_function`]. The design is in `docs/MACROS.md`.
 //!
-//! Stages (STYLE.md §1): parse (`args.rs`: the attribute; `kernel.rs`: the function, and
-//! the schema inferred from it), check (`check.rs`: schema rules, entry rules, defaults,
-//! the kernel's signature against the schema), plan (`expand/plan.rs`, from `crate::plan`),
-//! expand (`expand/`). Within a stage every problem is reported; between stages we stop if
+//! Stages (STYLE.md §1): parse (`attribute.rs`: the attribute; `kernel_fn.rs`: the
+//! annotated function, and the schema inferred from it), check (`check/`: schema rules,
+//! entry rules, defaults, the kernel's signature against the schema, structured options),
+//! plan (`crate::plan::OpPlan`: every item, as data), expand (`expand/`: the plan as
+//! `quote!` templates). Within a stage every problem is reported; between stages we stop if
 //! anything was reported.
 
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 
-pub(crate) mod args;
+pub(crate) mod attribute;
 pub(crate) mod check;
-pub(crate) mod defaults;
 pub(crate) mod diag;
 pub(crate) mod expand;
 pub(crate) mod include;
-pub(crate) mod kernel;
+pub(crate) mod kernel_fn;
 pub(crate) mod paths;
-pub(crate) mod structured;
 
 #[cfg(test)]
 mod tests;
 
-pub use args::Options;
+pub use attribute::Options;
 pub use include::{IncludeOptions, include_native_functions, include_native_functions_in};
-pub use kernel::Kernel;
+pub use kernel_fn::KernelFn;
 
-use args::{KeyAt, Methods};
+use attribute::{KeyAt, Methods};
 use diag::Diagnostics;
 
 /// What one `#[native_function]` says, parsed.
@@ -43,13 +42,13 @@ pub struct Input {
     /// The attribute's options.
     pub options: Options,
     /// The annotated kernel function.
-    pub kernel: Kernel,
+    pub kernel: KernelFn,
     /// The runtime path (`::opgen` or the `crate = ` override).
     pub rt: syn::Path,
     pub(crate) keys: Vec<KeyAt>,
     pub(crate) methods: Methods,
     pub(crate) tensor: Option<syn::Type>,
-    pub(crate) op: Option<(String, crate::schema::OperatorName)>,
+    pub(crate) op: Option<attribute::OpRef>,
 }
 
 /// Expands `#[native_function(args)] item`. Never panics: every problem becomes a compile
@@ -91,7 +90,10 @@ impl Input {
     /// The parse stage: the attribute, the kernel, and the schema (parsed from the literal
     /// with rules R1–R35, or inferred from the kernel). Every problem is reported.
     pub fn parse(args: TokenStream2, item: TokenStream2) -> syn::Result<Input> {
-        let (attr, kernel) = match (args::parse_attribute(args), kernel::parse_kernel(item)) {
+        let (attr, kernel) = match (
+            attribute::parse_attribute(args),
+            kernel_fn::parse_kernel(item),
+        ) {
             (Ok(a), Ok(k)) => (a, k),
             (Err(mut a), Err(k)) => {
                 a.combine(k);
@@ -106,7 +108,7 @@ impl Input {
             (None, None) => {
                 let keys: Vec<_> = attr.keys.iter().map(|k| k.key).collect();
                 let name = attr.options.name.as_ref();
-                kernel::infer_schema(&kernel, name, &keys, attr.tensor.as_ref(), &mut diag)
+                kernel_fn::infer_schema(&kernel, name, &keys, attr.tensor.as_ref(), &mut diag)
             }
         };
         let schema = match &text {

@@ -494,7 +494,7 @@ enum GuardOn {
 #[derive(Clone, Debug)]
 pub struct DevicePlan {
     operator: String,
-    kernel: &'static str,
+    kernel: String,
     /// Parameter index and schema name of each checked argument, in order.
     checked: Vec<(usize, String)>,
     guard: GuardOn,
@@ -505,12 +505,8 @@ impl DevicePlan {
     /// namespace), whose parameters are `params` (schema order) of which `tensors` are
     /// tensor-like. Without a `def` in `lib`'s dispatcher yet, every tensor parameter is
     /// checked and the guard takes the first (PyTorch's defaults).
-    pub fn new(
-        lib: &super::Library,
-        name: &str,
-        kernel: &'static str,
-        params: &[&str],
-    ) -> DevicePlan {
+    pub fn new(lib: &super::Library, name: &str, kernel: &str, params: &[&str]) -> DevicePlan {
+        let kernel = kernel.to_string();
         let (op, overload) = name.split_once('.').unwrap_or((name, ""));
         let operator = format!("{}::{name}", lib.namespace());
         let handle = (lib.dispatcher())
@@ -574,7 +570,7 @@ impl DevicePlan {
     pub(crate) fn for_kernel(
         lib: &super::Library,
         name: &str,
-        kernel: &'static str,
+        kernel: &str,
         arity: usize,
     ) -> Option<DevicePlan> {
         let names: Vec<String> = (0..arity).map(|i| format!("arg{i}")).collect();
@@ -598,7 +594,7 @@ impl DevicePlan {
             let pairs: smallvec::SmallVec<[(&str, &dyn TensorArg<T>); 8]> = (self.checked.iter())
                 .filter_map(|(i, name)| Some((name.as_str(), tensor(*i)?)))
                 .collect();
-            check_same_device(&self.operator, self.kernel, ks, &pairs)?;
+            check_same_device(&self.operator, &self.kernel, ks, &pairs)?;
         }
         match self.guard {
             GuardOn::Nothing => Ok(DeviceGuard::optional(None)),

@@ -306,15 +306,6 @@ impl Library {
             .impl_kernel(&self.namespace, name, key, Some(kernel), site)
     }
 
-    /// Erases `kernel` for the operator `name` (as [`Library::impl_at`] would).
-    pub(crate) fn erase<T: Tensor, M>(
-        &self,
-        name: &str,
-        kernel: impl Kernel<T, M>,
-    ) -> super::kernel::ErasedKernel {
-        kernel.erase(Arc::from(self.qualify(name)))
-    }
-
     /// The dispatcher this library registers into.
     pub fn dispatcher(&self) -> Dispatcher {
         Dispatcher {

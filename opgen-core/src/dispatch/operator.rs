@@ -331,6 +331,10 @@ pub struct OperatorName {
     pub overload: &'static str,
     /// `add.Tensor` (`relu` without overload).
     pub full: &'static str,
+    /// `aten::add.Tensor`: the namespace and the full name, as messages name the operator.
+    pub operator: &'static str,
+    /// The schema without the namespace prefix: `add.Tensor(Tensor self, ...) -> Tensor`.
+    pub schema: &'static str,
 }
 
 impl OperatorName {
@@ -382,6 +386,8 @@ impl OperatorName {
                 None => "",
             },
             full: slice(schema, name_start, end),
+            operator: slice(schema, 0, end),
+            schema: slice(schema, name_start, schema.len()),
         }
     }
 }
@@ -459,6 +465,23 @@ pub trait Operator: Sized + 'static {
     #[inline]
     fn typed() -> Result<&'static TypedOperator<Self::Tensor, Self::Args, Self::Returns>, Error> {
         Self::cache().typed()
+    }
+
+    /// Registers `kernel` for this operator at `key` in `lib` (of its namespace), as
+    /// generated registrations do (`__private::impl_kernel_of`): the kernel has the
+    /// operator's argument and return types, and runs inside the device check and guard
+    /// at device-guarded keys.
+    #[doc(hidden)]
+    fn register<M, K>(
+        lib: &super::Library,
+        key: super::DispatchKey,
+        kernel: K,
+        site: super::Site,
+    ) -> Result<super::Registration, Error>
+    where
+        K: TupleCall<Self::Tensor, M, Args = Self::Args, Value = Self::Returns>,
+    {
+        crate::__private::impl_kernel_of::<Self, M, K>(lib, key, kernel, site)
     }
 }
 

@@ -17,7 +17,6 @@ use super::registry::link::link_all;
 use super::registry::{Dispatcher, Registration};
 use super::returns::RetValue;
 use super::tensor::Tensor;
-use crate::__private::REGISTRATIONS;
 
 /// The composite keys a static call falls back to, in torchgen's order.
 const COMPOSITES: [DispatchKey; 4] = [
@@ -74,12 +73,7 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOp<T, L, R> {
     #[cold]
     #[inline(never)]
     fn init(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
-        let op = StaticOperator::build(
-            self.name,
-            self.overload,
-            link_entries().chain(REGISTRATIONS.iter()),
-            &DEFERRED,
-        )?;
+        let op = StaticOperator::build(self.name, self.overload, link_entries(), &DEFERRED)?;
         Ok(self.cell.get_or_init(|| op))
     }
 }
@@ -288,7 +282,7 @@ macro_rules! static_calls {
             #[inline]
             #[track_caller]
             pub fn call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> R {
-                crate::__private::panic_on_error(self.try_call($($a),*))
+                crate::__private::unwrap(self.try_call($($a),*))
             }
 
             /// Calls the kernel chosen for the arguments' highest backend key; errors are

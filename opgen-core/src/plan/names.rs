@@ -121,6 +121,21 @@ pub fn structured_marker_name(name: &OperatorName) -> String {
     format!("Structured{}", upper_camel(&rust_words(name, true)))
 }
 
+/// The marker of the operator named `name` (as [`marker_name`] of its free function's
+/// name): what a structured impl or delegate naming the operator by string refers to.
+/// The schema is not at hand, so the operator is taken for an out operator when its name
+/// says so (an overload `out` or ending in `_out`), as structured operators are.
+///
+/// ```
+/// use opgen_core::plan::marker_of;
+/// use opgen_core::schema::parse_operator_name;
+/// assert_eq!(marker_of(&parse_operator_name("add.out").unwrap()), "add_out");
+/// assert_eq!(marker_of(&parse_operator_name("sum.IntList_out").unwrap()), "sum_int_list_out");
+/// ```
+pub fn marker_of(name: &OperatorName) -> String {
+    marker_name(&rust_words(name, true))
+}
+
 /// The struct of a structured operator's precomputed values: `sum.IntList_out` →
 /// `SumIntListOutPrecompute`.
 ///
@@ -407,4 +422,37 @@ pub fn method_name(form: &str, in_trait: bool) -> String {
     } else {
         form.to_string()
     }
+}
+
+/// The names an operator of a yaml file takes when its usual ones clash with another
+/// operator's (`include_native_functions!`): at `level` 1 its overload spelled out where
+/// the usual name drops it (`clamp.Tensor` → `clamp_tensor`), from `level` 2 also a number
+/// (`clamp_tensor_2`); the arguments struct follows the name. Returns (function name,
+/// arguments struct name).
+///
+/// ```
+/// use opgen_core::plan::rename_candidate;
+/// use opgen_core::schema::parse_schema;
+/// let clamp = parse_schema("clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)").unwrap();
+/// assert_eq!(rename_candidate(&clamp, 1), ("clamp_tensor_".into(), "ClampTensorInplaceArgs".into()));
+/// assert_eq!(rename_candidate(&clamp, 2), ("clamp_tensor_2_".into(), "ClampTensor2InplaceArgs".into()));
+/// ```
+pub fn rename_candidate(schema: &Schema, level: usize) -> (String, String) {
+    let usual = rust_fn_name(schema);
+    let usual = usual.strip_prefix("r#").unwrap_or(&usual);
+    let mut suffix = String::new();
+    if schema.name.overload.as_deref() == Some("Tensor") {
+        suffix.push_str("_tensor");
+    }
+    if level > 1 {
+        suffix.push_str(&format!("_{level}"));
+    }
+    let core_end = usual.trim_end_matches('_').len();
+    let name = if core_end == 0 {
+        format!("{usual}{suffix}")
+    } else {
+        format!("{}{suffix}{}", &usual[..core_end], &usual[core_end..])
+    };
+    let args = args_struct_name_for(schema, &name);
+    (name, args)
 }

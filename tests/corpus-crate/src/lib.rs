@@ -35,6 +35,9 @@ pub mod aten {
     opgen::include_native_functions!(
         "../../opgen-core/tests/data/native_functions.yaml",
         tensor = "CpuTensor",
+        // More arguments than typed calls take: callable by name only.
+        registered_only =
+            "_cudnn_rnn_backward.out, mkldnn_rnn_layer_backward.out, miopen_rnn_backward.out",
     );
 }
 

@@ -138,9 +138,9 @@ pub fn fill_like_kernel(
 #[test]
 fn a_factory_dispatches_on_its_device_argument() {
     // device=None is the CPU, through the faithful form, the typed handle and by name.
-    let t = try_fill_faithful(&[2], 1.5, None, None, None, None).unwrap();
+    let t = fill::call((&[2], 1.5, None, None, None, None)).unwrap();
     assert_eq!((t.made_by, t.device, t.value), ("cpu", Device::CPU, 1.5));
-    let meta = try_fill_faithful(&[3], 1.0, None, None, Some(dev("meta")), None).unwrap();
+    let meta = fill::call((&[3], 1.0, None, None, Some(dev("meta")), None)).unwrap();
     assert_eq!((meta.made_by, meta.size.as_slice()), ("meta", &[3][..]));
     let op = Dispatcher::global().find("devtest::fill", "").unwrap();
     assert!(op.keys_with_kernels().contains(&DispatchKey::BackendSelect));
@@ -155,14 +155,14 @@ fn a_factory_dispatches_on_its_device_argument() {
         assert_eq!((t.made_by, t.size.as_slice()), (by, &[4][..]));
     }
     // A layout no backend has is an error value naming the operator.
-    let err = message(try_fill_faithful(
+    let err = message(fill::call((
         &[1],
         0.0,
         None,
         Some(Layout::Sparse),
         Some(dev("hpu")),
         None,
-    ));
+    )));
     assert!(
         err.contains("BackendSelect of `devtest::fill` found no backend key for layout `Sparse` on device `hpu`"),
         "{err}"
@@ -175,7 +175,7 @@ fn like_operators_get_no_backend_select_kernel() {
     assert!(!op.keys_with_kernels().contains(&DispatchKey::BackendSelect));
     // The tensor's backend wins over `device`.
     let cpu = DevTensor::on("cpu", &[2]);
-    let t = try_fill_like_faithful(&cpu, 3.0, None, None, Some(dev("meta")), None).unwrap();
+    let t = fill_like::call((&cpu, 3.0, None, None, Some(dev("meta")), None)).unwrap();
     assert_eq!((t.made_by, t.device), ("like", Device::CPU));
 }
 
@@ -244,7 +244,7 @@ fn cuda_kernels_run_under_a_guard_on_their_first_tensor() {
     // Nor does a kernel with `device_guard = false`.
     assert_eq!(try_unguarded(&a).unwrap().made_under, None);
     // A factory is guarded on its `device` argument.
-    let f = try_fill_faithful(&[1], 0.0, None, None, Some(dev("cuda:1")), None).unwrap();
+    let f = fill::call((&[1], 0.0, None, None, Some(dev("cuda:1")), None)).unwrap();
     assert_eq!((f.made_by, f.made_under), ("cuda", Some(dev("cuda:1"))));
 }
 
@@ -486,8 +486,8 @@ fn factories_take_one_options_value_in_the_convenient_forms() {
     assert_eq!(FillArgs::default().options, TensorOptions::new());
     let t = fill_with(&[3], 1.0, FillArgs { options: meta });
     assert_eq!((t.made_by, t.size.as_slice()), ("meta", &[3][..]));
-    // The faithful form takes the four separately, in schema order.
-    let f = fill_faithful(&[1], 0.0, None, None, Some(dev("meta")), None);
+    // The faithful form (the marker's `call`) takes the four separately, in schema order.
+    let f = fill::call((&[1], 0.0, None, None, Some(dev("meta")), None)).unwrap();
     assert_eq!(f.made_by, "meta");
 }
 
@@ -528,18 +528,13 @@ fn every_form_follows_one_naming_rule_under_manual_cpp_binding() {
         __try_dispatch_ramp_with(1, args).unwrap().made_by,
         "unpinned"
     );
-    assert_eq!(
-        __dispatch_ramp_faithful(3, None, None, None, None).size,
-        [3]
-    );
-    let t = __try_dispatch_ramp_faithful(3, None, None, None, Some(false)).unwrap();
-    assert_eq!(t.made_by, "unpinned");
+    // The marker is named as the plain form: its `call` is the faithful form, in schema
+    // order, and its `redispatch` the redispatch form.
+    let t = __dispatch_ramp::call((3, None, None, None, Some(false))).unwrap();
+    assert_eq!((t.size.as_slice(), t.made_by), (&[3][..], "unpinned"));
     let ks = DispatchKeySet::from_key(DispatchKey::CPU);
-    assert_eq!(
-        __dispatch_ramp_redispatch(ks, 1, None, None, None, None).size,
-        [1]
-    );
-    assert!(__try_dispatch_ramp_redispatch(ks, 1, None, None, None, None).is_ok());
+    let t = __dispatch_ramp::redispatch(ks, (1, None, None, None, None)).unwrap();
+    assert_eq!(t.size, [1]);
 }
 
 #[test]

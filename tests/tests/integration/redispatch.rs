@@ -12,7 +12,7 @@ static AUTOGRAD_CALLS: AtomicUsize = AtomicUsize::new(0);
 #[opgen::native_function(op = "aten::relu", dispatch = "AutogradCPU")]
 fn relu_autograd(keys: DispatchKeySet, self_: &TestTensor) -> Result<TestTensor, Error> {
     AUTOGRAD_CALLS.fetch_add(1, Ordering::SeqCst);
-    ops::try_relu_redispatch(keys.below(DispatchKey::AutogradCPU), self_)
+    ops::relu::redispatch(keys.below(DispatchKey::AutogradCPU), (self_,))
 }
 
 #[test]
@@ -34,7 +34,7 @@ fn redispatch_uses_the_keys_given() {
     let t = cpu(&[-2.0]).requires_grad();
     // Below AutogradCPU only CPU is left: the autograd kernel does not run.
     let before = AUTOGRAD_CALLS.load(Ordering::SeqCst);
-    let out = ops::relu_redispatch(t.key_set().below(DispatchKey::AutogradCPU), &t);
+    let out = ops::relu::redispatch(t.key_set().below(DispatchKey::AutogradCPU), (&t,)).unwrap();
     assert_eq!(out.data(), [0.0]);
     assert!(AUTOGRAD_CALLS.load(Ordering::SeqCst) >= before);
 }

@@ -65,7 +65,7 @@ fn a_factory_takes_its_backend_from_its_options() {
     );
     let m = st::ramp(3, TensorOptions::new().device(meta));
     assert_eq!((m.device(), m.shape()), (DispatchKey::Meta, &[3][..]));
-    let f = st::ramp_faithful(2, None, None, Some(meta), None);
+    let f = st::ramp::call((2, None, None, Some(meta), None)).unwrap();
     assert_eq!(f.device(), DispatchKey::Meta);
     // A device without kernel is the static-dispatch error, naming the backend.
     let cuda: Device = "cuda:0".parse().unwrap();

@@ -1,98 +1,173 @@
-//! The expand stage: a checked input → tokens. Never fails: everything that could go wrong
-//! was checked before (STYLE.md §1).
+//! The expand stage: a checked input and its plan → tokens. Never fails: everything that
+//! could go wrong was checked before (STYLE.md §1).
 //!
-//! For an operator defined here (forms 1 and 3), in this order: the kernel unchanged, the
-//! arguments struct, the free functions, the methods, the redispatch functions, the hidden
-//! typed handle, the registration. For a kernel of an operator defined elsewhere (form 2):
-//! the kernel and its registration.
+//! | what the attribute says | what it expands to | file |
+//! |---|---|---|
+//! | a schema (or none: inferred) and a kernel | the kernel, the operator's API (`api.rs`), its link entry with the kernel (`kernel.rs`, `link.rs`) | here |
+//! | `op = ...` and a kernel | the kernel, a link entry with it (checked at compile time when `op` is a path) | `kernel.rs` |
+//! | `structured` on an out schema (the meta function) | the API, the marker's `StructuredOp` impl, the `Meta` kernel | `structured/meta.rs` |
+//! | `op = ..., structured` (an impl) | the kernel, its registration through the marker | `structured/impls.rs` |
+//! | `structured_delegate` | the API, a deferred registration of its kernels | `structured/delegate.rs` |
 
-pub(crate) mod backend_select;
-mod device;
+pub(crate) mod api;
 pub(crate) mod docs;
-pub(crate) mod frag;
-pub(crate) mod free_fn;
-pub(crate) mod method;
-mod plan;
-pub(crate) mod redispatch;
-pub(crate) mod register;
+mod kernel;
+pub(crate) mod link;
 mod structured;
-mod types;
+pub(crate) mod types;
 
-use proc_macro2::TokenStream as TokenStream2;
+use std::collections::BTreeSet;
+
+use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;
 
-use super::check::Checked;
+use super::check::{Checked, Definition};
 use crate::dispatch::DispatchKey;
+use crate::plan::{MethodsKind, OpPlan, PlanInput};
 
-pub(crate) use plan::{OpPlan, PlanSource};
+/// What the rendering of one operator needs beyond its plan.
+pub(crate) struct Cx<'a> {
+    /// The runtime path (`::opgen`, or the `crate = ` option).
+    pub rt: &'a syn::Path,
+    /// The user's tensor type, with its spans.
+    pub tensor: &'a syn::Type,
+    /// The visibility of the generated items (the kernel's; `pub` for yaml operators).
+    pub vis: &'a syn::Visibility,
+    /// The user's doc attributes, which the main item's docs start with.
+    pub docs: Vec<&'a syn::Attribute>,
+    /// Where the operator's kernels come from, for the docs.
+    pub origin: Origin<'a>,
+    /// Where the `methods = "trait NAME"` value is written (the trait's name is spanned there).
+    pub methods_span: Span,
+    /// The constant markers take `STATIC_DISPATCH` from, when the expansion defines one
+    /// (`include_native_functions!`: one for all); `None`: each reads the feature itself.
+    pub static_dispatch: Option<syn::Ident>,
+}
 
-/// The whole expansion.
+/// Where an operator's kernels come from, as its docs say.
+pub(crate) enum Origin<'a> {
+    /// The annotated kernel, at these keys; `inferred` when the schema is read off it.
+    Kernel {
+        name: &'a syn::Ident,
+        keys: &'a [DispatchKey],
+        inferred: bool,
+    },
+    /// A structured out operator with this meta function.
+    Structured { meta: &'a syn::Ident },
+    /// A structured delegate of this out operator.
+    Delegate { out: String },
+    /// A yaml entry (`include_native_functions!`); `note` says why its names differ.
+    Yaml { note: Option<String> },
+}
+
+impl Cx<'_> {
+    /// `#[allow(dead_code)]` unless the API is public: an operator's API has forms a crate
+    /// may not call, and they are generated on purpose.
+    pub fn dead_code(&self) -> Option<TokenStream2> {
+        self.dead_code_word().map(|w| quote!(#[allow(#w)]))
+    }
+
+    /// `dead_code`, to join other lints in one `allow`.
+    pub fn dead_code_word(&self) -> Option<TokenStream2> {
+        (!matches!(self.vis, syn::Visibility::Public(_))).then(|| quote!(dead_code))
+    }
+}
+
+/// `::core::cfg!(feature = "opgen-static-dispatch")`: the user crate's feature, read in its
+/// code (a `#[cfg]` attribute would warn `unexpected_cfgs` in every crate without it).
+pub(crate) fn static_dispatch_cfg() -> TokenStream2 {
+    quote!(::core::cfg!(feature = "opgen-static-dispatch"))
+}
+
+/// An identifier from a name the plan made (raw when it starts with `r#`).
+pub(crate) fn ident(name: &str) -> syn::Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => syn::Ident::new_raw(raw, Span::call_site()),
+        None => syn::Ident::new(name, Span::call_site()),
+    }
+}
+
+/// An identifier at `span` (raw when the name starts with `r#`).
+pub(crate) fn ident_at(name: &str, span: Span) -> syn::Ident {
+    let mut id = ident(name);
+    id.set_span(span);
+    id
+}
+
+/// The whole expansion of one attribute.
 pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
     let input = checked.input;
-    let kernel = &input.kernel.tokens;
     let Some(def) = &checked.def else {
         if input.options.structured.as_ref().is_some_and(|s| s.value) {
             return structured::expand_impl(checked);
         }
-        return expand_kernel_only(checked);
+        return kernel::expand_attached(checked);
     };
+    let plan = plan_of(checked, def);
     if def.function.structured {
-        return structured::expand_meta(checked, def);
+        return structured::expand_meta(checked, def, &plan);
     }
     if def.function.structured_delegate.is_some() {
-        return structured::expand_delegate(checked, def);
+        return structured::expand_delegate(checked, def, &plan);
     }
-    let plan = OpPlan::new(checked, def);
-    // Every item is written to one stream, in order.
-    let mut out = kernel.clone();
-    free_fn::expand_args_struct(&plan, &mut out);
-    if plan.function {
-        free_fn::expand_free_fns(&plan, &mut out);
+    kernel::expand_defined(checked, def, &plan)
+}
+
+/// The plan of the operator an attribute defines.
+pub(crate) fn plan_of(checked: &Checked<'_>, def: &Definition) -> OpPlan {
+    let input = checked.input;
+    let name = match (&input.options.name, input.lit.is_some()) {
+        (Some(lit), true) => Some(lit.value()),
+        _ => None,
+    };
+    OpPlan::new(&PlanInput {
+        function: &def.function,
+        namespace: &def.namespace,
+        name,
+        args_struct: None,
+        methods: match &input.methods {
+            super::attribute::Methods::Inherent => MethodsKind::Inherent,
+            super::attribute::Methods::Trait(t) => MethodsKind::Trait(t.to_string()),
+        },
+        reserved: reserved(input),
+    })
+}
+
+/// The user's identifiers an expansion's bodies refer to: the kernel, and the tensor
+/// type's last segment.
+pub(crate) fn reserved(input: &super::Input) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    out.insert(input.kernel.ident().to_string());
+    if let Some(t) = input.tensor.as_ref().and_then(super::kernel_fn::last_ident) {
+        out.insert(t.to_string());
     }
-    method::expand_methods(&plan, &input.methods, &mut out);
-    redispatch::expand_redispatch(&plan, &mut out);
-    redispatch::expand_handle(&plan, &mut out);
-    register::expand_def_registration(&plan, &input.kernel, &def.signature.assertions, &mut out);
     out
 }
 
-/// Form 2 (`op = "..."`): the kernel and its registration; the operator's schema is
-/// checked against the kernel when it registers.
-fn expand_kernel_only(checked: &Checked<'_>) -> TokenStream2 {
-    let input = checked.input;
-    let kernel = &input.kernel.tokens;
-    let Some((namespace, name)) = &input.op else {
-        return quote!(#kernel);
-    };
-    let keys: Vec<DispatchKey> = if input.keys.is_empty() {
+/// The doc attributes of the annotated function.
+pub(crate) fn user_docs(input: &super::Input) -> Vec<&syn::Attribute> {
+    (input.kernel.attrs.iter())
+        .filter(|a| a.path().is_ident("doc"))
+        .collect()
+}
+
+/// The keys a kernel registers at: the `dispatch` option, `CompositeImplicitAutograd`
+/// without it (as a yaml entry without `dispatch`), none with `manual_kernel_registration`.
+pub(crate) fn kernel_keys(input: &super::Input, manual: bool) -> Vec<DispatchKey> {
+    if manual {
+        Vec::new()
+    } else if input.keys.is_empty() {
         vec![DispatchKey::CompositeImplicitAutograd]
     } else {
         input.keys.iter().map(|k| k.key).collect()
-    };
-    let rt = frag::Frag::new(quote::ToTokens::to_token_stream(&input.rt));
-    let full_name = name.full_name();
-    let device_register = keys
-        .iter()
-        .any(|k| k.is_device_guarded())
-        .then(|| {
-            device::expand_op_device_register(&rt, &input.kernel, &full_name, input.tensor.as_ref())
-        })
-        .flatten();
-    let entry = register::Entry {
-        rt: &rt,
-        kernel: Some(&input.kernel),
-        namespace,
-        schema: None,
-        name: &full_name,
-        keys: &keys,
-        tensor_hint: input.tensor.as_ref(),
-        variants: None,
-        device: None,
-        backend_select: None,
-        device_kernel: None,
-        device_register,
-    };
-    let mut out = kernel.clone();
-    register::expand_entry(entry, None, None, &mut out);
-    out
+    }
+}
+
+/// The span of the `methods` option's value, else the call site.
+pub(crate) fn methods_span(input: &super::Input) -> Span {
+    input
+        .options
+        .methods
+        .as_ref()
+        .map_or_else(Span::call_site, syn::LitStr::span)
 }

@@ -1,10 +1,11 @@
-//! Rust types of the mapping (`plan::RustType`) as tokens, with the user's tensor type.
+//! Types and default values of the plan as tokens: `plan::RustType` with the user's tensor
+//! type, `plan::ArgDefault` as a Rust expression.
 
-use proc_macro2::{Delimiter, Ident, Span, TokenStream as TokenStream2};
-use quote::{ToTokens, TokenStreamExt};
+use proc_macro2::{Literal, TokenStream as TokenStream2};
+use quote::{ToTokens, format_ident, quote};
 
-use super::frag::{Frag, colon2, group, ident, lifetime, punct, root_path};
-use crate::plan::{RustType, ValueType};
+use super::Cx;
+use crate::plan::{ArgDefault, RustType, ValueType};
 
 /// How references in a type are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,74 +14,157 @@ pub(crate) enum Lifetimes {
     Elided,
     /// `&'a T`: fields of an arguments struct.
     Named,
-    /// `&'static T`: the argument families of a typed handle.
+    /// `&'static T`: the argument families of a marker.
     Static,
 }
 
-/// Writes `ty` to `out`: `T` is `tensor` (the user's tokens, with their spans), value types
-/// are primitives or `#rt::dispatch::` paths.
-pub(crate) fn rust_type(
-    ty: &RustType,
-    tensor: &Frag,
-    rt: &Frag,
-    lt: Lifetimes,
-    out: &mut TokenStream2,
-) {
-    let amp = |out: &mut TokenStream2| {
-        punct(out, '&');
-        match lt {
-            Lifetimes::Elided => {}
-            Lifetimes::Named => lifetime(out, "a"),
-            Lifetimes::Static => lifetime(out, "static"),
-        }
+/// `ty` as tokens: `T` is the user's tensor type (with its spans), value types are
+/// primitives or runtime paths.
+pub(crate) fn rust_type(ty: &RustType, cx: &Cx<'_>, lt: Lifetimes) -> TokenStream2 {
+    let amp = match lt {
+        Lifetimes::Elided => quote!(&),
+        Lifetimes::Named => quote!(&'a),
+        Lifetimes::Static => quote!(&'static),
     };
-    let generic = |out: &mut TokenStream2, path: &[&str], t: &RustType| {
-        root_path(out, path);
-        punct(out, '<');
-        rust_type(t, tensor, rt, lt, out);
-        punct(out, '>');
-    };
+    let inner = |t: &RustType| rust_type(t, cx, lt);
     match ty {
-        RustType::Tensor => tensor.to_tokens(out),
-        RustType::Value(v) => value(*v, rt, out),
-        RustType::Str => {
-            amp(out);
-            ident(out, "str");
-        }
+        RustType::Tensor => cx.tensor.to_token_stream(),
+        RustType::Value(v) => value_type(*v, cx),
+        RustType::Str => quote!(#amp str),
         RustType::Ref(t) => {
-            amp(out);
-            rust_type(t, tensor, rt, lt, out);
+            let t = inner(t);
+            quote!(#amp #t)
         }
         RustType::Mut(t) => {
-            amp(out);
-            ident(out, "mut");
-            rust_type(t, tensor, rt, lt, out);
+            let t = inner(t);
+            quote!(#amp mut #t)
         }
-        RustType::Slice(t) => group(out, Delimiter::Bracket, |g| {
-            rust_type(t, tensor, rt, lt, g);
-        }),
-        RustType::Array(t, n) => group(out, Delimiter::Bracket, |g| {
-            rust_type(t, tensor, rt, lt, g);
-            punct(g, ';');
-            g.append(proc_macro2::Literal::usize_unsuffixed(*n as usize));
-        }),
-        RustType::Option(t) => generic(out, &["core", "option", "Option"], t),
-        RustType::Vec(t) => generic(out, &["std", "vec", "Vec"], t),
-        RustType::Tuple(ts) => group(out, Delimiter::Parenthesis, |g| {
-            for t in ts {
-                rust_type(t, tensor, rt, lt, g);
-                punct(g, ',');
-            }
-        }),
+        RustType::Slice(t) => {
+            let t = inner(t);
+            quote!([#t])
+        }
+        RustType::Array(t, n) => {
+            let (t, n) = (inner(t), Literal::u32_unsuffixed(*n));
+            quote!([#t; #n])
+        }
+        RustType::Option(t) => {
+            let t = inner(t);
+            quote!(::core::option::Option<#t>)
+        }
+        RustType::Vec(t) => {
+            let t = inner(t);
+            quote!(::std::vec::Vec<#t>)
+        }
+        RustType::Tuple(ts) => {
+            let ts = ts.iter().map(inner);
+            quote!((#(#ts,)*))
+        }
     }
 }
 
-fn value(v: ValueType, rt: &Frag, out: &mut TokenStream2) {
-    if !v.is_primitive() {
-        rt.to_tokens(out);
-        colon2(out);
-        ident(out, "dispatch");
-        colon2(out);
+/// A value type: a primitive, or the runtime's type (from the crate root, where the
+/// dispatcher's value types are re-exported; others from `dispatch`).
+fn value_type(v: ValueType, cx: &Cx<'_>) -> TokenStream2 {
+    let (rt, name) = (cx.rt, format_ident!("{}", v.as_str()));
+    match v {
+        v if v.is_primitive() => quote!(#name),
+        ValueType::Scalar
+        | ValueType::ScalarType
+        | ValueType::Layout
+        | ValueType::Device
+        | ValueType::MemoryFormat
+        | ValueType::QScheme
+        | ValueType::Generator
+        | ValueType::Storage
+        | ValueType::Stream
+        | ValueType::TensorOptions
+        | ValueType::DispatchKeySet => quote!(#rt::#name),
+        #[allow(unreachable_patterns)]
+        _ => quote!(#rt::dispatch::#name),
     }
-    out.append(Ident::new(v.as_str(), Span::call_site()));
+}
+
+/// The default `d` of an argument of Rust type `ty`, as an expression of that type.
+pub(crate) fn default_expr(d: &ArgDefault, ty: &RustType, cx: &Cx<'_>) -> TokenStream2 {
+    let rt = cx.rt;
+    let inner_ty = match ty {
+        RustType::Option(t) => t.as_ref(),
+        t => t,
+    };
+    match d {
+        ArgDefault::None => quote!(::core::option::Option::None),
+        ArgDefault::Some(v) => {
+            let v = default_expr(v, inner_ty, cx);
+            quote!(::core::option::Option::Some(#v))
+        }
+        ArgDefault::Int(i) => int(*i),
+        ArgDefault::Float(f) => float(*f),
+        ArgDefault::Bool(b) => quote!(#b),
+        ArgDefault::Str(s) => Literal::string(s).into_token_stream(),
+        ArgDefault::Scalar(v) => {
+            let (variant, value) = match v.as_ref() {
+                ArgDefault::Int(i) => (quote!(Int), int(*i)),
+                ArgDefault::Float(f) => (quote!(Float), float(*f)),
+                ArgDefault::Bool(b) => (quote!(Bool), quote!(#b)),
+                other => return default_expr(other, ty, cx),
+            };
+            quote!(#rt::Scalar::#variant(#value))
+        }
+        ArgDefault::ScalarType(v) => enum_value("ScalarType", v.name(), cx),
+        ArgDefault::Layout(v) => enum_value("Layout", v.name(), cx),
+        ArgDefault::MemoryFormat(v) => enum_value("MemoryFormat", v.name(), cx),
+        ArgDefault::QScheme(v) => enum_value("QScheme", v.name(), cx),
+        ArgDefault::Device(d) => {
+            let kind = format_ident!("{}", d.kind.name());
+            let index = match d.index {
+                Some(i) => {
+                    let i = int(i64::from(i));
+                    quote!(::core::option::Option::Some(#i))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(#rt::Device { kind: #rt::dispatch::DeviceType::#kind, index: #index })
+        }
+        ArgDefault::IntList(v) => {
+            let v = v.iter().map(|i| int(*i));
+            quote!(&[#(#v),*])
+        }
+        ArgDefault::FloatList(v) => {
+            let v = v.iter().map(|f| float(*f));
+            quote!(&[#(#v),*])
+        }
+        // `bool[N]` is an array by value.
+        ArgDefault::BoolList(v) if matches!(inner_ty, RustType::Array(..)) => quote!([#(#v),*]),
+        ArgDefault::BoolList(v) => quote!(&[#(#v),*]),
+        ArgDefault::EmptyTensorList | ArgDefault::EmptyScalarList => quote!(&[]),
+    }
+}
+
+fn enum_value(ty: &str, variant: &str, cx: &Cx<'_>) -> TokenStream2 {
+    let (rt, ty, variant) = (cx.rt, format_ident!("{ty}"), format_ident!("{variant}"));
+    quote!(#rt::#ty::#variant)
+}
+
+fn int(i: i64) -> TokenStream2 {
+    let abs = Literal::u64_unsuffixed(i.unsigned_abs());
+    if i < 0 { quote!(-#abs) } else { quote!(#abs) }
+}
+
+fn float(f: f64) -> TokenStream2 {
+    if f.is_nan() {
+        return quote!(::core::f64::NAN);
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            quote!(::core::f64::INFINITY)
+        } else {
+            quote!(::core::f64::NEG_INFINITY)
+        };
+    }
+    let abs = Literal::f64_unsuffixed(f.abs());
+    if f.is_sign_negative() {
+        quote!(-#abs)
+    } else {
+        quote!(#abs)
+    }
 }

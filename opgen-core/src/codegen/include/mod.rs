@@ -26,21 +26,17 @@ mod names;
 mod options;
 mod select;
 
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use proc_macro2::{Delimiter, Group, TokenStream as TokenStream2};
+use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 
-use super::args::Methods;
+use super::attribute::Methods;
 use super::diag::Diagnostics;
-use super::expand::frag::Frag;
-use super::expand::free_fn::{self, Scope};
-use super::expand::register::{Entry, expand_entry};
-use super::expand::{OpPlan, PlanSource, docs, redispatch};
-use super::kernel::Output;
+use super::expand::{Cx, Origin, api, docs, link};
 use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags};
-use crate::plan::rust_fn_name;
-use crate::validate::check_rust_mapping;
+use crate::plan::{MethodsKind, OpPlan, PlanInput, args_struct_name_for, rename_candidate};
 
 pub use options::IncludeOptions;
 
@@ -84,6 +80,9 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
     let (nfs, tracked) = load(manifest_dir, &parsed)?;
     let mut diag = Diagnostics::default();
     let selected = select::select(&nfs, &parsed.options, &mut diag);
+    let functions: Vec<&NativeFunction> = selected.iter().map(|&i| &nfs.functions()[i]).collect();
+    let planned = plan_all(&parsed, &functions);
+    check_registered_only(&parsed, &planned, &mut diag);
     diag.finish(())?;
     let mut out = TokenStream2::new();
     // The build re-runs when a file changes: rustc records included files as dependencies.
@@ -93,7 +92,7 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
             const _: &[u8] = ::core::include_bytes!(#path);
         ));
     }
-    out.extend(expand_functions(&parsed, &nfs, &selected));
+    out.extend(expand_functions(&parsed, &planned));
     Ok(out)
 }
 
@@ -169,254 +168,229 @@ fn load_errors(lit: &syn::LitStr, errors: &[LoadError]) -> syn::Error {
     }
 }
 
-/// One selected function, prepared for planning.
-struct Prepared<'a> {
-    function: &'a NativeFunction,
-    /// Per argument, the default as a Rust expression (as the attribute's check stage makes
-    /// them).
-    defaults: Vec<Option<TokenStream2>>,
-    /// The schema maps onto the Rust API.
-    typed: bool,
-    /// The names, when the usual ones clash (see `names.rs`).
-    names: Option<(String, String)>,
-    /// Says why the names differ from the usual ones.
-    note: Option<syn::Attribute>,
-    /// The schema as printed, without namespace.
-    text: String,
-}
-
-fn prepare<'a>(f: &'a NativeFunction, rt: &syn::Path) -> Prepared<'a> {
-    let mut typed = check_rust_mapping(&f.func, f.variants.method).is_empty()
-        && f.func.arguments.len() <= crate::dispatch::MAX_ARITY;
-    if f.variants.method
-        && let Some(s) = f.func.self_arg()
-        && !s.ty.is_plain_tensor()
-    {
-        typed = false;
-    }
-    let mut defaults = Vec::with_capacity(f.func.arguments.len());
-    for a in &f.func.arguments {
-        let expr = match &a.default {
-            Some(d) if !f.cpp_no_default_args.contains(a.name.as_str()) => {
-                let expr = super::defaults::default_expr(&a.ty, &d.value, rt);
-                typed &= expr.is_some();
-                expr
-            }
-            _ => None,
-        };
-        defaults.push(expr);
-    }
-    Prepared {
-        function: f,
-        defaults,
-        typed,
-        names: None,
-        note: None,
-        text: f.func.to_string(),
-    }
-}
-
-impl Prepared<'_> {
-    /// Whether the function gets an arguments struct (as `OpPlan` decides: a default kept
-    /// before the out arguments, and a function or method variant).
-    fn has_args_struct(&self) -> bool {
-        let f = self.function;
-        let out_start = f.func.out_start();
-        self.typed
-            && (f.variants.function || f.variants.method)
-            && self.defaults[..out_start.min(self.defaults.len())]
-                .iter()
-                .any(Option::is_some)
-    }
-}
-
-/// How many renamed candidates an operator may try before its names are kept as they are.
+/// How many renamed candidates an operator may try before its names are kept as they are
+/// (rustc then reports the clash).
 const MAX_RENAMES: usize = 64;
 
-/// What every plan shares.
-struct Shared<'a> {
-    parsed: &'a options::Parsed,
-    vis: syn::Visibility,
-    output: Output,
-}
-
-impl Shared<'_> {
-    fn plan<'p>(&'p self, p: &'p Prepared<'p>) -> OpPlan<'p> {
-        OpPlan::from_source(PlanSource {
-            rt: &self.parsed.rt,
-            vis: &self.vis,
-            kernel: None,
-            function: p.function,
-            text: &p.text,
-            namespace: &p.function.namespace,
-            tensor: &self.parsed.tensor,
-            output: &self.output,
-            defaults: &p.defaults,
-            name: p.names.as_ref().map(|(n, _)| n.clone()),
-            args_struct: p.names.as_ref().map(|(_, s)| s.clone()),
-            keys: Vec::new(),
-            docs: p.note.iter().collect(),
-            inferred: false,
-        })
-    }
-}
-
-fn expand_functions(
+/// The plan of `f` with the names given (default: the usual ones).
+fn plan_of(
     parsed: &options::Parsed,
-    nfs: &NativeFunctions,
-    selected: &[usize],
-) -> TokenStream2 {
-    let shared = Shared {
-        parsed,
-        vis: syn::parse_quote!(pub),
-        output: Output::Value,
-    };
-    let functions = nfs.functions();
-    let mut prepared: Vec<Prepared<'_>> = selected
-        .iter()
-        .map(|&i| prepare(&functions[i], &parsed.rt))
+    f: &NativeFunction,
+    names: Option<&(String, String)>,
+) -> OpPlan {
+    OpPlan::new(&PlanInput {
+        function: f,
+        namespace: &f.namespace,
+        name: names.map(|(n, _)| n.clone()),
+        args_struct: names.map(|(_, s)| s.clone()),
+        methods: match &parsed.methods {
+            Methods::Inherent => MethodsKind::Inherent,
+            Methods::Trait(t) => MethodsKind::Trait(t.to_string()),
+        },
+        reserved: BTreeSet::new(),
+    })
+}
+
+/// A selected function, planned, with what its docs say about its names.
+struct Planned {
+    plan: OpPlan,
+    note: Option<String>,
+}
+
+/// Plans every selected function with unique names (see `names.rs`).
+fn plan_all(parsed: &options::Parsed, functions: &[&NativeFunction]) -> Vec<Planned> {
+    let usual: Vec<OpPlan> = functions.iter().map(|f| plan_of(parsed, f, None)).collect();
+    // Structs of public operators: an underscored operator leaves them to those.
+    let public_structs: HashSet<String> = (usual.iter())
+        .filter_map(|p| p.api.as_ref().ok())
+        .filter(|api| !api.name.starts_with('_'))
+        .filter_map(|api| api.args_struct.as_ref().map(|s| s.name.clone()))
         .collect();
-    // Unique names (names.rs): underscored functions leave the usual struct names to the
-    // others, then clashes are resolved in file order.
-    let public_structs: std::collections::HashSet<String> = (prepared.iter())
-        .filter(|p| p.has_args_struct() && !rust_fn_name(&p.function.func).starts_with('_'))
-        .map(|p| crate::plan::args_struct_name(&p.function.func))
-        .collect();
-    let mut taken = names::Taken::default();
-    for p in prepared.iter_mut().filter(|p| p.typed) {
-        let schema = &p.function.func;
-        let usual = rust_fn_name(schema);
-        let usual = usual.trim_start_matches("r#").to_string();
-        let first = (usual.starts_with('_')
-            && p.has_args_struct()
-            && public_structs.contains(&crate::plan::args_struct_name(schema)))
-        .then(|| {
-            (
-                usual.clone(),
-                crate::plan::args_struct_name_for(schema, &usual),
-            )
-        });
-        // Bounded, so that a name rule that never frees a name cannot hang the build: the
-        // last candidate is then kept and rustc reports the clash.
-        for level in 0..=MAX_RENAMES {
-            p.names = match level {
-                0 => first.clone(),
-                _ => Some(names::candidate(schema, level)),
-            };
-            let claims = names::claims(&shared.plan(p));
-            if taken.is_free(&claims) || level == MAX_RENAMES {
-                taken.take(claims);
-                break;
-            }
-        }
-        if let Some((name, args)) = &p.names {
-            let text = if *name == usual {
-                format!(
-                    " The arguments struct is `{args}`: `{}` is another operator's.",
-                    crate::plan::args_struct_name(schema)
-                )
-            } else {
-                format!(
-                    " Named `{name}`, not `{usual}`: another operator of the file has that name."
-                )
-            };
-            p.note = Some(syn::parse_quote!(#[doc = #text]));
-        }
-    }
-    let mut out = TokenStream2::new();
-    let mut methods = TokenStream2::new();
-    let mut trait_decls = TokenStream2::new();
-    for p in &prepared {
-        if !p.typed {
-            def_only(parsed, p.function, &mut out);
+    let tensor = super::kernel_fn::last_ident(&parsed.tensor).map(ToString::to_string);
+    let mut taken = names::Taken::with_types(tensor);
+    let mut out = Vec::with_capacity(functions.len());
+    for (f, plan) in functions.iter().zip(usual) {
+        let Ok(api) = &plan.api else {
+            out.push(Planned { plan, note: None });
             continue;
+        };
+        let usual_name = api.name.clone();
+        let usual_struct = api.args_struct.as_ref().map(|s| s.name.clone());
+        let mut plan = plan;
+        // An underscored operator whose struct is a public operator's keeps its underscores.
+        if usual_name.starts_with('_')
+            && usual_struct
+                .as_ref()
+                .is_some_and(|s| public_structs.contains(s))
+        {
+            let names = (
+                usual_name.clone(),
+                args_struct_name_for(&f.func, &usual_name),
+            );
+            plan = plan_of(parsed, f, Some(&names));
         }
-        let plan = shared.plan(p);
-        free_fn::expand_args_struct(&plan, &mut out);
-        if plan.function {
-            free_fn::expand_free_fns(&plan, &mut out);
+        let mut level = 0;
+        while !taken.is_free(&plan.claims()) && level < MAX_RENAMES {
+            level += 1;
+            plan = plan_of(parsed, f, Some(&rename_candidate(&f.func, level)));
         }
-        if plan.receiver.is_some() {
-            match &parsed.methods {
-                Methods::Inherent => {
-                    free_fn::expand_forms(&plan, Scope::Inherent, &mut methods, None)
-                }
-                Methods::Trait(name) => free_fn::expand_forms(
-                    &plan,
-                    Scope::Trait(name),
-                    &mut methods,
-                    Some(&mut trait_decls),
-                ),
+        taken.take(plan.claims());
+        let note = plan.api.as_ref().ok().and_then(|api| {
+            if api.name != usual_name {
+                Some(format!(
+                    " Named `{}`, not `{usual_name}`: another operator of the file has that name.",
+                    api.name
+                ))
+            } else {
+                let s = api.args_struct.as_ref().map(|s| s.name.clone());
+                (s != usual_struct).then(|| {
+                    format!(
+                        " The arguments struct is `{}`: `{}` is another operator's.",
+                        s.unwrap_or_default(),
+                        usual_struct.unwrap_or_default()
+                    )
+                })
             }
-        }
-        redispatch::expand_redispatch(&plan, &mut out);
-        redispatch::expand_handle(&plan, &mut out);
-        registration(&plan, &mut out);
-    }
-    let tensor = &parsed.tensor;
-    let methods = Group::new(Delimiter::Brace, methods);
-    match &parsed.methods {
-        Methods::Inherent => out.extend(quote!(impl #tensor #methods)),
-        Methods::Trait(name) => {
-            let doc = docs::literal(&[format!(
-                "The method variants of the operators of `{}`, for a tensor type defined in \
-                 another crate.",
-                parsed.path.value()
-            )]);
-            let decls = Group::new(Delimiter::Brace, trait_decls);
-            out.extend(quote! {
-                #[doc = #doc]
-                pub trait #name #decls
-                #[automatically_derived]
-                impl #name for #tensor #methods
-            });
-        }
+        });
+        out.push(Planned { plan, note });
     }
     out
 }
 
-/// The registration of an operator with a typed API: its `def`, without kernel.
-fn registration(plan: &OpPlan<'_>, out: &mut TokenStream2) {
-    let entry = Entry {
-        rt: &plan.rt,
-        kernel: None,
-        namespace: plan.namespace,
-        schema: Some(&plan.text),
-        name: &plan.full_name,
-        keys: &[],
-        tensor_hint: None,
-        variants: Some(plan.variants),
-        device: Some((plan.device_check, plan.device_guard)),
-        backend_select: super::expand::backend_select::expand_backend_select(plan),
-        device_kernel: None,
-        device_register: None,
-    };
-    expand_entry(entry, None, None, out);
+/// Every function without a Rust API must be listed in `registered_only`: one error naming
+/// each that is not, and one for each pattern that lists no such function.
+fn check_registered_only(parsed: &options::Parsed, planned: &[Planned], diag: &mut Diagnostics) {
+    let listed = select::patterns(parsed.options.registered_only.as_ref());
+    let mut used = vec![false; listed.len()];
+    let mut unlisted = Vec::new();
+    for p in &planned[..] {
+        let Err(blockers) = &p.plan.api else { continue };
+        let mut any = false;
+        for (i, pattern) in listed.iter().enumerate() {
+            if select::matches(&pattern.0, &p.plan.schema.name) {
+                used[i] = true;
+                any = true;
+            }
+        }
+        if !any {
+            let why: Vec<String> = blockers
+                .iter()
+                .map(|b| b.describe(&p.plan.schema))
+                .collect();
+            unlisted.push(format!(
+                "`{}::{}` ({})",
+                p.plan.namespace,
+                p.plan.full_name,
+                why.join("; ")
+            ));
+        }
+    }
+    const SHOWN: usize = 20;
+    if !unlisted.is_empty() {
+        let more = unlisted.len().saturating_sub(SHOWN);
+        let mut list = unlisted[..unlisted.len().min(SHOWN)].join(", ");
+        if more > 0 {
+            list.push_str(&format!(", and {more} more"));
+        }
+        diag.at(
+            &parsed.path,
+            format!(
+                "{} operator{} of the file {} no Rust API: {list}; list {} in \
+                 `registered_only = \"name.overload, ...\"` to register {} callable by name only \
+                 (`Dispatcher::find(..)?.call_boxed(..)`), or `skip` {}",
+                unlisted.len(),
+                if unlisted.len() == 1 { "" } else { "s" },
+                if unlisted.len() == 1 { "has" } else { "have" },
+                if unlisted.len() == 1 { "it" } else { "them" },
+                if unlisted.len() == 1 { "it" } else { "them" },
+                if unlisted.len() == 1 { "it" } else { "them" },
+            ),
+        );
+    }
+    for ((pattern, lit), used) in listed.iter().zip(used) {
+        if !used {
+            diag.at(
+                lit,
+                format!(
+                    "`registered_only` pattern `{pattern}` matches no selected operator without a \
+                     Rust API; remove it"
+                ),
+            );
+        }
+    }
 }
 
-/// The registration of an operator without Rust mapping: callable by name only.
-fn def_only(parsed: &options::Parsed, f: &NativeFunction, out: &mut TokenStream2) {
-    let text = f.func.to_string();
-    let name = f.func.name.full_name();
-    let rt = Frag::new(quote::ToTokens::to_token_stream(&parsed.rt));
-    let entry = Entry {
-        rt: &rt,
-        kernel: None,
-        namespace: &f.namespace,
-        schema: Some(&text),
-        name: &name,
-        keys: &[],
-        tensor_hint: None,
-        variants: Some(f.variants),
-        device: Some((
-            f.device_check == crate::native::DeviceCheck::ExactSame,
-            f.device_guard,
-        )),
-        backend_select: None,
-        device_kernel: None,
-        device_register: None,
+/// The items of every selected function: the API of those with one, their methods gathered
+/// in one `impl` (or one trait), and one link group with every `def`.
+fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStream2 {
+    let vis: syn::Visibility = syn::parse_quote!(pub);
+    let rt = &parsed.rt;
+    let at = proc_macro2::Span::call_site();
+    let mut out = TokenStream2::new();
+    let mut methods = TokenStream2::new();
+    let mut decls = TokenStream2::new();
+    let mut entries = Vec::with_capacity(planned.len());
+    // One constant holds the user crate's feature for every marker.
+    let static_dispatch = syn::Ident::new("__OPGEN_STATIC_DISPATCH", at);
+    let cfg = super::expand::static_dispatch_cfg();
+    out.extend(quote! {
+        #[doc(hidden)]
+        #[allow(unexpected_cfgs)]
+        const #static_dispatch: bool = #cfg;
+    });
+    let trait_name = match &parsed.methods {
+        Methods::Trait(t) => Some(t.clone()),
+        Methods::Inherent => None,
     };
-    expand_entry(entry, None, None, out);
+    for p in planned {
+        let plan = &p.plan;
+        let Ok(api) = &plan.api else {
+            entries.push(link::def_only(plan, rt, at));
+            continue;
+        };
+        let cx = Cx {
+            rt,
+            tensor: &parsed.tensor,
+            vis: &vis,
+            docs: Vec::new(),
+            origin: Origin::Yaml {
+                note: p.note.clone(),
+            },
+            methods_span: at,
+            static_dispatch: Some(static_dispatch.clone()),
+        };
+        out.extend(api::expand_api(plan, api, &cx, false));
+        match &trait_name {
+            None => methods.extend(api::inherent_methods(plan, api, &cx)),
+            Some(name) => {
+                let (d, b) = api::trait_items(plan, api, name, &cx);
+                decls.extend(d);
+                methods.extend(b);
+            }
+        }
+        entries.push(link::declare(plan, api, rt, at));
+    }
+    let tensor = &parsed.tensor;
+    match &trait_name {
+        None if !methods.is_empty() => out.extend(quote!(impl #tensor { #methods })),
+        None => {}
+        Some(name) => {
+            let doc = docs::lines(&[format!(
+                "The method variants of the operators of `{}`, for a tensor type defined in \
+                 another crate.",
+                parsed.path.value()
+            )]);
+            out.extend(quote! {
+                #doc
+                pub trait #name { #decls }
+                #[automatically_derived]
+                impl #name for #tensor { #methods }
+            });
+        }
+    }
+    let name = syn::Ident::new("__OPGEN_LINK", at);
+    out.extend(link::group(rt, &name, &entries, TokenStream2::new()));
+    out
 }
 
 #[cfg(test)]

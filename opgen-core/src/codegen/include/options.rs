@@ -5,7 +5,7 @@ use darling::FromMeta;
 use darling::ast::NestedMeta;
 use syn::LitStr;
 
-use crate::codegen::args::{Methods, parse_methods};
+use crate::codegen::attribute::{Methods, parse_methods};
 use crate::codegen::diag::Diagnostics;
 
 /// The `key = "value"` options of `include_native_functions!`.
@@ -28,6 +28,10 @@ pub struct IncludeOptions {
     pub namespace: Option<LitStr>,
     /// The `tags.yaml` file (default: `tags.yaml` beside the yaml file, else PyTorch's tags).
     pub tags_yaml: Option<LitStr>,
+    /// Name patterns of the operators without a Rust API (nested lists or optionals, more
+    /// arguments or returns than typed calls take, ...) that are registered only, callable
+    /// by name; any other such operator is an error.
+    pub registered_only: Option<LitStr>,
 }
 
 /// The macro's input, parsed.

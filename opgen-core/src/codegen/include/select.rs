@@ -11,6 +11,7 @@ use syn::LitStr;
 
 use crate::codegen::diag::Diagnostics;
 use crate::native::{NativeFunction, NativeFunctions, split_trimmed};
+use crate::schema::OperatorName;
 
 /// One pattern of `include` or `skip`, with the literal it is written in.
 struct Pattern<'a> {
@@ -21,14 +22,24 @@ struct Pattern<'a> {
 
 impl Pattern<'_> {
     fn matches(&self, f: &NativeFunction) -> bool {
-        let name = &f.func.name;
-        if self.text.contains('.') {
-            let overload = name.overload.as_deref().unwrap_or("");
-            glob(self.text, &format!("{}.{overload}", name.name))
-        } else {
-            glob(self.text, &name.name.to_string())
-        }
+        matches(self.text, &f.func.name)
     }
+}
+
+/// Whether the name pattern `pattern` matches the operator `name` (the module docs say
+/// how).
+pub(crate) fn matches(pattern: &str, name: &OperatorName) -> bool {
+    if pattern.contains('.') {
+        let overload = name.overload.as_deref().unwrap_or("");
+        glob(pattern, &format!("{}.{overload}", name.name))
+    } else {
+        glob(pattern, &name.name.to_string())
+    }
+}
+
+/// The patterns of an option (`include`, `skip`, `registered_only`), each with its literal.
+pub(crate) fn patterns(lit: Option<&LitStr>) -> Vec<(String, &LitStr)> {
+    items(lit)
 }
 
 /// Every comma-separated item of an option, owned.

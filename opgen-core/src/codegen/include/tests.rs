@@ -23,10 +23,17 @@ fn yaml_dir(test: &str, yaml: &str) -> PathBuf {
     dir
 }
 
+/// The corpus's functions without a Rust API: three generated out variants with 25 to 30
+/// arguments, more than typed calls take.
+const CORPUS_REGISTERED_ONLY: &str =
+    "_cudnn_rnn_backward.out, mkldnn_rnn_layer_backward.out, miopen_rnn_backward.out";
+
 #[test]
 fn the_whole_corpus_expands_to_items() {
-    let out =
-        include_native_functions_in(data(), quote!("native_functions.yaml", tensor = "MyTensor"));
+    let out = include_native_functions_in(
+        data(),
+        quote!("native_functions.yaml", tensor = "MyTensor", registered_only = #CORPUS_REGISTERED_ONLY),
+    );
     let text = out.to_string();
     assert!(
         !text.contains("compile_error"),
@@ -34,11 +41,10 @@ fn the_whole_corpus_expands_to_items() {
         &text[..text.len().min(3000)]
     );
     let file: syn::File = syn::parse2(out).expect("the expansion parses as items");
-    // One `def` per function: the entries and the generated variants.
-    let registrations = text.matches("static __OPGEN_REGISTRATION").count();
-    assert_eq!(registrations, 3_110);
-    // All but three (25 to 30 arguments, more than typed calls take) have a typed API.
-    assert_eq!(text.matches("__private :: Op :: new").count(), 3_107);
+    // One `def` per function (the entries and the generated variants), in one link group.
+    assert_eq!(text.matches("LINK_ENTRIES").count(), 1);
+    assert_eq!(text.matches("LinkEntry :: declare :: <").count(), 3_107);
+    assert_eq!(text.matches("LinkEntry :: def (").count(), 3);
     // The files are tracked, then the items; methods in one inherent impl.
     assert!(text.starts_with("const _ : & [u8] = :: core :: include_bytes !"));
     let impls = (file.items.iter())
@@ -141,13 +147,48 @@ fn clashing_names_are_made_unique() {
 }
 
 #[test]
-fn faithful_forms_claim_their_own_names() {
-    // Both have faithful forms (`f` for out, `_faithful` for TensorOptions): their names
-    // differ, so neither is renamed (this once looped forever on the suffixes alone).
+fn distinct_names_are_kept() {
+    // Names that do not meet are never changed (this once looped forever on suffixes).
     let out = corpus(quote!(tensor = "T", include = "zeros.out, zeros_like"));
-    assert!(out.contains("pub fn zeros_outf (") && out.contains("pub fn try_zeros_outf ("));
-    assert!(out.contains("pub fn zeros_like_faithful ("));
+    assert!(out.contains("pub fn zeros_out (") && out.contains("pub fn try_zeros_out ("));
+    assert!(out.contains("pub fn zeros_like ("));
     assert!(!out.contains("Named `"), "{out}");
+}
+
+#[test]
+fn trait_methods_never_take_a_prelude_name() {
+    let out = corpus(quote!(
+        tensor = "T",
+        include = "clone, eq, max",
+        methods = "trait AtenMethods"
+    ));
+    let file: syn::File = syn::parse_str(&out).unwrap();
+    let names: Vec<String> = (file.items.iter())
+        .filter_map(|i| match i {
+            syn::Item::Trait(t) => Some(t),
+            _ => None,
+        })
+        .flat_map(|t| t.items.iter())
+        .filter_map(|i| match i {
+            syn::TraitItem::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for name in [
+        "clone_op",
+        "eq_op",
+        "max_op",
+        "try_clone",
+        "eq_scalar",
+        "max_dim",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    for name in ["clone", "eq", "max"] {
+        assert!(!names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    // The free functions keep the names.
+    assert!(out.contains("pub fn clone (") && out.contains("pub fn eq ("));
 }
 
 #[test]
@@ -158,13 +199,50 @@ fn schemas_without_rust_mapping_are_registered_only() {
          - func: mask(Tensor self, bool[] mask) -> Tensor\n\
          - func: fine(Tensor self) -> Tensor\n",
     );
+    // Not in silence: each is named, with why, until `registered_only` lists it.
     let out = include_native_functions_in(&dir, quote!("native_functions.yaml", tensor = "T"))
         .to_string();
+    assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+    assert!(
+        out.contains("2 operators of the file have no Rust API"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`aten::take_class`") && out.contains("`aten::mask`"),
+        "{out}"
+    );
+    assert!(out.contains("registered_only"), "{out}");
+    let out = include_native_functions_in(
+        &dir,
+        quote!(
+            "native_functions.yaml",
+            tensor = "T",
+            registered_only = "take_class, mask"
+        ),
+    )
+    .to_string();
     assert!(!out.contains("compile_error"), "{out}");
-    assert_eq!(out.matches("static __OPGEN_REGISTRATION").count(), 3);
+    assert_eq!(out.matches("LinkEntry :: def (").count(), 2);
+    assert_eq!(out.matches("LinkEntry :: declare").count(), 1);
     assert!(out.contains("take_class(Tensor self, __torch__.torch.classes.my.Thing thing)"));
     assert!(!out.contains("pub fn take_class") && !out.contains("pub fn mask"));
     assert!(out.contains("pub fn fine ("));
+    // A pattern that lists nothing to register only is stale.
+    let out = include_native_functions_in(
+        &dir,
+        quote!(
+            "native_functions.yaml",
+            tensor = "T",
+            registered_only = "take_class, mask, fine"
+        ),
+    )
+    .to_string();
+    assert!(
+        out.contains(
+            "`registered_only` pattern `fine` matches no selected operator without a Rust API"
+        ),
+        "{out}"
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Pretty-printed expansions of representative operators, one per kind, compared with the
-//! files in `codegen/snapshots/`; `OPGEN_BLESS=1` rewrites them.
+//! files in `tests/snapshots/`; `OPGEN_BLESS=1` rewrites them.
 
 use std::path::PathBuf;
 
@@ -9,7 +9,7 @@ use super::expand;
 
 fn check(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("src/codegen/snapshots")
+        .join("tests/snapshots")
         .join(format!("{name}.rs"));
     if std::env::var_os("OPGEN_BLESS").is_some() {
         std::fs::write(&path, actual).unwrap();

@@ -90,7 +90,7 @@ impl LinkEntry {
     /// use opgen_core::dispatch::LinkEntry;
     /// static ENTRY: LinkEntry = LinkEntry::def("demo::neg(Tensor self) -> Tensor").variants(true, true);
     /// assert_eq!((ENTRY.namespace, ENTRY.name), ("demo", "neg"));
-    /// assert_eq!(ENTRY.schema, Some("demo::neg(Tensor self) -> Tensor"));
+    /// assert_eq!(ENTRY.schema, Some("neg(Tensor self) -> Tensor"));
     /// assert!(ENTRY.keys.is_empty());
     /// ```
     #[track_caller]
@@ -99,7 +99,7 @@ impl LinkEntry {
         let site: Site = std::panic::Location::caller();
         LinkEntry {
             namespace: name.namespace,
-            schema: Some(schema),
+            schema: Some(name.schema),
             name: name.full,
             keys: &[],
             file: site.file(),

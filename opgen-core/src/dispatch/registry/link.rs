@@ -7,7 +7,6 @@ use std::sync::{Arc, OnceLock};
 
 use super::entry::{DEFERRED, Deferred, LinkEntry as Entry, link_entries};
 use super::{Dispatcher, Registration};
-use crate::__private::REGISTRATIONS;
 use crate::dispatch::error::Error;
 use crate::dispatch::library::Library;
 use crate::schema::parse_schema;
@@ -50,11 +49,7 @@ pub(super) fn global() -> &'static Dispatcher {
     if LINKED.get().is_none() && !LINKING.get() {
         LINKED.get_or_init(|| {
             let _linking = LinkingGuard::enter();
-            link_all(
-                dispatcher,
-                link_entries().chain(REGISTRATIONS.iter()),
-                DEFERRED.iter(),
-            )
+            link_all(dispatcher, link_entries(), DEFERRED.iter())
         });
     }
     dispatcher

@@ -1,10 +1,10 @@
-//! Link-time registration: entries of `__private::REGISTRATIONS` registered by `link`, and the
+//! Link-time registration: entries of `__private::LINK_ENTRIES` registered by `link`, and the
 //! global dispatcher registering the entries this test binary links.
 
 use std::panic::Location;
 
 use super::*;
-use crate::__private::{OnceOp, REGISTRATIONS, Registration as Entry, panic_on_error};
+use crate::__private::{LINK_ENTRIES, LinkEntry as Entry, unwrap};
 use crate::dispatch::registry::link::link;
 use crate::dispatch::{DispatchKey as K, ErrorKind, Site};
 
@@ -141,41 +141,39 @@ fn a_failing_kernel_leaves_the_others_registered() {
 
 // Entries of this test binary: `Dispatcher::global()` registers them on first access.
 
-#[linkme::distributed_slice(REGISTRATIONS)]
-static GLOBAL_NEG: Entry = Entry {
-    namespace: "opgen_link_test",
-    ..entry(Some(NEG), "neg", &[K::CPU], 1, global_neg_cpu)
-};
+#[linkme::distributed_slice(LINK_ENTRIES)]
+static GLOBAL: &[Entry] = &[
+    Entry {
+        namespace: "opgen_link_test",
+        ..entry(Some(NEG), "neg", &[K::CPU], 1, global_neg_cpu)
+    },
+    Entry {
+        namespace: "opgen_link_test",
+        ..entry(
+            Some("neg(Tensor self, *, bool twice) -> Tensor"),
+            "neg",
+            &[],
+            2,
+            no_kernel,
+        )
+    },
+    Entry {
+        namespace: "opgen_link_test",
+        ..entry(
+            Some("other::abs(Tensor self) -> Tensor"),
+            "abs",
+            &[],
+            3,
+            no_kernel,
+        )
+    },
+];
 
 fn global_neg_cpu(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
     // Re-entrant: registration code that reaches for the global dispatcher must not deadlock.
     let _ = Dispatcher::global().find("opgen_link_test::neg", "");
     neg_cpu(lib, key, site)
 }
-
-#[linkme::distributed_slice(REGISTRATIONS)]
-static GLOBAL_NEG_AGAIN: Entry = Entry {
-    namespace: "opgen_link_test",
-    ..entry(
-        Some("neg(Tensor self, *, bool twice) -> Tensor"),
-        "neg",
-        &[],
-        2,
-        no_kernel,
-    )
-};
-
-#[linkme::distributed_slice(REGISTRATIONS)]
-static GLOBAL_BAD_NAME: Entry = Entry {
-    namespace: "opgen_link_test",
-    ..entry(
-        Some("other::abs(Tensor self) -> Tensor"),
-        "abs",
-        &[],
-        3,
-        no_kernel,
-    )
-};
 
 #[test]
 fn the_global_dispatcher_registers_the_linked_entries() {
@@ -208,26 +206,7 @@ fn the_global_dispatcher_registers_the_linked_entries() {
 }
 
 #[test]
-fn once_op_looks_the_operator_up_once() {
-    static OP: OnceOp<TestTensor, (&'static TestTensor,), TestTensor> =
-        OnceOp::new("opgen_link_test::neg", "");
-    let op = OP.get().unwrap();
-    assert!(std::ptr::eq(op, OP.get().unwrap()));
-    assert_eq!(op.call(&TestTensor::cpu(3)).value(), -3);
-}
-
-#[test]
-fn once_op_does_not_keep_a_failed_lookup() {
-    static OP: OnceOp<TestTensor, (&'static TestTensor,), TestTensor> =
-        OnceOp::new("opgen_link_test::late", "");
-    assert!(message(OP.get()).starts_with("operator `opgen_link_test::late` not found"));
-    let lib = Dispatcher::global().fragment("opgen_link_test");
-    let _def = lib.def("late(Tensor self) -> Tensor").unwrap();
-    assert!(OP.get().is_ok());
-}
-
-#[test]
 #[should_panic(expected = "operator `x::y` not found")]
-fn panic_on_error_panics_with_the_message() {
-    panic_on_error(Dispatcher::new().find("x::y", ""));
+fn unwrap_panics_with_the_message() {
+    unwrap(Dispatcher::new().find("x::y", ""));
 }

@@ -4,7 +4,8 @@
 use std::panic::Location;
 
 use super::*;
-use crate::__private::{REGISTRATIONS, Registration as Entry, StaticOp};
+use crate::__private::{LINK_ENTRIES, LinkEntry as Entry};
+use crate::dispatch::static_dispatch::StaticOp;
 use crate::dispatch::static_dispatch::StaticOperator;
 use crate::dispatch::{DispatchKey as K, ErrorKind, IncludeDispatchKeyGuard, Scalar, Site};
 
@@ -171,11 +172,11 @@ fn a_kernel_that_does_not_fit_is_left_out_and_reported() {
 
 // Through `StaticOp`, on the entries this test binary links.
 
-#[linkme::distributed_slice(REGISTRATIONS)]
-static LINKED_ADD: Entry = Entry {
+#[linkme::distributed_slice(LINK_ENTRIES)]
+static LINKED_ADD: &[Entry] = &[Entry {
     namespace: "opgen_static_test",
     ..entry(Some(ADD), &[K::CPU], linked_cpu)
-};
+}];
 
 fn linked_cpu(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
     lib.impl_at(

@@ -47,5 +47,6 @@ fn main() {
     assert_eq!(*c.0, [11.0, 22.0]);
     let mut out = a.clone();
     assert_eq!(*add_out(&mut out, &a, &b).0, [11.0, 22.0]);
-    assert_eq!(*add_outf(&a, &b, Scalar::Int(0), &mut out).0, [1.0, 2.0]);
+    // The faithful form: the marker's `call`, every argument in schema order.
+    assert_eq!(*add_out::call((&a, &b, Scalar::Int(0), &mut out)).unwrap().0, [1.0, 2.0]);
 }

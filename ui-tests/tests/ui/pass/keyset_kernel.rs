@@ -10,7 +10,7 @@ fn ident_cpu(self_: &MyTensor) -> MyTensor {
 
 #[native_function(op = "ident", dispatch = "AutogradCPU")]
 fn ident_autograd(keys: DispatchKeySet, self_: &MyTensor) -> Result<MyTensor, Error> {
-    try_ident_redispatch(keys.below(DispatchKey::AutogradCPU), self_)
+    ident::redispatch(keys.below(DispatchKey::AutogradCPU), (self_,))
 }
 
 fn main() {

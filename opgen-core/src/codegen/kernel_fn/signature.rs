@@ -2,7 +2,7 @@
 //! (with `&`/`&mut` agreeing with the schema's writes), the return type, the tensor type.
 
 use super::fit::{Fit, fit, type_string};
-use super::{Kernel, Param};
+use super::{KernelFn, Param};
 use crate::codegen::diag::Diagnostics;
 use crate::plan::{RustType, argument_type, return_type, returns_type};
 use crate::schema::{Schema, SchemaLayout};
@@ -40,7 +40,7 @@ pub(crate) fn check_signature(
     schema: &Schema,
     text: &str,
     at: &SchemaLayout,
-    kernel: &Kernel,
+    kernel: &KernelFn,
     tensor_option: Option<&syn::Type>,
     diag: &mut Diagnostics,
 ) -> Option<Signature> {
@@ -232,7 +232,7 @@ fn check_output(
     schema: &Schema,
     text: &str,
     at: &SchemaLayout,
-    kernel: &Kernel,
+    kernel: &KernelFn,
     e: &RustType,
     tensor: &mut Option<syn::Type>,
     assertions: &mut Vec<Assertion>,

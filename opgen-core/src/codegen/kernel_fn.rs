@@ -17,7 +17,7 @@ pub(crate) use infer::infer_schema;
 pub(crate) use signature::{Assertion, Output, Signature, check_signature};
 
 /// The annotated function, as the checks need it. The item itself is re-emitted unchanged.
-pub struct Kernel {
+pub struct KernelFn {
     /// The function's attributes (its docs are forwarded to the generated items).
     pub attrs: Vec<syn::Attribute>,
     /// Its visibility, which the generated API takes.
@@ -71,7 +71,7 @@ impl Param {
     }
 }
 
-impl Kernel {
+impl KernelFn {
     /// The kernel's name.
     pub fn ident(&self) -> &syn::Ident {
         &self.sig.ident
@@ -79,7 +79,7 @@ impl Kernel {
 }
 
 /// Parses the annotated item, reporting everything that keeps it from being a kernel.
-pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
+pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<KernelFn> {
     // Only the signature matters: the body is replaced by `{}` before syn sees the tokens.
     let not_a_function = || {
         syn::Error::new_spanned(
@@ -165,7 +165,7 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
         _ => None,
     };
     let output = parse_output(&sig);
-    diag.finish(Kernel {
+    diag.finish(KernelFn {
         attrs,
         vis,
         sig,
@@ -177,11 +177,11 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<Kernel> {
     })
 }
 
-impl Kernel {
+impl KernelFn {
     /// The same function seen with other parameters and output (the meta function without
     /// its `StructuredMeta` parameter, checked like a kernel of the out operator's inputs).
-    pub(crate) fn with_params(&self, params: Vec<Param>, output: KernelOutput) -> Kernel {
-        Kernel {
+    pub(crate) fn with_params(&self, params: Vec<Param>, output: KernelOutput) -> KernelFn {
+        KernelFn {
             attrs: self.attrs.clone(),
             vis: self.vis.clone(),
             sig: self.sig.clone(),

@@ -65,10 +65,29 @@ pub struct Options {
     pub krate: Option<LitStr>,
     /// `"inherent"` (default) or `"trait NAME"`.
     pub methods: Option<LitStr>,
-    /// The operator, defined elsewhere, that this function is a kernel of.
-    pub op: Option<LitStr>,
+    /// The operator, defined elsewhere, that this function is a kernel of: its name
+    /// (`"aten::add.Tensor"`, checked when the kernel registers) or its marker's path
+    /// (`aten::add`, checked at compile time).
+    pub op: Option<OpValue>,
     /// The tensor type, when no parameter or return names it.
     pub tensor: Option<LitStr>,
+}
+
+/// The value of `op`, as written: a string literal or a path (darling would parse a
+/// string's contents as an expression).
+#[derive(Debug, Clone)]
+pub struct OpValue(pub syn::Expr);
+
+impl FromMeta for OpValue {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(OpValue(expr.clone()))
+    }
+}
+
+impl quote::ToTokens for OpValue {
+    fn to_tokens(&self, tokens: &mut TokenStream2) {
+        self.0.to_tokens(tokens);
+    }
 }
 
 /// A boolean option written as a bare word (`structured`) or with a value
@@ -106,8 +125,8 @@ pub(crate) struct Attribute {
     pub methods: Methods,
     /// `tensor = "..."`, parsed.
     pub tensor: Option<syn::Type>,
-    /// `op = "..."`, parsed: namespace (default `aten`) and name.
-    pub op: Option<(String, OperatorName)>,
+    /// `op = ...`, parsed.
+    pub op: Option<OpRef>,
     pub rt: syn::Path,
 }
 
@@ -134,7 +153,7 @@ pub(crate) fn parse_attribute(args: TokenStream2) -> syn::Result<Attribute> {
     let tensor = options.tensor.as_ref().and_then(|lit| {
         parse_or_report(lit, "`tensor` must be a type such as `MyTensor`", &mut diag)
     });
-    let op = options.op.as_ref().and_then(|lit| parse_op(lit, &mut diag));
+    let op = options.op.as_ref().and_then(|v| parse_op(&v.0, &mut diag));
     let rt = super::paths::runtime_path_or_report(options.krate.as_ref(), &mut diag);
     if let Some(name) = &options.name {
         check_name(name, &mut diag);
@@ -297,7 +316,15 @@ impl Options {
             "namespace" => put(&mut self.namespace, s(value)),
             "crate" => put(&mut self.krate, s(value)),
             "methods" => put(&mut self.methods, s(value)),
-            "op" => put(&mut self.op, s(value)),
+            "op" => put(
+                &mut self.op,
+                s(value).map(|lit| {
+                    OpValue(syn::Expr::Lit(syn::ExprLit {
+                        attrs: Vec::new(),
+                        lit: syn::Lit::Str(lit),
+                    }))
+                }),
+            ),
             "tensor" => put(&mut self.tensor, s(value)),
             _ => None,
         }
@@ -491,20 +518,59 @@ fn parse_or_report<T: syn::parse::Parse>(
     }
 }
 
-fn parse_op(lit: &LitStr, diag: &mut Diagnostics) -> Option<(String, OperatorName)> {
-    let text = lit.value();
-    match parse_operator_name(&text) {
-        Ok(mut name) => {
-            let ns = name
-                .namespace
-                .take()
-                .map_or_else(|| "aten".to_string(), |ns| ns.to_string());
-            Some((ns, name))
-        }
-        Err(errors) => {
-            for e in &errors {
-                diag.push(value_error(lit, e));
+/// The operator a kernel of form 2 attaches to.
+#[derive(Debug, Clone)]
+pub(crate) enum OpRef {
+    /// By name (`"aten::add.Tensor"`; namespace `aten` when not written): the kernel's
+    /// signature is checked when it registers.
+    Name {
+        namespace: String,
+        name: OperatorName,
+        lit: LitStr,
+    },
+    /// By the path of its marker (`aten::add`): checked at compile time.
+    Path(syn::Path),
+}
+
+fn parse_op(expr: &syn::Expr, diag: &mut Diagnostics) -> Option<OpRef> {
+    let expr = match expr {
+        syn::Expr::Group(g) => &*g.expr,
+        e => e,
+    };
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => {
+            let text = lit.value();
+            match parse_operator_name(&text) {
+                Ok(mut name) => {
+                    let namespace = name
+                        .namespace
+                        .take()
+                        .map_or_else(|| "aten".to_string(), |ns| ns.to_string());
+                    Some(OpRef::Name {
+                        namespace,
+                        name,
+                        lit: lit.clone(),
+                    })
+                }
+                Err(errors) => {
+                    for e in &errors {
+                        diag.push(value_error(lit, e));
+                    }
+                    None
+                }
             }
+        }
+        syn::Expr::Path(p) if p.qself.is_none() => Some(OpRef::Path(p.path.clone())),
+        other => {
+            diag.at(
+                other,
+                "`op` names the operator this function is a kernel of: its path (`aten::add`, the \
+                 operator's free function, checked at compile time) or its name as a string \
+                 (`\"aten::add.Tensor\"`)",
+            );
             None
         }
     }

@@ -4,15 +4,18 @@
 
 use std::ops::Range;
 
-use proc_macro2::{Span, TokenStream as TokenStream2};
+mod structured;
+
+use proc_macro2::Span;
 use syn::LitStr;
 
 use super::Input;
 use super::diag::{Diagnostics, render, schema_span};
-use super::kernel::{Kernel, Signature, check_signature};
+use super::kernel_fn::{KernelFn, Signature, check_signature};
 use crate::native::{EntryError, EntryFields, Field, NativeFunction, Site, Tags};
 use crate::schema::{Rule, SchemaError, layout};
 use crate::validate::check_rust_mapping;
+pub(crate) use structured::{delegate_marker, impl_marker};
 
 /// A checked input: what the expansion needs beyond the input itself.
 pub(crate) struct Checked<'a> {
@@ -29,11 +32,6 @@ pub(crate) struct Definition {
     pub namespace: String,
     /// The kernel's fit with the schema (tensor type, output, assertions).
     pub signature: Signature,
-    /// Per schema argument: the default as a Rust expression, unless it has none or the
-    /// Rust API drops it (`cpp_no_default_args`).
-    pub defaults: Vec<Option<TokenStream2>>,
-    /// The schema as printed, without namespace.
-    pub text: String,
 }
 
 impl Input {
@@ -45,7 +43,7 @@ impl Input {
             if let Some(flag) = &self.options.structured
                 && flag.value
             {
-                super::structured::check_impl(self, flag, &mut diag);
+                structured::check_impl(self, flag, &mut diag);
             }
             return diag.finish(Checked {
                 input: self,
@@ -82,6 +80,7 @@ impl Input {
         let canonical = function.func.to_string();
         let func_at = text.len().saturating_sub(canonical.len());
         let at = layout(&function.func);
+        let mapping_errors = diag.len();
         for mut e in check_rust_mapping(&function.func, function.variants.method) {
             e.range = e.range.start + func_at..e.range.end + func_at;
             report_schema(&self.lit, &self.kernel, text, &e, &mut diag);
@@ -100,43 +99,39 @@ impl Input {
                 None => diag.at_span(Span::call_site(), message),
             }
         }
-        let mut defaults = Vec::new();
         for (i, a) in function.func.arguments.iter().enumerate() {
-            let Some(d) = &a.default else {
-                defaults.push(None);
-                continue;
-            };
-            if function.cpp_no_default_args.contains(a.name.as_str()) {
-                defaults.push(None);
+            let Some(d) = &a.default else { continue };
+            if function.cpp_no_default_args.contains(a.name.as_str())
+                || crate::plan::arg_default(&a.ty, &d.value).is_some()
+            {
                 continue;
             }
-            let expr = super::defaults::default_expr(&a.ty, &d.value, &self.rt);
-            if expr.is_none() {
-                let range = at
-                    .arguments
-                    .get(i)
-                    .and_then(|l| l.default.clone())
-                    .unwrap_or_default();
-                let e = SchemaError::new(
-                    Rule::ListDefault,
-                    range.start + func_at..range.end + func_at,
-                    format!(
-                        "default `{}` of argument `{}` (`{}`) has no Rust value of that type",
-                        d.text, a.name, a.ty
-                    ),
-                )
-                .with_hint(
-                    "the arguments struct needs a Rust value for every default; write a default of the \
-                     argument's type, or remove it",
-                );
-                report_schema(&self.lit, &self.kernel, text, &e, &mut diag);
-            }
-            defaults.push(expr);
+            let range = at
+                .arguments
+                .get(i)
+                .and_then(|l| l.default.clone())
+                .unwrap_or_default();
+            let e = SchemaError::new(
+                Rule::ListDefault,
+                range.start + func_at..range.end + func_at,
+                format!(
+                    "default `{}` of argument `{}` (`{}`) has no Rust value of that type",
+                    d.text, a.name, a.ty
+                ),
+            )
+            .with_hint(
+                "the arguments struct needs a Rust value for every default; write a default of the \
+                 argument's type, or remove it",
+            );
+            report_schema(&self.lit, &self.kernel, text, &e, &mut diag);
+        }
+        if diag.len() == mapping_errors {
+            self.check_blockers(&function, text, &mut diag);
         }
         let signature = if function.structured {
-            super::structured::check_meta(self, &function, &canonical, &at, &mut diag)
+            structured::check_meta(self, &function, &canonical, &at, &mut diag)
         } else if function.structured_delegate.is_some() {
-            super::structured::check_delegate(self, &function, &self.rt, &mut diag)
+            structured::check_delegate(self, &function, &self.rt, &mut diag)
         } else {
             check_signature(
                 &function.func,
@@ -148,11 +143,9 @@ impl Input {
             )
         };
         let def = signature.map(|signature| Definition {
-            text: canonical,
             function,
             namespace,
             signature,
-            defaults,
         });
         match def {
             Some(def) => diag.finish(Checked {
@@ -162,6 +155,38 @@ impl Input {
             None => diag.finish(()).and(Err(super::diag::internal(
                 "the signature check failed without an error",
             ))),
+        }
+    }
+
+    /// What else keeps the schema from a Rust API (nested optionals and lists, more
+    /// arguments or returns than typed calls take): one error on the schema each, with the
+    /// way out. `include_native_functions!` registers such operators without a typed API.
+    fn check_blockers(&self, function: &NativeFunction, text: &str, diag: &mut Diagnostics) {
+        use crate::plan::Blocker;
+        for b in crate::plan::blockers(function) {
+            let hint = match b {
+                Blocker::MethodSelf | Blocker::Default(_) => continue,
+                Blocker::ArgumentType(_) | Blocker::ReturnType(_) => {
+                    "typed kernels and calls take the types of the mapping table of \
+                     `opgen::dispatch`; register this operator with `Library::def` and a boxed \
+                     kernel (`dispatch::boxed`) to call it with dynamic values"
+                }
+                Blocker::TooManyArguments(_) | Blocker::TooManyReturns(_) => {
+                    "register this operator with `Library::def` and a boxed kernel \
+                     (`dispatch::boxed`) to call it with dynamic values"
+                }
+            };
+            let e = SchemaError::new(
+                Rule::UnmappableType,
+                0..text.len(),
+                format!(
+                    "`{}` has no Rust API: {}",
+                    function.func.name.full_name(),
+                    b.describe(&function.func)
+                ),
+            )
+            .with_hint(hint);
+            report_schema(&self.lit, &self.kernel, text, &e, diag);
         }
     }
 
@@ -381,7 +406,7 @@ fn without_naming_rules(fields: &EntryFields) -> Option<NativeFunction> {
 /// schema shown (form 3). `text` is the schema as written or inferred.
 pub(crate) fn report_schema(
     lit: &Option<LitStr>,
-    kernel: &Kernel,
+    kernel: &KernelFn,
     text: &str,
     error: &SchemaError,
     diag: &mut Diagnostics,

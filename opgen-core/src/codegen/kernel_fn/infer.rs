@@ -10,7 +10,7 @@
 
 use quote::ToTokens;
 
-use super::Kernel;
+use super::KernelFn;
 use super::fit::{last_ident, result_value, tensor_candidate, type_args, type_string};
 use crate::codegen::diag::Diagnostics;
 use crate::dispatch::DispatchKey;
@@ -42,7 +42,7 @@ struct Infer<'a> {
 /// `_kernel`, `_impl` or `_<key>` suffix (`scale_cpu` → `scale`), so that the generated
 /// function does not clash with the kernel.
 pub(crate) fn infer_schema(
-    kernel: &Kernel,
+    kernel: &KernelFn,
     name: Option<&syn::LitStr>,
     keys: &[DispatchKey],
     tensor: Option<&syn::Type>,
@@ -88,7 +88,11 @@ pub(crate) fn infer_schema(
     Some(format!("{op}({}) -> {}", args.join(", "), returns?))
 }
 
-fn operator_name(kernel: &Kernel, keys: &[DispatchKey], diag: &mut Diagnostics) -> Option<String> {
+fn operator_name(
+    kernel: &KernelFn,
+    keys: &[DispatchKey],
+    diag: &mut Diagnostics,
+) -> Option<String> {
     let kernel_name = kernel.ident().to_string();
     let mut suffixes = vec!["_kernel".to_string(), "_impl".to_string()];
     suffixes.extend(keys.iter().map(|k| format!("_{}", k.name().to_lowercase())));

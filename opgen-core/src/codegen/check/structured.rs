@@ -7,12 +7,13 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::LitBool;
 
-use super::Input;
-use super::diag::Diagnostics;
-use super::kernel::{KernelOutput, Output, Signature, check_signature, type_string};
+use crate::codegen::Input;
+use crate::codegen::attribute::OpRef;
+use crate::codegen::diag::Diagnostics;
+use crate::codegen::kernel_fn::{KernelOutput, Output, Signature, check_signature, type_string};
 use crate::dispatch::DispatchKey;
 use crate::native::NativeFunction;
-use crate::plan::{precompute_struct_name, structured_marker_name};
+use crate::plan::{marker_of, precompute_struct_name};
 use crate::schema::{Schema, SchemaLayout};
 
 /// The user's tensor type in a `&mut StructuredMeta<'_, T>` parameter type.
@@ -21,17 +22,19 @@ pub(crate) fn meta_tensor(ty: &syn::Type) -> Option<&syn::Type> {
         return None;
     };
     r.mutability?;
-    let last = super::kernel::last_ident(&r.elem)?;
+    let last = crate::codegen::kernel_fn::last_ident(&r.elem)?;
     if last != "StructuredMeta" {
         return None;
     }
-    super::kernel::type_args(&r.elem).first().copied()
+    crate::codegen::kernel_fn::type_args(&r.elem)
+        .first()
+        .copied()
 }
 
 /// Whether `ty` is `&mut StructuredMeta<..>`.
 fn is_meta_param(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Reference(r) if r.mutability.is_some()
-        && super::kernel::last_ident(&r.elem).is_some_and(|i| i == "StructuredMeta"))
+        && crate::codegen::kernel_fn::last_ident(&r.elem).is_some_and(|i| i == "StructuredMeta"))
 }
 
 /// Checks the meta function of a structured out operator: `&mut StructuredMeta<'_, T>`
@@ -163,7 +166,7 @@ fn check_meta_return(input: &Input, f: &NativeFunction, diag: &mut Diagnostics) 
             let named = out
                 .value
                 .as_ref()
-                .and_then(super::kernel::last_ident)
+                .and_then(crate::codegen::kernel_fn::last_ident)
                 .is_some_and(|i| *i == want);
             if !named {
                 at(
@@ -204,8 +207,8 @@ pub(crate) fn check_delegate(
             None => diag.at_span(Span::call_site(), message),
         }
     }
-    let tensor = named
-        .unwrap_or_else(|| syn::parse_quote!(<#marker as #rt::structured::StructuredOp>::Tensor));
+    let tensor =
+        named.unwrap_or_else(|| syn::parse_quote!(<#marker as #rt::dispatch::Operator>::Tensor));
     Some(Signature {
         tensor,
         output: Output::Value,
@@ -213,27 +216,31 @@ pub(crate) fn check_delegate(
     })
 }
 
-/// The marker of the operator a delegate names, spanned on the `structured_delegate`
-/// literal (a missing or unstructured operator is reported there).
-pub(crate) fn delegate_marker(input: &Input, f: &NativeFunction) -> Option<syn::Ident> {
+/// The marker of the out operator a delegate names (its free function's name), spanned on
+/// the `structured_delegate` literal: a missing or unstructured operator is reported there.
+pub(crate) fn delegate_marker(input: &Input, f: &NativeFunction) -> Option<syn::Path> {
     let name = f.structured_delegate.as_ref()?;
     let span = input
         .options
         .structured_delegate
         .as_ref()
         .map_or_else(Span::call_site, |l| l.span());
-    Some(syn::Ident::new(&structured_marker_name(name), span))
+    Some(syn::Path::from(crate::codegen::expand::ident_at(
+        &marker_of(name),
+        span,
+    )))
 }
 
-/// The marker of the operator an impl names (`op = "add.out"`), spanned on the literal.
-pub(crate) fn impl_marker(input: &Input) -> Option<syn::Ident> {
-    let (_, name) = input.op.as_ref()?;
-    let span = input
-        .options
-        .op
-        .as_ref()
-        .map_or_else(Span::call_site, |l| l.span());
-    Some(syn::Ident::new(&structured_marker_name(name), span))
+/// The marker of the operator an impl names: its path (`op = aten::add_out`), or the marker
+/// named after `op = "add.out"`, spanned on the literal.
+pub(crate) fn impl_marker(input: &Input) -> Option<syn::Path> {
+    match input.op.as_ref()? {
+        OpRef::Path(path) => Some(path.clone()),
+        OpRef::Name { name, lit, .. } => Some(syn::Path::from(crate::codegen::expand::ident_at(
+            &marker_of(name),
+            lit.span(),
+        ))),
+    }
 }
 
 /// The options of an impl (`op = "add.out", structured, dispatch = "CPU"`): backend keys,
@@ -261,7 +268,7 @@ pub(crate) fn check_impl(input: &Input, flag: &LitBool, diag: &mut Diagnostics) 
         };
         if let Some(problem) = problem {
             diag.at_span(
-                super::diag::schema_span(lit, k.range.clone()),
+                crate::codegen::diag::schema_span(lit, k.range.clone()),
                 format!("{problem}\n  in `dispatch = {}`", lit.to_token_stream()),
             );
         }

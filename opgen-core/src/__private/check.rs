@@ -1,0 +1,98 @@
+//! Compile-time checks of a kernel attached to an operator by path (`op = aten::add`, the
+//! operator's marker): each parameter's type against the operator's argument at its place,
+//! the number of parameters, the return type. The expansion calls these with the user's
+//! types spanned where they are written, so a mismatch is an error at the kernel's
+//! parameter, in opgen's words.
+
+use crate::dispatch::{Error, KernelArg, Operator, RetValue, Tensor, for_each_arity};
+
+/// The argument family at position `I` of a tuple of families; positions past the end are
+/// [`NoArgumentHere`], which no parameter fits (so an extra parameter is an error of its
+/// own, besides [`check_arity`]'s).
+pub trait ArgAt<const I: usize> {
+    /// The family at `I`.
+    type Family;
+}
+
+/// Stands for the family of a position past the operator's arguments.
+pub struct NoArgumentHere;
+
+/// A kernel parameter type `Self` fitting an argument of family `F` (tensor type `T`).
+#[diagnostic::on_unimplemented(
+    message = "the kernel's parameter `{Self}` does not fit the operator's argument at its place, whose Rust type is `{F}`",
+    label = "expected the Rust type of `{F}` (with any lifetime)",
+    note = "the kernel's parameters are the operator's arguments in schema order, with the Rust \
+            types of the mapping table of `opgen::dispatch`"
+)]
+pub trait ParamFits<T, F> {}
+
+impl<T: Tensor, U: KernelArg<T>> ParamFits<T, U::Family> for U {}
+
+/// A tuple of argument families of `N` elements.
+#[diagnostic::on_unimplemented(
+    message = "the kernel has {N} parameters, but the operator's arguments have the Rust types `{Self}`",
+    label = "expected one parameter per argument of the operator",
+    note = "a first `DispatchKeySet` parameter is not counted"
+)]
+pub trait Arity<const N: usize> {}
+
+/// A kernel return type `Self` fitting returns `R`: `R` itself, or `Result<R, E>`.
+#[diagnostic::on_unimplemented(
+    message = "the kernel returns `{Self}`, but the operator returns `{R}`",
+    label = "expected `{R}`, or a `Result` of it",
+    note = "a kernel of an operator defined elsewhere returns the operator's returns"
+)]
+pub trait ReturnFits<T, R> {}
+
+impl<T: Tensor, R: RetValue<T>> ReturnFits<T, R> for R {}
+impl<T: Tensor, R: RetValue<T>, E: Into<Error>> ReturnFits<T, R> for Result<R, E> {}
+
+/// Checks kernel parameter `U` against argument `I` of `O`.
+pub const fn check_param<O: Operator, U, const I: usize>()
+where
+    O::Args: ArgAt<I>,
+    U: ParamFits<O::Tensor, <O::Args as ArgAt<I>>::Family>,
+{
+}
+
+/// Checks that a kernel of `N` parameters fits `O`.
+pub const fn check_arity<O: Operator, const N: usize>()
+where
+    O::Args: Arity<N>,
+{
+}
+
+/// Checks a kernel's return type `R` against `O`'s returns.
+pub const fn check_return<O: Operator, R>()
+where
+    R: ReturnFits<O::Tensor, O::Returns>,
+{
+}
+
+/// `ArgAt<i>` of a tuple of the families `all`: `idx` counts the positions placed so far,
+/// `rest` the families still to place; then every position past the end up to 24 (one
+/// marker `x` per position left) is `NoArgumentHere`.
+macro_rules! arg_at {
+    ([$($all:ident)*] [$($idx:tt)*] [$F:ident $($rest:ident)*] [$x:tt $($xs:tt)*]) => {
+        impl<$($all),*> ArgAt<{ 0 $(+ (1 + 0 * $idx))* }> for ($($all,)*) {
+            type Family = $F;
+        }
+        arg_at!([$($all)*] [$($idx)* 0] [$($rest)*] [$($xs)*]);
+    };
+    ([$($all:ident)*] [$($idx:tt)*] [] [$x:tt $($xs:tt)*]) => {
+        impl<$($all),*> ArgAt<{ 0 $(+ (1 + 0 * $idx))* }> for ($($all,)*) {
+            type Family = NoArgumentHere;
+        }
+        arg_at!([$($all)*] [$($idx)* 0] [] [$($xs)*]);
+    };
+    ([$($all:ident)*] [$($idx:tt)*] [] []) => {};
+}
+
+macro_rules! tuples {
+    ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        impl<$($F),*> Arity<{ 0 $(+ (1 + 0 * $i))* }> for ($($F,)*) {}
+        arg_at!([$($F)*] [] [$($F)*] [x x x x x x x x x x x x x x x x x x x x x x x x x]);
+    };
+}
+
+for_each_arity!(tuples);

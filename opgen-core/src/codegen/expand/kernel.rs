@@ -1,0 +1,264 @@
+//! The annotated kernel's registration: with the operator the attribute defines (form 1 and
+//! the inferred form), or attached to an operator defined elsewhere (`op =`, form 2).
+//!
+//! ```text
+//! const _: () = {
+//!     let _ = ::opgen::__private::VERSION_0_1_0;
+//!     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+//!     #[linkme(crate = ::opgen::__private::linkme)]
+//!     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+//!         ::opgen::__private::LinkEntry::declare::<add>()
+//!             .with_kernel(&[::opgen::DispatchKey::CPU], |lib, key, site| {
+//!                 ::opgen::__private::impl_kernel_of::<add, _, _>(lib, key, add_cpu, site)
+//!             }),
+//!     ];
+//! };
+//! ```
+
+use proc_macro2::{Literal, TokenStream as TokenStream2};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::link::{self, Params};
+use super::types::{Lifetimes, rust_type};
+use super::{Cx, Origin, api, ident};
+use crate::codegen::attribute::OpRef;
+use crate::codegen::check::{Checked, Definition};
+use crate::codegen::kernel_fn::{Assertion, KernelFn, Output};
+use crate::plan::{Api, OpPlan, fresh_name};
+
+/// The name of an expansion's link group in its hidden block, unless the user's code the
+/// block refers to has it.
+pub(crate) fn group_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
+    ident(&fresh_name("__OPGEN_LINK", reserved))
+}
+
+/// An operator defined by the attribute, with its kernel: the kernel, the API, the link
+/// entry declaring the operator with the kernel at its keys.
+pub(crate) fn expand_defined(
+    checked: &Checked<'_>,
+    def: &Definition,
+    plan: &OpPlan,
+) -> TokenStream2 {
+    let input = checked.input;
+    let kernel = &input.kernel;
+    let Ok(api) = &plan.api else {
+        return internal(kernel, "an operator without a Rust API passed the checks");
+    };
+    let keys = super::kernel_keys(input, def.function.manual_kernel_registration);
+    let cx = Cx {
+        rt: &input.rt,
+        tensor: &def.signature.tensor,
+        vis: &kernel.vis,
+        docs: super::user_docs(input),
+        origin: Origin::Kernel {
+            name: kernel.ident(),
+            keys: &keys,
+            inferred: input.lit.is_none(),
+        },
+        methods_span: super::methods_span(input),
+        static_dispatch: None,
+    };
+    let api_items = api::expand_api(plan, api, &cx, true);
+    let reserved = super::reserved(input);
+    let params = Params::avoiding(&reserved);
+    let mut entry = link::declare(plan, api, cx.rt, kernel.ident().span());
+    if !keys.is_empty() {
+        let register = register_defined(plan, api, kernel, &def.signature.output, &params, &cx);
+        entry.extend(link::with_kernel(
+            link::keys(&keys, cx.rt),
+            register,
+            &params,
+        ));
+    }
+    let checks = assertions(kernel, &def.signature.assertions, &reserved, &cx);
+    let group = link::group(cx.rt, &group_name(&reserved), &[entry], checks);
+    let kernel = &kernel.tokens;
+    quote! {
+        #kernel
+        #api_items
+        #group
+    }
+}
+
+/// The registration of the kernel: `impl_kernel_of::<marker, _, _>(lib, key, kernel, site)`,
+/// or of an adapter for a kernel that returns `()` where the schema returns its written
+/// arguments.
+fn register_defined(
+    plan: &OpPlan,
+    api: &Api,
+    kernel: &KernelFn,
+    output: &Output,
+    params: &Params,
+    cx: &Cx<'_>,
+) -> TokenStream2 {
+    let rt = cx.rt;
+    let marker = ident(&api.marker);
+    let Params { lib, key, site } = params;
+    let k = kernel.ident();
+    match output {
+        Output::Value => quote!(#marker::register(#lib, #key, #k, #site)),
+        Output::Alias(indices) => {
+            let adapter = alias_adapter(plan, kernel, indices, cx);
+            let name = Literal::string(&k.to_string());
+            quote!(#rt::__private::impl_adapter_of::<#marker, _, _>(#lib, #key, #adapter, #name, #site))
+        }
+    }
+}
+
+/// A closure calling `kernel` (which returns `()` or `Result<(), E>`) and returning the
+/// written arguments the schema returns (clones of their handles), in order.
+fn alias_adapter(plan: &OpPlan, kernel: &KernelFn, indices: &[usize], cx: &Cx<'_>) -> TokenStream2 {
+    let rt = cx.rt;
+    let tensor = cx.tensor;
+    let k = kernel.ident();
+    let ids: Vec<syn::Ident> = plan.args.iter().map(|a| ident(&a.ident)).collect();
+    let tys = kernel.params.iter().map(|p| &p.ty);
+    let keys = kernel.key_set.as_ref().map(|p| {
+        let ks = ident(&fresh_name(
+            "key_set",
+            &plan.args.iter().map(|a| a.ident.clone()).collect(),
+        ));
+        let ty = &p.ty;
+        (quote!(#ks: #ty,), quote!(#ks,))
+    });
+    let (ks_param, ks_arg) = keys.unzip();
+    let clones = indices
+        .iter()
+        .filter_map(|&i| ids.get(i))
+        .map(|id| quote!(<#tensor as ::core::clone::Clone>::clone(#id)));
+    let value = if indices.len() == 1 {
+        quote!(#(#clones)*)
+    } else {
+        quote!((#(#clones),*))
+    };
+    let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
+    if kernel.output.fallible {
+        quote! {
+            |#ks_param #(#ids: #tys),*| -> #rt::Result<#ret> {
+                match #k(#ks_arg #(#ids),*) {
+                    ::core::result::Result::Ok(()) => ::core::result::Result::Ok(#value),
+                    ::core::result::Result::Err(e) => ::core::result::Result::Err(::core::convert::Into::into(e)),
+                }
+            }
+        }
+    } else {
+        quote! {
+            |#ks_param #(#ids: #tys),*| -> #ret {
+                #k(#ks_arg #(#ids),*);
+                #value
+            }
+        }
+    }
+}
+
+/// Types the signature check could not judge (aliases), compared by rustc on the user's
+/// type, so that a mismatch is reported there.
+fn assertions(
+    kernel: &KernelFn,
+    assertions: &[Assertion],
+    reserved: &std::collections::BTreeSet<String>,
+    cx: &Cx<'_>,
+) -> TokenStream2 {
+    if assertions.is_empty() {
+        return TokenStream2::new();
+    }
+    let name = ident(&fresh_name("__opgen_signature", reserved));
+    let generics = &kernel.sig.generics;
+    let lets = assertions.iter().map(|a| {
+        let user = &a.user;
+        let expected = rust_type(&a.expected, cx, Lifetimes::Elided);
+        quote_spanned! {user.span()=>
+            let _: ::core::marker::PhantomData<#user> = ::core::marker::PhantomData::<#expected>;
+        }
+    });
+    quote! {
+        #[allow(dead_code)]
+        fn #name #generics() { #(#lets)* }
+    }
+}
+
+/// Form 2: a kernel of an operator defined elsewhere. By string (`op = "aten::add.Tensor"`)
+/// its signature is checked when it registers; by path (`op = aten::add`, the operator's
+/// marker) also at compile time, at each parameter.
+pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
+    let input = checked.input;
+    let kernel = &input.kernel;
+    let rt = &input.rt;
+    let Some(op) = &input.op else {
+        return kernel.tokens.clone();
+    };
+    let keys = super::kernel_keys(input, false);
+    let reserved = super::reserved(input);
+    let params = Params::avoiding(&reserved);
+    let Params { lib, key, site } = &params;
+    let k = kernel.ident();
+    let at = k.span();
+    let keys = link::keys(&keys, rt);
+    let (entry, checks) = match op {
+        OpRef::Name {
+            namespace, name, ..
+        } => {
+            let full = name.full_name();
+            let hint = input.tensor.as_ref().map(|t| quote!(::<#t, _, _>));
+            let register = quote!(#rt::__private::impl_kernel #hint (#lib, #full, #key, #k, #site));
+            let operator = format!("{namespace}::{full}");
+            let entry = link::kernel_by_name(rt, &operator, keys, register, &params, at);
+            (entry, TokenStream2::new())
+        }
+        OpRef::Path(path) => {
+            let register =
+                quote!(#rt::__private::impl_kernel_of::<#path, _, _>(#lib, #key, #k, #site));
+            let entry = link::kernel_of(rt, path, keys, register, &params, at);
+            (entry, path_checks(kernel, path, rt, &reserved))
+        }
+    };
+    let group = link::group(rt, &group_name(&reserved), &[entry], checks);
+    let kernel = &kernel.tokens;
+    quote! {
+        #kernel
+        #group
+    }
+}
+
+/// The compile-time check of a kernel attached by path: each parameter's type (reported on
+/// it), the number of parameters (on the parameter list), the return type (on it).
+fn path_checks(
+    kernel: &KernelFn,
+    path: &syn::Path,
+    rt: &syn::Path,
+    reserved: &std::collections::BTreeSet<String>,
+) -> TokenStream2 {
+    let params = kernel.params.iter().enumerate().map(|(i, p)| {
+        let (ty, i) = (&p.ty, Literal::usize_unsuffixed(i));
+        quote_spanned!(ty.span()=> #rt::__private::check_param::<#path, #ty, #i>();)
+    });
+    let n = Literal::usize_unsuffixed(kernel.params.len());
+    let parens = kernel.sig.paren_token.span.join();
+    let arity = quote_spanned!(parens=> #rt::__private::check_arity::<#path, #n>(););
+    let ret = match &kernel.output.written {
+        Some(ty) => quote_spanned!(ty.span()=> #rt::__private::check_return::<#path, #ty>();),
+        None => {
+            let at = kernel.output.span;
+            quote_spanned!(at=> #rt::__private::check_return::<#path, ()>();)
+        }
+    };
+    // A function, so that the kernel's lifetimes are in scope of its types.
+    let name = ident(&fresh_name("__opgen_check", reserved));
+    let generics = &kernel.sig.generics;
+    quote! {
+        #[allow(dead_code)]
+        fn #name #generics() {
+            #arity
+            #(#params)*
+            #ret
+        }
+    }
+}
+
+/// The kernel re-emitted with an internal error: our bug, reported rather than panicking.
+fn internal(kernel: &KernelFn, what: &str) -> TokenStream2 {
+    let error = crate::codegen::diag::internal(what).into_compile_error();
+    let kernel = &kernel.tokens;
+    quote!(#kernel #error)
+}

@@ -1,0 +1,107 @@
+pub fn add_cpu_(
+    self_: &mut MyTensor,
+    other: &MyTensor,
+    alpha: Scalar,
+) -> Result<(), String> {
+    Ok(())
+}
+/// The defaulted arguments of [`MyTensor::add_with_`]; `Default` gives the schema's.
+#[derive(::core::clone::Clone)]
+pub struct AddInplaceArgs {
+    /// `Scalar alpha=1`
+    pub alpha: ::opgen::Scalar,
+}
+#[automatically_derived]
+impl ::core::default::Default for AddInplaceArgs {
+    fn default() -> Self {
+        AddInplaceArgs {
+            alpha: ::opgen::Scalar::Int(1),
+        }
+    }
+}
+impl MyTensor {
+    /// `aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`
+    ///
+    /// Panics on error; [`Self::try_add_`] returns it. Defaults in [`AddInplaceArgs`]. Kernel `add_cpu_` at `CPU`, `Meta`.
+    #[inline]
+    #[track_caller]
+    pub fn add_(&mut self, other: &MyTensor) -> MyTensor {
+        ::opgen::__private::panic_on_error(Self::try_add_(self, other))
+    }
+    /// [`Self::add_`] with the defaulted arguments given in [`AddInplaceArgs`].
+    #[inline]
+    #[track_caller]
+    pub fn add_with_(&mut self, other: &MyTensor, args: AddInplaceArgs) -> MyTensor {
+        ::opgen::__private::panic_on_error(Self::try_add_with_(self, other, args))
+    }
+    /// [`Self::add_`], returning errors instead of panicking.
+    #[inline]
+    pub fn try_add_(&mut self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
+        Self::try_add_with_(self, other, ::core::default::Default::default())
+    }
+    /// [`Self::add_`] with the defaulted arguments given, returning errors instead of panicking.
+    #[inline]
+    pub fn try_add_with_(
+        &mut self,
+        other: &MyTensor,
+        args: AddInplaceArgs,
+    ) -> ::opgen::Result<MyTensor> {
+        ::opgen::__private::call::<add_>((self, other, args.alpha))
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct add_ {}
+#[automatically_derived]
+#[allow(unexpected_cfgs)]
+impl ::opgen::dispatch::Operator for add_ {
+    type Tensor = MyTensor;
+    type Args = (&'static mut MyTensor, &'static MyTensor, ::opgen::Scalar);
+    type Returns = MyTensor;
+    const SCHEMA: &'static str = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
+    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
+        static CACHE: ::opgen::dispatch::OpCache<add_> = ::opgen::dispatch::OpCache::new();
+        &CACHE
+    }
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::declare::<add_>()
+            .variants(false, true)
+            .with_kernel(
+                &[::opgen::DispatchKey::CPU, ::opgen::DispatchKey::Meta],
+                |lib, key, site| ::opgen::__private::impl_adapter_of::<
+                    add_,
+                    _,
+                    _,
+                >(
+                    lib,
+                    key,
+                    |
+                        self_: &mut MyTensor,
+                        other: &MyTensor,
+                        alpha: Scalar,
+                    | -> ::opgen::Result<MyTensor> {
+                        match add_cpu_(self_, other, alpha) {
+                            ::core::result::Result::Ok(()) => {
+                                ::core::result::Result::Ok(
+                                    <MyTensor as ::core::clone::Clone>::clone(self_),
+                                )
+                            }
+                            ::core::result::Result::Err(e) => {
+                                ::core::result::Result::Err(::core::convert::Into::into(e))
+                            }
+                        }
+                    },
+                    "add_cpu_",
+                    site,
+                ),
+            ),
+    ];
+};

@@ -1,0 +1,111 @@
+pub fn add_out_cpu(
+    self_: &MyTensor,
+    other: &MyTensor,
+    alpha: Scalar,
+    out: &mut MyTensor,
+) {}
+/// `aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)`
+///
+/// Panics on error; [`try_add_out`] returns it. Defaults in [`AddOutArgs`]. Kernel `add_out_cpu` at `CPU`.
+#[inline]
+#[track_caller]
+pub fn add_out(out: &mut MyTensor, self_: &MyTensor, other: &MyTensor) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_add_out(out, self_, other))
+}
+/// [`add_out`] with the defaulted arguments given in [`AddOutArgs`].
+#[inline]
+#[track_caller]
+pub fn add_out_with(
+    out: &mut MyTensor,
+    self_: &MyTensor,
+    other: &MyTensor,
+    args: AddOutArgs,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_add_out_with(out, self_, other, args))
+}
+/// [`add_out`], returning errors instead of panicking.
+#[inline]
+pub fn try_add_out(
+    out: &mut MyTensor,
+    self_: &MyTensor,
+    other: &MyTensor,
+) -> ::opgen::Result<MyTensor> {
+    try_add_out_with(out, self_, other, ::core::default::Default::default())
+}
+/// [`add_out`] with the defaulted arguments given, returning errors instead of panicking.
+#[inline]
+pub fn try_add_out_with(
+    out: &mut MyTensor,
+    self_: &MyTensor,
+    other: &MyTensor,
+    args: AddOutArgs,
+) -> ::opgen::Result<MyTensor> {
+    ::opgen::__private::call::<add_out>((self_, other, args.alpha, out))
+}
+/// The defaulted arguments of [`add_out_with`]; `Default` gives the schema's.
+#[derive(::core::clone::Clone)]
+pub struct AddOutArgs {
+    /// `Scalar alpha=1`
+    pub alpha: ::opgen::Scalar,
+}
+#[automatically_derived]
+impl ::core::default::Default for AddOutArgs {
+    fn default() -> Self {
+        AddOutArgs {
+            alpha: ::opgen::Scalar::Int(1),
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct add_out {}
+#[automatically_derived]
+#[allow(unexpected_cfgs)]
+impl ::opgen::dispatch::Operator for add_out {
+    type Tensor = MyTensor;
+    type Args = (
+        &'static MyTensor,
+        &'static MyTensor,
+        ::opgen::Scalar,
+        &'static mut MyTensor,
+    );
+    type Returns = MyTensor;
+    const SCHEMA: &'static str = "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
+    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
+        static CACHE: ::opgen::dispatch::OpCache<add_out> = ::opgen::dispatch::OpCache::new();
+        &CACHE
+    }
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::declare::<add_out>()
+            .with_kernel(
+                &[::opgen::DispatchKey::CPU],
+                |lib, key, site| ::opgen::__private::impl_adapter_of::<
+                    add_out,
+                    _,
+                    _,
+                >(
+                    lib,
+                    key,
+                    |
+                        self_: &MyTensor,
+                        other: &MyTensor,
+                        alpha: Scalar,
+                        out: &mut MyTensor,
+                    | -> MyTensor {
+                        add_out_cpu(self_, other, alpha, out);
+                        <MyTensor as ::core::clone::Clone>::clone(out)
+                    },
+                    "add_out_cpu",
+                    site,
+                ),
+            ),
+    ];
+};

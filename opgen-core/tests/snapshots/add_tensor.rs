@@ -1,0 +1,107 @@
+/// Adds `other`, scaled by `alpha`, to `self`.
+pub fn add_cpu(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> MyTensor {
+    self_.clone()
+}
+/// Adds `other`, scaled by `alpha`, to `self`.
+///
+/// `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`
+///
+/// Panics on error; [`try_add`] returns it. Defaults in [`AddArgs`]. Kernel `add_cpu` at `CPU`.
+#[inline]
+#[track_caller]
+pub fn add(self_: &MyTensor, other: &MyTensor) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_add(self_, other))
+}
+/// [`add`] with the defaulted arguments given in [`AddArgs`].
+#[inline]
+#[track_caller]
+pub fn add_with(self_: &MyTensor, other: &MyTensor, args: AddArgs) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_add_with(self_, other, args))
+}
+/// [`add`], returning errors instead of panicking.
+#[inline]
+pub fn try_add(self_: &MyTensor, other: &MyTensor) -> ::opgen::Result<MyTensor> {
+    try_add_with(self_, other, ::core::default::Default::default())
+}
+/// [`add`] with the defaulted arguments given, returning errors instead of panicking.
+#[inline]
+pub fn try_add_with(
+    self_: &MyTensor,
+    other: &MyTensor,
+    args: AddArgs,
+) -> ::opgen::Result<MyTensor> {
+    ::opgen::__private::call::<add>((self_, other, args.alpha))
+}
+/// The defaulted arguments of [`add_with`]; `Default` gives the schema's.
+#[derive(::core::clone::Clone)]
+pub struct AddArgs {
+    /// `Scalar alpha=1`
+    pub alpha: ::opgen::Scalar,
+}
+#[automatically_derived]
+impl ::core::default::Default for AddArgs {
+    fn default() -> Self {
+        AddArgs {
+            alpha: ::opgen::Scalar::Int(1),
+        }
+    }
+}
+impl MyTensor {
+    /// [`add`] as a method.
+    #[inline]
+    #[track_caller]
+    pub fn add(&self, other: &MyTensor) -> MyTensor {
+        ::opgen::__private::panic_on_error(Self::try_add(self, other))
+    }
+    /// [`add`] with the defaulted arguments given in [`AddArgs`].
+    #[inline]
+    #[track_caller]
+    pub fn add_with(&self, other: &MyTensor, args: AddArgs) -> MyTensor {
+        ::opgen::__private::panic_on_error(Self::try_add_with(self, other, args))
+    }
+    /// [`add`], returning errors instead of panicking.
+    #[inline]
+    pub fn try_add(&self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
+        Self::try_add_with(self, other, ::core::default::Default::default())
+    }
+    /// [`add`] with the defaulted arguments given, returning errors instead of panicking.
+    #[inline]
+    pub fn try_add_with(
+        &self,
+        other: &MyTensor,
+        args: AddArgs,
+    ) -> ::opgen::Result<MyTensor> {
+        ::opgen::__private::call::<add>((self, other, args.alpha))
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct add {}
+#[automatically_derived]
+#[allow(unexpected_cfgs)]
+impl ::opgen::dispatch::Operator for add {
+    type Tensor = MyTensor;
+    type Args = (&'static MyTensor, &'static MyTensor, ::opgen::Scalar);
+    type Returns = MyTensor;
+    const SCHEMA: &'static str = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
+        static CACHE: ::opgen::dispatch::OpCache<add> = ::opgen::dispatch::OpCache::new();
+        &CACHE
+    }
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::declare::<add>()
+            .variants(true, true)
+            .with_kernel(
+                &[::opgen::DispatchKey::CPU],
+                |lib, key, site| add::register(lib, key, add_cpu, site),
+            ),
+    ];
+};

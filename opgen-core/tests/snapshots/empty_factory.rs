@@ -1,0 +1,132 @@
+pub(crate) fn empty_kernel(
+    size: &[i64],
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+    pin_memory: Option<bool>,
+    memory_format: Option<MemoryFormat>,
+) -> MyTensor {
+    MyTensor::empty(size)
+}
+/// `aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor`
+///
+/// Panics on error; [`try_empty_memory_format`] returns it. Defaults in [`EmptyMemoryFormatArgs`]. Kernel `empty_kernel` at `CompositeExplicitAutograd`.
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+pub(crate) fn empty_memory_format(
+    size: &[i64],
+    options: ::opgen::TensorOptions,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_empty_memory_format(size, options))
+}
+/// [`empty_memory_format`] with the defaulted arguments given in [`EmptyMemoryFormatArgs`].
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+pub(crate) fn empty_memory_format_with(
+    size: &[i64],
+    args: EmptyMemoryFormatArgs,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_empty_memory_format_with(size, args))
+}
+/// [`empty_memory_format`], returning errors instead of panicking.
+#[inline]
+#[allow(dead_code)]
+pub(crate) fn try_empty_memory_format(
+    size: &[i64],
+    options: ::opgen::TensorOptions,
+) -> ::opgen::Result<MyTensor> {
+    try_empty_memory_format_with(
+        size,
+        options,
+        EmptyMemoryFormatArgs {
+            options: options,
+            ..::core::default::Default::default()
+        },
+    )
+}
+/// [`empty_memory_format`] with the defaulted arguments given, returning errors instead of panicking.
+#[inline]
+#[allow(dead_code)]
+pub(crate) fn try_empty_memory_format_with(
+    size: &[i64],
+    args: EmptyMemoryFormatArgs,
+) -> ::opgen::Result<MyTensor> {
+    ::opgen::__private::call::<
+        empty_memory_format,
+    >((
+        size,
+        args.options.dtype,
+        args.options.layout,
+        args.options.device,
+        args.options.pin_memory,
+        args.memory_format,
+    ))
+}
+/// The defaulted arguments of [`empty_memory_format_with`]; `Default` gives the schema's.
+#[derive(::core::clone::Clone)]
+#[allow(dead_code)]
+pub(crate) struct EmptyMemoryFormatArgs {
+    /// `ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None`, as one value.
+    pub options: ::opgen::TensorOptions,
+    /// `MemoryFormat? memory_format=None`
+    pub memory_format: ::core::option::Option<::opgen::MemoryFormat>,
+}
+#[automatically_derived]
+impl ::core::default::Default for EmptyMemoryFormatArgs {
+    fn default() -> Self {
+        EmptyMemoryFormatArgs {
+            options: ::opgen::TensorOptions::from_parts(
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            ),
+            memory_format: ::core::option::Option::None,
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub(crate) struct empty_memory_format {}
+#[automatically_derived]
+#[allow(unexpected_cfgs)]
+impl ::opgen::dispatch::Operator for empty_memory_format {
+    type Tensor = MyTensor;
+    type Args = (
+        &'static [i64],
+        ::core::option::Option<::opgen::ScalarType>,
+        ::core::option::Option<::opgen::Layout>,
+        ::core::option::Option<::opgen::Device>,
+        ::core::option::Option<bool>,
+        ::core::option::Option<::opgen::MemoryFormat>,
+    );
+    type Returns = MyTensor;
+    const SCHEMA: &'static str = "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor";
+    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
+        static CACHE: ::opgen::dispatch::OpCache<empty_memory_format> = ::opgen::dispatch::OpCache::new();
+        &CACHE
+    }
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::declare::<empty_memory_format>()
+            .backend_select(::opgen::__private::backend_select::<empty_memory_format>)
+            .with_kernel(
+                &[::opgen::DispatchKey::CompositeExplicitAutograd],
+                |lib, key, site| empty_memory_format::register(
+                    lib,
+                    key,
+                    empty_kernel,
+                    site,
+                ),
+            ),
+    ];
+};

@@ -1,0 +1,91 @@
+/// Scales a tensor.
+pub fn scale_cpu(
+    self_: &MyTensor,
+    factor: f64,
+    dims: Option<&[i64]>,
+) -> anyhow::Result<MyTensor> {
+    Ok(self_.clone())
+}
+/// Scales a tensor.
+///
+/// `vision::scale(Tensor self, float factor, int[]? dims) -> Tensor`
+///
+/// Panics on error; [`try_scale`] returns it. Kernel `scale_cpu` at `CPU` (the schema is inferred from `scale_cpu`).
+#[inline]
+#[track_caller]
+pub fn scale(
+    self_: &MyTensor,
+    factor: f64,
+    dims: ::core::option::Option<&[i64]>,
+) -> MyTensor {
+    ::opgen::__private::panic_on_error(try_scale(self_, factor, dims))
+}
+/// [`scale`], returning errors instead of panicking.
+#[inline]
+pub fn try_scale(
+    self_: &MyTensor,
+    factor: f64,
+    dims: ::core::option::Option<&[i64]>,
+) -> ::opgen::Result<MyTensor> {
+    ::opgen::__private::call::<scale>((self_, factor, dims))
+}
+/// The methods of `vision::scale`, for a tensor type of another crate.
+pub trait ScaleExt {
+    /// [`scale`] as a method.
+    fn scale(&self, factor: f64, dims: ::core::option::Option<&[i64]>) -> MyTensor;
+    /// [`scale`], returning errors instead of panicking.
+    fn try_scale(
+        &self,
+        factor: f64,
+        dims: ::core::option::Option<&[i64]>,
+    ) -> ::opgen::Result<MyTensor>;
+}
+#[automatically_derived]
+impl ScaleExt for MyTensor {
+    #[inline]
+    #[track_caller]
+    fn scale(&self, factor: f64, dims: ::core::option::Option<&[i64]>) -> MyTensor {
+        ::opgen::__private::panic_on_error(
+            <Self as ScaleExt>::try_scale(self, factor, dims),
+        )
+    }
+    #[inline]
+    fn try_scale(
+        &self,
+        factor: f64,
+        dims: ::core::option::Option<&[i64]>,
+    ) -> ::opgen::Result<MyTensor> {
+        ::opgen::__private::call::<scale>((self, factor, dims))
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct scale {}
+#[automatically_derived]
+#[allow(unexpected_cfgs)]
+impl ::opgen::dispatch::Operator for scale {
+    type Tensor = MyTensor;
+    type Args = (&'static MyTensor, f64, ::core::option::Option<&'static [i64]>);
+    type Returns = MyTensor;
+    const SCHEMA: &'static str = "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor";
+    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
+        static CACHE: ::opgen::dispatch::OpCache<scale> = ::opgen::dispatch::OpCache::new();
+        &CACHE
+    }
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::declare::<scale>()
+            .variants(true, true)
+            .with_kernel(
+                &[::opgen::DispatchKey::CPU],
+                |lib, key, site| scale::register(lib, key, scale_cpu, site),
+            ),
+    ];
+};
