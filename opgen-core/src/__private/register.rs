@@ -75,7 +75,7 @@ where
     O: Operator,
     K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
 {
-    impl_kernel(lib, O::NAME.full, key, kernel, site)
+    impl_kernel(lib, O::name().full, key, kernel, site)
 }
 
 /// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel `name` (one that
@@ -91,7 +91,7 @@ where
     O: Operator,
     K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
 {
-    impl_named(lib, O::NAME.full, key, kernel, name, site)
+    impl_named(lib, O::name().full, key, kernel, name, site)
 }
 
 /// Registers the generated `BackendSelect` kernel of the operator with marker `O` (a schema
@@ -101,7 +101,7 @@ where
 /// redispatches through the cached typed handle; in another, boxed, through a weak handle
 /// (the kernel lives in the operator's own table).
 pub fn backend_select<O: Operator>(lib: &Library, site: Site) -> Result<Registration, Error> {
-    let name = O::NAME;
+    let name = O::name();
     let handle = lib.dispatcher().find(name.qualified, name.overload)?;
     let schema = handle
         .schema()

@@ -438,3 +438,18 @@ mod tests {
         assert_eq!(cell.retained(), 2);
     }
 }
+
+/// Views `op` as a typed handle of signature `(T, L, R)`: what an operator's cache, which
+/// holds the handle of one operator checked against its signature once, returns to each
+/// call.
+pub(crate) fn typed_view<T, L, R>(
+    op: &super::handle::OperatorHandle,
+) -> &super::handle::TypedOperator<T, L, R> {
+    let ptr: *const super::handle::OperatorHandle = op;
+    // SAFETY: `TypedOperator<T, L, R>` is `#[repr(transparent)]` over `OperatorHandle`: its
+    // only other field is a zero-sized `PhantomData`, so the two types have one layout and
+    // alignment, and the reference keeps `op`'s lifetime. The signature is no memory-safety
+    // invariant: every typed call checks the kernel's erased signature (`ErasedFn::get`,
+    // by `TypeId`) before calling it unboxed, and boxes the arguments otherwise.
+    unsafe { &*ptr.cast::<super::handle::TypedOperator<T, L, R>>() }
+}

@@ -298,6 +298,9 @@ impl fmt::Debug for OperatorHandle {
 /// arguments in schema order. A call reads the table with one atomic load, computes the key
 /// set from the tensor arguments and the thread-local sets, and makes one indirect call: no
 /// lookup, lock or allocation (unless the kernel is boxed-only, which needs a stack).
+// Transparent over `OperatorHandle`, so that a cached handle can be viewed as typed
+// (`erased::typed_view`).
+#[repr(transparent)]
 pub struct TypedOperator<T, L, R> {
     op: OperatorHandle,
     _signature: SignatureMarker<T, L, R>,

@@ -12,7 +12,7 @@
 //! ([`ArgTuple::Borrowed`]): the runtime builds the kernels that wrap other kernels
 //! (device checks, `BackendSelect`, structured kernels) with it, once, generically.
 
-use std::any::type_name;
+use std::any::{Any, type_name};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -30,7 +30,7 @@ use super::kernel::{
 };
 use super::keyset::DispatchKeySet;
 use super::returns::{KernelOutput, RetValue};
-use super::static_dispatch::{StaticOp, StaticOperator};
+use super::static_dispatch::StaticOperator;
 use super::tensor::Tensor;
 
 /// A tuple of argument families (`(&'static T, i64)`) with the calls that take the
@@ -412,7 +412,7 @@ const fn slice(s: &'static str, start: usize, end: usize) -> &'static str {
 /// ```
 /// use opgen_core::dispatch::{Operator, DispatchKey, DispatchKeySet, Tensor};
 /// fn describe<O: Operator>() -> String {
-///     format!("{} takes {} arguments", O::NAME.full, <O::Args as opgen_core::dispatch::ArgList<O::Tensor>>::LEN)
+///     format!("{} takes {} arguments", O::name().full, <O::Args as opgen_core::dispatch::ArgList<O::Tensor>>::LEN)
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
@@ -431,15 +431,22 @@ pub trait Operator: Sized + 'static {
     type Returns: RetValue<Self::Tensor>;
     /// Its schema, with the namespace: `aten::add.Tensor(Tensor self, ...) -> Tensor`.
     const SCHEMA: &'static str;
-    /// The names in [`Operator::SCHEMA`].
-    const NAME: OperatorName = OperatorName::of(Self::SCHEMA);
+
     /// Whether the declaring crate enables its feature `opgen-static-dispatch`: calls go
     /// straight to the kernel linked for the arguments' backend.
     const STATIC_DISPATCH: bool = false;
 
-    /// The operator's cached handles (one `static` per operator).
+    /// The operator's cached handles (its own; one element of a `static` array for the
+    /// operators of an `include_native_functions!`).
     #[doc(hidden)]
-    fn cache() -> &'static OpCache<Self>;
+    fn cache() -> &'static OpCache;
+
+    /// The names in [`Operator::SCHEMA`] (read at run time: a `const` would make every
+    /// expansion evaluate the scan at compile time).
+    #[inline]
+    fn name() -> OperatorName {
+        OperatorName::of(Self::SCHEMA)
+    }
 
     /// Calls the operator (through the global dispatcher, or statically dispatched):
     /// every argument in schema order, as one tuple.
@@ -447,7 +454,7 @@ pub trait Operator: Sized + 'static {
     fn call(
         args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
     ) -> Result<Self::Returns, Error> {
-        Self::cache().call(args)
+        Self::cache().call::<Self>(args)
     }
 
     /// Continues dispatch with the key set given (in a kernel, typically its own key set
@@ -458,13 +465,13 @@ pub trait Operator: Sized + 'static {
         ks: DispatchKeySet,
         args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
     ) -> Result<Self::Returns, Error> {
-        <Self::Args as ArgTuple<Self::Tensor>>::redispatch(Self::cache().typed()?, ks, args)
+        <Self::Args as ArgTuple<Self::Tensor>>::redispatch(Self::cache().typed::<Self>()?, ks, args)
     }
 
     /// The typed handle of the global dispatcher, looked up once.
     #[inline]
     fn typed() -> Result<&'static TypedOperator<Self::Tensor, Self::Args, Self::Returns>, Error> {
-        Self::cache().typed()
+        Self::cache().typed::<Self>()
     }
 
     /// Registers `kernel` for this operator at `key` in `lib` (of its namespace), as
@@ -487,78 +494,85 @@ pub trait Operator: Sized + 'static {
 
 /// The handles of one operator, looked up on first use and kept for the life of the
 /// program (a failed lookup is not kept, so an operator registered later is found later):
-/// one `static` per [`Operator`].
-pub struct OpCache<O: Operator> {
-    typed: OnceLock<TypedOperator<O::Tensor, O::Args, O::Returns>>,
-    statik: StaticOp<O::Tensor, O::Args, O::Returns>,
-    /// With static dispatch, where the TensorOptions group starts (`None`: no group).
-    options: OnceLock<Option<usize>>,
+/// one per [`Operator`], whose methods name the operator.
+///
+/// The type is the same for every operator (the handle is checked against the operator's
+/// signature when it is looked up, and viewed as typed after), so that
+/// `include_native_functions!` keeps the caches of all its operators in one `static`
+/// array: the compiler evaluates one `static`, not one per operator.
+pub struct OpCache {
+    handle: OnceLock<OperatorHandle>,
+    statik: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
-impl<O: Operator> OpCache<O> {
+/// The static-dispatch state of one operator.
+struct StaticState<T, L, R> {
+    op: StaticOperator<T, L, R>,
+    /// Where the TensorOptions group starts (`None`: no group).
+    options: Option<usize>,
+}
+
+impl OpCache {
     /// An empty cache.
     pub const fn new() -> Self {
-        let name = OperatorName::of(O::SCHEMA);
         OpCache {
-            typed: OnceLock::new(),
-            statik: StaticOp::new(name.qualified, name.overload),
-            options: OnceLock::new(),
+            handle: OnceLock::new(),
+            statik: OnceLock::new(),
         }
     }
 
-    /// The typed handle: after the first success, one atomic load.
+    /// The typed handle of operator `O` (whose cache this is): after the first success, one
+    /// atomic load.
     #[inline]
-    pub fn typed(
+    pub fn typed<O: Operator>(
         &'static self,
     ) -> Result<&'static TypedOperator<O::Tensor, O::Args, O::Returns>, Error> {
-        match self.typed.get() {
-            Some(op) => Ok(op),
-            None => self.init(),
+        match self.handle.get() {
+            Some(op) => Ok(super::erased::typed_view(op)),
+            None => self.init::<O>(),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn init(
+    fn init<O: Operator>(
         &'static self,
     ) -> Result<&'static TypedOperator<O::Tensor, O::Args, O::Returns>, Error> {
-        let name = OperatorName::of(O::SCHEMA);
-        let op = Dispatcher::global()
+        let name = O::name();
+        // Checked once against the operator's signature; calls re-check each kernel's.
+        let typed = Dispatcher::global()
             .find(name.qualified, name.overload)?
             .typed_families::<O::Tensor, O::Args, O::Returns>()?;
-        Ok(self.typed.get_or_init(|| op))
+        let op = typed.handle().clone();
+        Ok(super::erased::typed_view(self.handle.get_or_init(|| op)))
     }
 
-    /// Calls the operator: through the global dispatcher, or with static dispatch the kernel
-    /// linked for the arguments' backend (for an operator with TensorOptions, joined with
-    /// the backend of its dtype, layout and device, as torchgen's static dispatch; through
-    /// the dispatcher, its `BackendSelect` kernel does the same).
+    /// Calls operator `O`: through the global dispatcher, or with static dispatch the
+    /// kernel linked for the arguments' backend (for an operator with TensorOptions, joined
+    /// with the backend of its dtype, layout and device, as torchgen's static dispatch;
+    /// through the dispatcher, its `BackendSelect` kernel does the same).
     #[inline]
-    pub fn call(
+    pub fn call<O: Operator>(
         &'static self,
         args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
     ) -> Result<O::Returns, Error> {
         if O::STATIC_DISPATCH {
-            self.call_static(args)
+            self.call_static::<O>(args)
         } else {
-            <O::Args as ArgTuple<O::Tensor>>::call(self.typed()?, args)
+            <O::Args as ArgTuple<O::Tensor>>::call(self.typed::<O>()?, args)
         }
     }
 
-    fn call_static(
+    fn call_static<O: Operator>(
         &'static self,
         args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
     ) -> Result<O::Returns, Error> {
-        let op = self.statik.get()?;
-        let start = *self.options.get_or_init(|| {
-            crate::schema::parse_schema(O::SCHEMA)
-                .ok()
-                .and_then(|s| s.tensor_options_start())
-        });
-        let extra = match start {
+        let state = self.static_state::<O>()?;
+        let op = &state.op;
+        let extra = match state.options {
             Some(start) => {
-                let (dtype, layout, device) =
-                    options_at(&<O::Args as ArgTuple<O::Tensor>>::device_args(&args), start);
+                let devices = <O::Args as ArgTuple<O::Tensor>>::device_args(&args);
+                let (dtype, layout, device) = options_at(&devices, start);
                 super::device::backend_select_keys(
                     op.name(),
                     DispatchKeySet::EMPTY,
@@ -572,17 +586,48 @@ impl<O: Operator> OpCache<O> {
         };
         <O::Args as ArgTuple<O::Tensor>>::call_static(op, extra, args)
     }
+
+    /// The statically dispatched operator, built on the first success.
+    fn static_state<O: Operator>(
+        &'static self,
+    ) -> Result<&'static StaticState<O::Tensor, O::Args, O::Returns>, Error> {
+        let state = match self.statik.get() {
+            Some(state) => state,
+            None => {
+                let name = O::name();
+                let op = StaticOperator::<O::Tensor, O::Args, O::Returns>::build(
+                    name.qualified,
+                    name.overload,
+                    super::registry::entry::link_entries(),
+                    &super::registry::entry::DEFERRED,
+                )?;
+                let options = crate::schema::parse_schema(O::SCHEMA)
+                    .ok()
+                    .and_then(|s| s.tensor_options_start());
+                self.statik
+                    .get_or_init(|| Box::new(StaticState { op, options }))
+            }
+        };
+        state
+            .downcast_ref::<StaticState<O::Tensor, O::Args, O::Returns>>()
+            .ok_or_else(|| {
+                Error::internal(format!(
+                    "the cache of `{}` holds another operator's static dispatch",
+                    O::name().operator
+                ))
+            })
+    }
 }
 
-impl<O: Operator> Default for OpCache<O> {
+impl Default for OpCache {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<O: Operator> fmt::Debug for OpCache<O> {
+impl fmt::Debug for OpCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "OpCache({})", O::SCHEMA)
+        write!(f, "OpCache(looked up: {})", self.handle.get().is_some())
     }
 }
 

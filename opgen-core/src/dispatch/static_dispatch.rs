@@ -1,18 +1,18 @@
 //! Static dispatch (torchgen's `static_dispatch_backend`, SCHEMA.md §5.4): calls go straight
 //! to the kernel linked for the highest backend key of the arguments, with no dispatch table,
-//! thread-local keys or autograd in the path. Generated code reaches it through
-//! `__private::StaticOp`; the module documentation of `__private` describes the use.
+//! thread-local keys or autograd in the path. Generated code reaches it through the
+//! operator's marker (`dispatch::Operator::call`, with `STATIC_DISPATCH`).
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::error::{Error, ErrorKind};
 use super::handle::{OperatorHandle, call_boxed_kernel};
 use super::kernel::{ArgList, ErasedKernel, KernelKind, Sig, SignatureMarker};
 use super::keys::{BACKENDS, DispatchKey};
 use super::keyset::DispatchKeySet;
-use super::registry::entry::{DEFERRED, Deferred, LinkEntry as Entry, link_entries};
+use super::registry::entry::{Deferred, LinkEntry as Entry};
 use super::registry::link::link_all;
 use super::registry::{Dispatcher, Registration};
 use super::returns::RetValue;
@@ -39,50 +39,6 @@ fn group_base(name: &str) -> &str {
 
 /// The slot of calls whose arguments have no backend key.
 const NO_BACKEND: usize = DispatchKey::NUM_RUNTIME;
-
-/// A statically dispatched operator, built on the first successful [`StaticOp::get`] and kept
-/// for the life of the program (the kernels linked into a program do not change).
-pub struct StaticOp<T, L, R> {
-    name: &'static str,
-    overload: &'static str,
-    cell: OnceLock<StaticOperator<T, L, R>>,
-}
-
-impl<T, L, R> StaticOp<T, L, R> {
-    /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for none).
-    pub const fn new(name: &'static str, overload: &'static str) -> Self {
-        StaticOp {
-            name,
-            overload,
-            cell: OnceLock::new(),
-        }
-    }
-}
-
-impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOp<T, L, R> {
-    /// The operator's kernels by backend key: after the first success, one atomic load.
-    /// Fails only when the signature `(T, L, R)` does not fit the operator's schema.
-    #[inline]
-    pub fn get(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
-        match self.cell.get() {
-            Some(op) => Ok(op),
-            None => self.init(),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn init(&'static self) -> Result<&'static StaticOperator<T, L, R>, Error> {
-        let op = StaticOperator::build(self.name, self.overload, link_entries(), &DEFERRED)?;
-        Ok(self.cell.get_or_init(|| op))
-    }
-}
-
-impl<T, L, R> fmt::Debug for StaticOp<T, L, R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "StaticOp({}.{})", self.name, self.overload)
-    }
-}
 
 /// The kernels of one operator chosen for each backend key, in a private dispatcher that
 /// holds the link-time registrations of this operator only.

@@ -115,10 +115,10 @@ fn device_plan<O: Operator, S: StructuredOp>(
     if !key.is_device_guarded() {
         return None;
     }
-    let kernel = format!("structured {}", S::NAME.full);
+    let kernel = format!("structured {}", S::name().full);
     DevicePlan::for_kernel(
         lib,
-        O::NAME.full,
+        O::name().full,
         &kernel,
         <O::Args as ArgList<O::Tensor>>::LEN,
     )
@@ -137,7 +137,7 @@ fn register<O: Operator, F>(
 where
     F: for<'a> Fn(DispatchKeySet, Args<'a, O>) -> Result<O::Returns, Error> + Send + Sync + 'static,
 {
-    let operator: Arc<str> = Arc::from(O::NAME.operator);
+    let operator: Arc<str> = Arc::from(O::name().operator);
     let mut erased = match plan {
         None => <O::Args as ArgTuple<O::Tensor>>::erase_tuple(f, operator),
         Some(plan) => {
@@ -150,7 +150,7 @@ where
         }
     };
     erased.structured = record;
-    lib.impl_erased(O::NAME.full, key, erased, site)
+    lib.impl_erased(O::name().full, key, erased, site)
 }
 
 /// Registers the out kernel of `S` at `key`: meta in [`Mode::Out`] (checks dtype and device,
@@ -190,7 +190,7 @@ where
 /// (`None` at `Meta`), in key order: where delegates register their kernels.
 pub fn structured_impls<S: StructuredOp>(lib: &Library) -> Vec<(DispatchKey, Option<S::Impl>)> {
     let dispatcher = lib.dispatcher();
-    (dispatcher.kernels_of(S::NAME.operator).into_iter())
+    (dispatcher.kernels_of(S::name().operator).into_iter())
         .filter_map(|(key, kernel)| {
             let record = kernel.structured.as_ref()?;
             let imp = record.downcast_ref::<Option<S::Impl>>()?;

@@ -140,8 +140,13 @@ pub fn run<S: StructuredOp>(
     given: Vec<S::Tensor>,
     inputs: Inputs<'_, S>,
 ) -> Result<Vec<S::Tensor>, Error> {
-    let mut meta =
-        StructuredMeta::<S::Tensor, S::Base>::new(S::NAME.operator, key, mode, S::OUTPUTS, given)?;
+    let mut meta = StructuredMeta::<S::Tensor, S::Base>::new(
+        S::name().operator,
+        key,
+        mode,
+        S::OUTPUTS,
+        given,
+    )?;
     let pre = S::meta(&mut meta, &inputs)?;
     let (base, mut outs) = meta.finish()?;
     if let Some(imp) = imp {
@@ -158,8 +163,13 @@ pub fn run_composite<S: StructuredOp>(
     given: Vec<S::Tensor>,
     inputs: Inputs<'_, S>,
 ) -> Result<Vec<S::Tensor>, Error> {
-    let mut meta =
-        StructuredMeta::<S::Tensor, S::Base>::new(S::NAME.operator, key, mode, S::OUTPUTS, given)?;
+    let mut meta = StructuredMeta::<S::Tensor, S::Base>::new(
+        S::name().operator,
+        key,
+        mode,
+        S::OUTPUTS,
+        given,
+    )?;
     S::meta(&mut meta, &inputs)?;
     let (_, mut outs) = meta.finish()?;
     S::call_out(inputs, &mut outs)?;

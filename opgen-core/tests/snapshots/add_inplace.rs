@@ -21,18 +21,17 @@ impl ::core::default::Default for AddInplaceArgs {
 }
 impl MyTensor {
     /// `aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`
-    ///
     /// Panics on error; [`Self::try_add_`] returns it. Defaults in [`AddInplaceArgs`]. Kernel `add_cpu_` at `CPU`, `Meta`.
     #[inline]
     #[track_caller]
     pub fn add_(&mut self, other: &MyTensor) -> MyTensor {
-        ::opgen::__private::panic_on_error(Self::try_add_(self, other))
+        ::opgen::__private::unwrap(Self::try_add_(self, other))
     }
     /// [`Self::add_`] with the defaulted arguments given in [`AddInplaceArgs`].
     #[inline]
     #[track_caller]
     pub fn add_with_(&mut self, other: &MyTensor, args: AddInplaceArgs) -> MyTensor {
-        ::opgen::__private::panic_on_error(Self::try_add_with_(self, other, args))
+        ::opgen::__private::unwrap(Self::try_add_with_(self, other, args))
     }
     /// [`Self::add_`], returning errors instead of panicking.
     #[inline]
@@ -50,7 +49,7 @@ impl MyTensor {
     }
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(non_camel_case_types)]
 pub struct add_ {}
 #[automatically_derived]
 #[allow(unexpected_cfgs)]
@@ -60,8 +59,8 @@ impl ::opgen::dispatch::Operator for add_ {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
-        static CACHE: ::opgen::dispatch::OpCache<add_> = ::opgen::dispatch::OpCache::new();
+    fn cache() -> &'static ::opgen::dispatch::OpCache {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
     }
 }
@@ -72,7 +71,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<add_>()
+        ::opgen::__private::LinkEntry::declare::<add_>("aten", "add_.Tensor")
             .variants(false, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU, ::opgen::DispatchKey::Meta],

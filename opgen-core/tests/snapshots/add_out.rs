@@ -5,12 +5,11 @@ pub fn add_out_cpu(
     out: &mut MyTensor,
 ) {}
 /// `aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)`
-///
 /// Panics on error; [`try_add_out`] returns it. Defaults in [`AddOutArgs`]. Kernel `add_out_cpu` at `CPU`.
 #[inline]
 #[track_caller]
 pub fn add_out(out: &mut MyTensor, self_: &MyTensor, other: &MyTensor) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_add_out(out, self_, other))
+    ::opgen::__private::unwrap(try_add_out(out, self_, other))
 }
 /// [`add_out`] with the defaulted arguments given in [`AddOutArgs`].
 #[inline]
@@ -21,7 +20,7 @@ pub fn add_out_with(
     other: &MyTensor,
     args: AddOutArgs,
 ) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_add_out_with(out, self_, other, args))
+    ::opgen::__private::unwrap(try_add_out_with(out, self_, other, args))
 }
 /// [`add_out`], returning errors instead of panicking.
 #[inline]
@@ -57,7 +56,7 @@ impl ::core::default::Default for AddOutArgs {
     }
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(non_camel_case_types)]
 pub struct add_out {}
 #[automatically_derived]
 #[allow(unexpected_cfgs)]
@@ -72,8 +71,8 @@ impl ::opgen::dispatch::Operator for add_out {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
-        static CACHE: ::opgen::dispatch::OpCache<add_out> = ::opgen::dispatch::OpCache::new();
+    fn cache() -> &'static ::opgen::dispatch::OpCache {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
     }
 }
@@ -84,7 +83,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<add_out>()
+        ::opgen::__private::LinkEntry::declare::<add_out>("aten", "add.out")
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
                 |lib, key, site| ::opgen::__private::impl_adapter_of::<

@@ -5,18 +5,17 @@ pub fn add_cpu(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> MyTensor {
 /// Adds `other`, scaled by `alpha`, to `self`.
 ///
 /// `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`
-///
 /// Panics on error; [`try_add`] returns it. Defaults in [`AddArgs`]. Kernel `add_cpu` at `CPU`.
 #[inline]
 #[track_caller]
 pub fn add(self_: &MyTensor, other: &MyTensor) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_add(self_, other))
+    ::opgen::__private::unwrap(try_add(self_, other))
 }
 /// [`add`] with the defaulted arguments given in [`AddArgs`].
 #[inline]
 #[track_caller]
 pub fn add_with(self_: &MyTensor, other: &MyTensor, args: AddArgs) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_add_with(self_, other, args))
+    ::opgen::__private::unwrap(try_add_with(self_, other, args))
 }
 /// [`add`], returning errors instead of panicking.
 #[inline]
@@ -51,13 +50,13 @@ impl MyTensor {
     #[inline]
     #[track_caller]
     pub fn add(&self, other: &MyTensor) -> MyTensor {
-        ::opgen::__private::panic_on_error(Self::try_add(self, other))
+        ::opgen::__private::unwrap(Self::try_add(self, other))
     }
     /// [`add`] with the defaulted arguments given in [`AddArgs`].
     #[inline]
     #[track_caller]
     pub fn add_with(&self, other: &MyTensor, args: AddArgs) -> MyTensor {
-        ::opgen::__private::panic_on_error(Self::try_add_with(self, other, args))
+        ::opgen::__private::unwrap(Self::try_add_with(self, other, args))
     }
     /// [`add`], returning errors instead of panicking.
     #[inline]
@@ -75,7 +74,7 @@ impl MyTensor {
     }
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(non_camel_case_types)]
 pub struct add {}
 #[automatically_derived]
 #[allow(unexpected_cfgs)]
@@ -85,8 +84,8 @@ impl ::opgen::dispatch::Operator for add {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
-        static CACHE: ::opgen::dispatch::OpCache<add> = ::opgen::dispatch::OpCache::new();
+    fn cache() -> &'static ::opgen::dispatch::OpCache {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
     }
 }
@@ -97,7 +96,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<add>()
+        ::opgen::__private::LinkEntry::declare::<add>("aten", "add.Tensor")
             .variants(true, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],

@@ -9,7 +9,6 @@ pub(crate) fn empty_kernel(
     MyTensor::empty(size)
 }
 /// `aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor`
-///
 /// Panics on error; [`try_empty_memory_format`] returns it. Defaults in [`EmptyMemoryFormatArgs`]. Kernel `empty_kernel` at `CompositeExplicitAutograd`.
 #[inline]
 #[track_caller]
@@ -18,7 +17,7 @@ pub(crate) fn empty_memory_format(
     size: &[i64],
     options: ::opgen::TensorOptions,
 ) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_empty_memory_format(size, options))
+    ::opgen::__private::unwrap(try_empty_memory_format(size, options))
 }
 /// [`empty_memory_format`] with the defaulted arguments given in [`EmptyMemoryFormatArgs`].
 #[inline]
@@ -28,7 +27,7 @@ pub(crate) fn empty_memory_format_with(
     size: &[i64],
     args: EmptyMemoryFormatArgs,
 ) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_empty_memory_format_with(size, args))
+    ::opgen::__private::unwrap(try_empty_memory_format_with(size, args))
 }
 /// [`empty_memory_format`], returning errors instead of panicking.
 #[inline]
@@ -39,7 +38,6 @@ pub(crate) fn try_empty_memory_format(
 ) -> ::opgen::Result<MyTensor> {
     try_empty_memory_format_with(
         size,
-        options,
         EmptyMemoryFormatArgs {
             options: options,
             ..::core::default::Default::default()
@@ -105,8 +103,8 @@ impl ::opgen::dispatch::Operator for empty_memory_format {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
-        static CACHE: ::opgen::dispatch::OpCache<empty_memory_format> = ::opgen::dispatch::OpCache::new();
+    fn cache() -> &'static ::opgen::dispatch::OpCache {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
     }
 }
@@ -117,7 +115,9 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<empty_memory_format>()
+        ::opgen::__private::LinkEntry::declare::<
+            empty_memory_format,
+        >("aten", "empty.memory_format")
             .backend_select(::opgen::__private::backend_select::<empty_memory_format>)
             .with_kernel(
                 &[::opgen::DispatchKey::CompositeExplicitAutograd],

@@ -9,7 +9,6 @@ pub fn scale_cpu(
 /// Scales a tensor.
 ///
 /// `vision::scale(Tensor self, float factor, int[]? dims) -> Tensor`
-///
 /// Panics on error; [`try_scale`] returns it. Kernel `scale_cpu` at `CPU` (the schema is inferred from `scale_cpu`).
 #[inline]
 #[track_caller]
@@ -18,7 +17,7 @@ pub fn scale(
     factor: f64,
     dims: ::core::option::Option<&[i64]>,
 ) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_scale(self_, factor, dims))
+    ::opgen::__private::unwrap(try_scale(self_, factor, dims))
 }
 /// [`scale`], returning errors instead of panicking.
 #[inline]
@@ -45,9 +44,7 @@ impl ScaleExt for MyTensor {
     #[inline]
     #[track_caller]
     fn scale(&self, factor: f64, dims: ::core::option::Option<&[i64]>) -> MyTensor {
-        ::opgen::__private::panic_on_error(
-            <Self as ScaleExt>::try_scale(self, factor, dims),
-        )
+        ::opgen::__private::unwrap(<Self as ScaleExt>::try_scale(self, factor, dims))
     }
     #[inline]
     fn try_scale(
@@ -59,7 +56,7 @@ impl ScaleExt for MyTensor {
     }
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(non_camel_case_types)]
 pub struct scale {}
 #[automatically_derived]
 #[allow(unexpected_cfgs)]
@@ -69,8 +66,8 @@ impl ::opgen::dispatch::Operator for scale {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
-        static CACHE: ::opgen::dispatch::OpCache<scale> = ::opgen::dispatch::OpCache::new();
+    fn cache() -> &'static ::opgen::dispatch::OpCache {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
     }
 }
@@ -81,7 +78,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<scale>()
+        ::opgen::__private::LinkEntry::declare::<scale>("vision", "scale")
             .variants(true, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],

@@ -10,7 +10,6 @@ pub fn sum_meta(
     Ok(SumIntListOutPrecompute { dims })
 }
 /// `aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)`
-///
 /// Panics on error; [`try_sum_int_list_out`] returns it. Defaults in [`SumIntListOutArgs`]. Structured: meta function `sum_meta`; kernels at `Meta` and at the keys of the impls (`op = "sum.IntList_out", structured`).
 #[inline]
 #[track_caller]
@@ -19,7 +18,7 @@ pub fn sum_int_list_out(
     self_: &MyTensor,
     dim: ::core::option::Option<&[i64]>,
 ) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_sum_int_list_out(out, self_, dim))
+    ::opgen::__private::unwrap(try_sum_int_list_out(out, self_, dim))
 }
 /// [`sum_int_list_out`] with the defaulted arguments given in [`SumIntListOutArgs`].
 #[inline]
@@ -30,7 +29,7 @@ pub fn sum_int_list_out_with(
     dim: ::core::option::Option<&[i64]>,
     args: SumIntListOutArgs,
 ) -> MyTensor {
-    ::opgen::__private::panic_on_error(try_sum_int_list_out_with(out, self_, dim, args))
+    ::opgen::__private::unwrap(try_sum_int_list_out_with(out, self_, dim, args))
 }
 /// [`sum_int_list_out`], returning errors instead of panicking.
 #[inline]
@@ -66,7 +65,7 @@ impl ::core::default::Default for SumIntListOutArgs {
     }
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(non_camel_case_types)]
 pub struct sum_int_list_out {}
 #[automatically_derived]
 #[allow(unexpected_cfgs)]
@@ -81,8 +80,8 @@ impl ::opgen::dispatch::Operator for sum_int_list_out {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache<Self> {
-        static CACHE: ::opgen::dispatch::OpCache<sum_int_list_out> = ::opgen::dispatch::OpCache::new();
+    fn cache() -> &'static ::opgen::dispatch::OpCache {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
     }
 }
@@ -147,7 +146,9 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<sum_int_list_out>()
+        ::opgen::__private::LinkEntry::declare::<
+            sum_int_list_out,
+        >("aten", "sum.IntList_out")
             .with_kernel(
                 &[::opgen::DispatchKey::Meta],
                 |lib, key, site| ::opgen::structured::register_out::<

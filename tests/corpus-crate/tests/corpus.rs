@@ -37,12 +37,13 @@ fn free_functions_call_the_kernels() {
     assert_eq!(aten::try_mul(&a, &b).unwrap().data(), [10.0, -40.0]);
     assert_eq!(aten::relu(&a).data(), [1.0, 0.0]);
     assert_eq!(aten::sum(&a).data(), [-1.0]);
-    // The out variant: out arguments first, and the faithful form in schema order.
+    // The out variant: out arguments first, and the faithful form (the marker's `call`) in
+    // schema order.
     let mut out = t(&[]);
     assert_eq!(aten::add_out(&mut out, &a, &b).data(), [11.0, 18.0]);
     assert_eq!(out.data(), [11.0, 18.0]);
     let mut out = t(&[]);
-    aten::add_outf(&a, &b, Scalar::Int(2), &mut out);
+    aten::add_out::call((&a, &b, Scalar::Int(2), &mut out)).unwrap();
     assert_eq!(out.data(), [21.0, 38.0]);
 }
 
@@ -79,14 +80,10 @@ fn boxed_calls_by_name() -> Result<(), Error> {
 fn redispatch_continues_below_a_key() {
     let (a, b) = (t(&[1.0]), t(&[2.0]));
     let keys = DispatchKeySet::from(DispatchKey::CPU);
-    assert_eq!(
-        aten::add_redispatch(keys, &a, &b, Scalar::Int(3)).data(),
-        [7.0]
-    );
-    assert_eq!(
-        aten::try_relu_redispatch(keys, &t(&[-1.0])).unwrap().data(),
-        [0.0]
-    );
+    let added = aten::add::redispatch(keys, (&a, &b, Scalar::Int(3))).unwrap();
+    assert_eq!(added.data(), [7.0]);
+    let relu = aten::relu::redispatch(keys, (&t(&[-1.0]),)).unwrap();
+    assert_eq!(relu.data(), [0.0]);
 }
 
 #[test]

@@ -385,6 +385,16 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
         ),
     };
     let dead = cx.dead_code_word().map(|w| quote!(, #w));
+    let cache = match &cx.cache_slot {
+        Some((array, i)) => {
+            let i = proc_macro2::Literal::usize_unsuffixed(*i);
+            quote!(&#array[#i])
+        }
+        None => quote! {
+            static CACHE: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new();
+            &CACHE
+        },
+    };
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types #dead)]
@@ -397,9 +407,8 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
             type Returns = #returns;
             const SCHEMA: &'static str = #schema;
             const STATIC_DISPATCH: bool = #static_dispatch;
-            fn cache() -> &'static #rt::dispatch::OpCache<Self> {
-                static CACHE: #rt::dispatch::OpCache<#marker> = #rt::dispatch::OpCache::new();
-                &CACHE
+            fn cache() -> &'static #rt::dispatch::OpCache {
+                #cache
             }
         }
     }

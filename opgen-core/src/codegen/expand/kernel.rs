@@ -58,6 +58,7 @@ pub(crate) fn expand_defined(
         },
         methods_span: super::methods_span(input),
         static_dispatch: None,
+        cache_slot: None,
     };
     let api_items = api::expand_api(plan, api, &cx, true);
     let reserved = super::reserved(input);

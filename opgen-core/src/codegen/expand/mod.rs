@@ -42,6 +42,9 @@ pub(crate) struct Cx<'a> {
     /// The constant markers take `STATIC_DISPATCH` from, when the expansion defines one
     /// (`include_native_functions!`: one for all); `None`: each reads the feature itself.
     pub static_dispatch: Option<syn::Ident>,
+    /// The element of a `static` array of caches the marker's cache is
+    /// (`include_native_functions!`: one array for all); `None`: a `static` of its own.
+    pub cache_slot: Option<(syn::Ident, usize)>,
 }
 
 /// Where an operator's kernels come from, as its docs say.

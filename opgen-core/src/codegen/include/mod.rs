@@ -338,6 +338,9 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
         #[allow(unexpected_cfgs)]
         const #static_dispatch: bool = #cfg;
     });
+    // One array holds every operator's cache.
+    let caches = syn::Ident::new("__OPGEN_CACHES", at);
+    let mut slots = 0;
     let trait_name = match &parsed.methods {
         Methods::Trait(t) => Some(t.clone()),
         Methods::Inherent => None,
@@ -358,7 +361,9 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
             },
             methods_span: at,
             static_dispatch: Some(static_dispatch.clone()),
+            cache_slot: Some((caches.clone(), slots)),
         };
+        slots += 1;
         out.extend(api::expand_api(plan, api, &cx, false));
         match &trait_name {
             None => methods.extend(api::inherent_methods(plan, api, &cx)),
@@ -388,6 +393,11 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
             });
         }
     }
+    let n = proc_macro2::Literal::usize_unsuffixed(slots);
+    out.extend(quote! {
+        #[doc(hidden)]
+        static #caches: [#rt::dispatch::OpCache; #n] = [const { #rt::dispatch::OpCache::new() }; #n];
+    });
     let name = syn::Ident::new("__OPGEN_LINK", at);
     out.extend(link::group(rt, &name, &entries, TokenStream2::new()));
     out

@@ -77,11 +77,28 @@ const FUNCTION: Variants = Variants {
 };
 
 impl LinkEntry {
-    /// The `def` of an operator declared with a Rust API (its marker `O`), with PyTorch's
-    /// defaults: variant `function`, device check and guard. `site` is the caller's location.
+    /// The `def` of an operator declared with a Rust API (its marker `O`, whose schema has
+    /// the namespace prefix `namespace::`), named `name` (`add.Tensor`), with PyTorch's
+    /// defaults: variant `function`, device check and guard. `site` is the caller's
+    /// location. (The names are given, not read off the schema, so that no expansion makes
+    /// the compiler scan strings.)
     #[track_caller]
-    pub const fn declare<O: Operator>() -> LinkEntry {
-        LinkEntry::def(O::SCHEMA)
+    pub const fn declare<O: Operator>(namespace: &'static str, name: &'static str) -> LinkEntry {
+        let site: Site = std::panic::Location::caller();
+        LinkEntry {
+            namespace,
+            // The schema without its `namespace::` prefix.
+            schema: Some(O::SCHEMA.split_at(namespace.len() + 2).1),
+            name,
+            keys: &[],
+            file: site.file(),
+            line: site.line(),
+            site,
+            register: no_kernel,
+            variants: Some(FUNCTION),
+            device: Some(DeviceChecks::DEFAULT),
+            backend_select: None,
+        }
     }
 
     /// The `def` of `schema` (with its namespace prefix; `aten` without one) and no kernel.

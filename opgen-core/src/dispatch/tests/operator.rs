@@ -19,8 +19,8 @@ impl Operator for neg {
     type Args = (&'static TestTensor,);
     type Returns = TestTensor;
     const SCHEMA: &'static str = "optest::neg(Tensor self) -> Tensor";
-    fn cache() -> &'static OpCache<Self> {
-        static CACHE: OpCache<neg> = OpCache::new();
+    fn cache() -> &'static OpCache {
+        static CACHE: OpCache = OpCache::new();
         &CACHE
     }
 }
@@ -45,8 +45,8 @@ impl Operator for make {
     type Returns = TestTensor;
     const SCHEMA: &'static str = "optest::make(int value, *, ScalarType? dtype=None, \
         Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor";
-    fn cache() -> &'static OpCache<Self> {
-        static CACHE: OpCache<make> = OpCache::new();
+    fn cache() -> &'static OpCache {
+        static CACHE: OpCache = OpCache::new();
         &CACHE
     }
 }
@@ -74,10 +74,10 @@ fn make_meta(
 #[linkme::distributed_slice(LINK_ENTRIES)]
 #[linkme(crate = linkme)]
 static OPTEST: &[LinkEntry] = &[
-    LinkEntry::declare::<neg>().with_kernel(&[K::CPU], |lib, key, site| {
+    LinkEntry::declare::<neg>("optest", "neg").with_kernel(&[K::CPU], |lib, key, site| {
         impl_kernel_of::<neg, _, _>(lib, key, neg_cpu, site)
     }),
-    LinkEntry::declare::<make>()
+    LinkEntry::declare::<make>("optest", "make")
         .backend_select(backend_select::<make>)
         .with_kernel(&[K::CPU], |lib, key, site| {
             impl_kernel::<TestTensor, _, _>(lib, "make", key, make_cpu, site)
@@ -94,7 +94,7 @@ fn names_come_from_the_schema_in_const_context() {
         (NAME.namespace, NAME.qualified, NAME.overload, NAME.full),
         ("ns", "ns::add_", "Tensor", "add_.Tensor")
     );
-    assert_eq!(neg::NAME.full, "neg");
+    assert_eq!(neg::name().full, "neg");
     let entry = &OPTEST[0];
     assert_eq!(
         (entry.namespace, entry.name, entry.keys),

@@ -35,6 +35,7 @@ pub(crate) fn expand_delegate(
         origin: Origin::Delegate { out },
         methods_span: crate::codegen::expand::methods_span(input),
         static_dispatch: None,
+        cache_slot: None,
     };
     let rt = cx.rt;
     let api_items = api::expand_api(plan, api, &cx, true);

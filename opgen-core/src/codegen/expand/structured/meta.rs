@@ -56,6 +56,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         },
         methods_span: super::super::methods_span(input),
         static_dispatch: None,
+        cache_slot: None,
     };
     let reserved = super::super::reserved(input);
     let api_items = api::expand_api(plan, api, &cx, true);
