@@ -436,10 +436,10 @@ pub trait Operator: Sized + 'static {
     /// straight to the kernel linked for the arguments' backend.
     const STATIC_DISPATCH: bool = false;
 
-    /// The operator's cached handles (its own; one element of a `static` array for the
-    /// operators of an `include_native_functions!`).
+    /// The operator's cached handles: a `static` of its own, or one element of the `static`
+    /// array of an `include_native_functions!`.
     #[doc(hidden)]
-    fn cache() -> &'static OpCache;
+    const CACHE: &'static OpCache;
 
     /// The names in [`Operator::SCHEMA`] (read at run time: a `const` would make every
     /// expansion evaluate the scan at compile time).
@@ -454,7 +454,7 @@ pub trait Operator: Sized + 'static {
     fn call(
         args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
     ) -> Result<Self::Returns, Error> {
-        Self::cache().call::<Self>(args)
+        Self::CACHE.call::<Self>(args)
     }
 
     /// Continues dispatch with the key set given (in a kernel, typically its own key set
@@ -465,13 +465,13 @@ pub trait Operator: Sized + 'static {
         ks: DispatchKeySet,
         args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
     ) -> Result<Self::Returns, Error> {
-        <Self::Args as ArgTuple<Self::Tensor>>::redispatch(Self::cache().typed::<Self>()?, ks, args)
+        <Self::Args as ArgTuple<Self::Tensor>>::redispatch(Self::CACHE.typed::<Self>()?, ks, args)
     }
 
     /// The typed handle of the global dispatcher, looked up once.
     #[inline]
     fn typed() -> Result<&'static TypedOperator<Self::Tensor, Self::Args, Self::Returns>, Error> {
-        Self::cache().typed::<Self>()
+        Self::CACHE.typed::<Self>()
     }
 
     /// Registers `kernel` for this operator at `key` in `lib` (of its namespace), as

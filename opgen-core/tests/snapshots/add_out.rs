@@ -71,10 +71,10 @@ impl ::opgen::dispatch::Operator for add_out {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache {
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
         static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
-    }
+    };
 }
 #[doc(hidden)]
 const _: () = {

@@ -84,10 +84,10 @@ impl ::opgen::dispatch::Operator for add {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache {
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
         static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
-    }
+    };
 }
 #[doc(hidden)]
 const _: () = {

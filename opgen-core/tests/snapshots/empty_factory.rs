@@ -103,10 +103,10 @@ impl ::opgen::dispatch::Operator for empty_memory_format {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache {
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
         static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
-    }
+    };
 }
 #[doc(hidden)]
 const _: () = {

@@ -66,10 +66,10 @@ impl ::opgen::dispatch::Operator for scale {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache {
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
         static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
-    }
+    };
 }
 #[doc(hidden)]
 const _: () = {

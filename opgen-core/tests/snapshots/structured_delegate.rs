@@ -52,10 +52,10 @@ impl ::opgen::dispatch::Operator for add_ {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache {
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
         static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
-    }
+    };
 }
 #[automatically_derived]
 impl ::opgen::structured::InPlace<add_out> for add_ {

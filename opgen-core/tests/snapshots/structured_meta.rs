@@ -80,10 +80,10 @@ impl ::opgen::dispatch::Operator for sum_int_list_out {
     type Returns = MyTensor;
     const SCHEMA: &'static str = "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)";
     const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    fn cache() -> &'static ::opgen::dispatch::OpCache {
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
         static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
         &CACHE
-    }
+    };
 }
 #[automatically_derived]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]

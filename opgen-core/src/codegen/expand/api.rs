@@ -390,10 +390,10 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
             let i = proc_macro2::Literal::usize_unsuffixed(*i);
             quote!(&#array[#i])
         }
-        None => quote! {
+        None => quote!({
             static CACHE: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new();
             &CACHE
-        },
+        }),
     };
     quote! {
         #[doc(hidden)]
@@ -407,9 +407,7 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
             type Returns = #returns;
             const SCHEMA: &'static str = #schema;
             const STATIC_DISPATCH: bool = #static_dispatch;
-            fn cache() -> &'static #rt::dispatch::OpCache {
-                #cache
-            }
+            const CACHE: &'static #rt::dispatch::OpCache = #cache;
         }
     }
 }

@@ -10,6 +10,9 @@ use crate::dispatch::{
     TupleKernel,
 };
 
+static CACHE: OpCache = OpCache::new();
+static MAKE_CACHE: OpCache = OpCache::new();
+
 /// The marker generated code would write for `optest::neg`.
 #[allow(non_camel_case_types)]
 struct neg {}
@@ -19,10 +22,7 @@ impl Operator for neg {
     type Args = (&'static TestTensor,);
     type Returns = TestTensor;
     const SCHEMA: &'static str = "optest::neg(Tensor self) -> Tensor";
-    fn cache() -> &'static OpCache {
-        static CACHE: OpCache = OpCache::new();
-        &CACHE
-    }
+    const CACHE: &'static OpCache = &CACHE;
 }
 
 fn neg_cpu(t: &TestTensor) -> TestTensor {
@@ -45,10 +45,7 @@ impl Operator for make {
     type Returns = TestTensor;
     const SCHEMA: &'static str = "optest::make(int value, *, ScalarType? dtype=None, \
         Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor";
-    fn cache() -> &'static OpCache {
-        static CACHE: OpCache = OpCache::new();
-        &CACHE
-    }
+    const CACHE: &'static OpCache = &MAKE_CACHE;
 }
 
 fn make_cpu(
