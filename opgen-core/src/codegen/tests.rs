@@ -2,6 +2,7 @@
 
 mod corpus;
 mod errors;
+mod hygiene;
 mod snapshots;
 
 use proc_macro2::TokenStream as TokenStream2;

@@ -248,6 +248,24 @@ pub fn rust_ident(name: &str) -> String {
     s
 }
 
+/// The Rust identifier of the argument `name` (its parameter, field and binding): the name
+/// lower-cased, then [`rust_ident`]. Lower case keeps parameters, which are patterns, clear of
+/// the constants and unit structs of the user's module (`A`, `LD`, `U` in ATen's schemas).
+///
+/// ```
+/// use opgen_core::plan::arg_ident;
+/// assert_eq!(arg_ident("LU_data"), "lu_data");
+/// assert_eq!(arg_ident("Type"), "r#type");
+/// assert_eq!(arg_ident("self"), "self_");
+/// ```
+pub fn arg_ident(name: &str) -> String {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        rust_ident(&name.to_ascii_lowercase())
+    } else {
+        rust_ident(name)
+    }
+}
+
 /// A form's name: `prefix` + NAME + `suffix`, with NAME's leading and trailing underscores
 /// kept outside (`add_` → `try_add_`, `add_with_`; `__and__` → `__try_and__`), so that the
 /// in-place `_` stays last and names stay snake case.

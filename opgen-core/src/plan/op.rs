@@ -313,7 +313,7 @@ impl OpPlan {
         let mut args: Vec<ArgPlan> = (schema.arguments.iter().enumerate())
             .map(|(i, a)| ArgPlan {
                 name: a.name.to_string(),
-                ident: rust_ident(&a.name),
+                ident: super::names::arg_ident(&a.name),
                 ty: argument_type(&a.ty, a.is_write()).unwrap_or(RustType::Tuple(Vec::new())),
                 default: a
                     .default

@@ -11,7 +11,7 @@
 
 use crate::schema::{DefaultValue, Schema, SchemaKind};
 
-use super::names::{cpp_api_name, rust_fn_name, rust_ident};
+use super::names::{cpp_api_name, rust_fn_name};
 use super::types::{RustType, ValueType, argument_type, return_type};
 
 /// Which family a [`Signature`] belongs to.
@@ -115,7 +115,7 @@ fn scattered(schema: &Schema, with_defaults: bool) -> Vec<SignatureArgument> {
         .iter()
         .enumerate()
         .map(|(i, a)| SignatureArgument {
-            name: rust_ident(&a.name),
+            name: super::names::arg_ident(&a.name),
             index: Some(i),
             ty: argument_type(&a.ty, a.is_write()).unwrap_or_else(unsupported),
             default: if with_defaults {

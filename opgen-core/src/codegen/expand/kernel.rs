@@ -61,7 +61,7 @@ pub(crate) fn expand_defined(
         cache_slot: None,
     };
     let api_items = api::expand_api(plan, api, &cx, true);
-    let reserved = super::reserved(input);
+    let reserved = super::reserved(input, Some(&def.signature.tensor));
     let params = Params::avoiding(&reserved);
     let mut entry = link::declare(plan, api, cx.rt, kernel.ident().span());
     if !keys.is_empty() {
@@ -190,7 +190,7 @@ pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
         return kernel.tokens.clone();
     };
     let keys = super::kernel_keys(input, false);
-    let reserved = super::reserved(input);
+    let reserved = super::reserved(input, None);
     let params = Params::avoiding(&reserved);
     let Params { lib, key, site } = &params;
     let k = kernel.ident();

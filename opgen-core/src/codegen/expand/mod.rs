@@ -132,16 +132,17 @@ pub(crate) fn plan_of(checked: &Checked<'_>, def: &Definition) -> OpPlan {
             super::attribute::Methods::Inherent => MethodsKind::Inherent,
             super::attribute::Methods::Trait(t) => MethodsKind::Trait(t.to_string()),
         },
-        reserved: reserved(input),
+        reserved: reserved(input, Some(&def.signature.tensor)),
     })
 }
 
 /// The user's identifiers an expansion's bodies refer to: the kernel, and the tensor
-/// type's last segment.
-pub(crate) fn reserved(input: &super::Input) -> BTreeSet<String> {
+/// type's last segment (`tensor`, else the `tensor` option's).
+pub(crate) fn reserved(input: &super::Input, tensor: Option<&syn::Type>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     out.insert(input.kernel.ident().to_string());
-    if let Some(t) = input.tensor.as_ref().and_then(super::kernel_fn::last_ident) {
+    let tensor = tensor.or(input.tensor.as_ref());
+    if let Some(t) = tensor.and_then(super::kernel_fn::last_ident) {
         out.insert(t.to_string());
     }
     out

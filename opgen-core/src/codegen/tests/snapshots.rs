@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use quote::quote;
 
+use proc_macro2::TokenStream;
+
 use super::expand;
 
 fn check(name: &str, actual: &str) {
@@ -22,11 +24,11 @@ fn check(name: &str, actual: &str) {
     }
 }
 
-#[test]
-fn add_tensor() {
-    check(
-        "add_tensor",
-        &expand(
+/// The representative inputs: (snapshot name, attribute, item).
+pub(super) fn cases() -> Vec<(&'static str, TokenStream, TokenStream)> {
+    vec![
+        (
+            "add_tensor",
             quote!(
                 "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
                 variants = "function, method",
@@ -39,14 +41,8 @@ fn add_tensor() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn add_inplace_method_only() {
-    check(
-        "add_inplace",
-        &expand(
+        (
+            "add_inplace",
             quote!(
                 "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
                 variants = "method",
@@ -58,14 +54,8 @@ fn add_inplace_method_only() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn add_out_with_faithful_form() {
-    check(
-        "add_out",
-        &expand(
+        (
+            "add_out",
             quote!(
                 "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
                 dispatch = "CPU"
@@ -74,17 +64,11 @@ fn add_out_with_faithful_form() {
                 pub fn add_out_cpu(self_: &MyTensor, other: &MyTensor, alpha: Scalar, out: &mut MyTensor) {}
             },
         ),
-    );
-}
-
-#[test]
-fn factory_with_tensor_options() {
-    check(
-        "empty_factory",
-        &expand(
+        (
+            "empty_factory",
             quote!(
                 "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, \
-                    Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+                        Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
                 dispatch = "CompositeExplicitAutograd"
             ),
             quote! {
@@ -100,14 +84,8 @@ fn factory_with_tensor_options() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn inferred_schema_with_extension_trait() {
-    check(
-        "inferred_trait",
-        &expand(
+        (
+            "inferred_trait",
             quote!(
                 variants = "function, method",
                 methods = "trait ScaleExt",
@@ -121,14 +99,8 @@ fn inferred_schema_with_extension_trait() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn kernel_of_an_operator_defined_elsewhere_at_cuda() {
-    check(
-        "op_kernel_cuda",
-        &expand(
+        (
+            "op_kernel_cuda",
             quote!(op = "aten::add.Tensor", dispatch = "CPU, CUDA"),
             quote! {
                 fn add_cuda(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> MyTensor {
@@ -136,14 +108,8 @@ fn kernel_of_an_operator_defined_elsewhere_at_cuda() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn kernel_of_an_operator_defined_elsewhere() {
-    check(
-        "op_kernel",
-        &expand(
+        (
+            "op_kernel",
             quote!(
                 op = "aten::add.Tensor",
                 dispatch = "Meta",
@@ -155,14 +121,8 @@ fn kernel_of_an_operator_defined_elsewhere() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn structured_meta_with_precomputed() {
-    check(
-        "structured_meta",
-        &expand(
+        (
+            "structured_meta",
             quote!(
                 "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
                 structured,
@@ -182,14 +142,8 @@ fn structured_meta_with_precomputed() {
                 }
             },
         ),
-    );
-}
-
-#[test]
-fn structured_delegate() {
-    check(
-        "structured_delegate",
-        &expand(
+        (
+            "structured_delegate",
             quote!(
                 "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
                 structured_delegate = "add.out",
@@ -200,5 +154,28 @@ fn structured_delegate() {
                 pub fn add_();
             ),
         ),
-    );
+        (
+            "structured_impl",
+            quote!(op = "sum.IntList_out", structured, dispatch = "CPU"),
+            quote! {
+                fn sum_out_cpu(self_: &MyTensor, dims: &[i64], keepdim: bool, out: &mut MyTensor) {}
+            },
+        ),
+        (
+            "op_path_kernel",
+            quote!(op = aten::add, dispatch = "CPU"),
+            quote! {
+                fn add_cpu(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> Result<MyTensor, Error> {
+                    Ok(self_.clone())
+                }
+            },
+        ),
+    ]
+}
+
+#[test]
+fn expansions_equal_their_snapshots() {
+    for (name, attribute, item) in cases() {
+        check(name, &expand(attribute, item));
+    }
 }

@@ -41,7 +41,7 @@ pub(crate) fn expand_delegate(
     let api_items = api::expand_api(plan, api, &cx, true);
     let marker = ident(&api.marker);
     let composite = (input.options.composite_from_out.as_ref()).is_some_and(|b| b.value);
-    let reserved = crate::codegen::expand::reserved(input);
+    let reserved = crate::codegen::expand::reserved(input, Some(&def.signature.tensor));
     let in_place = plan.schema.arguments.iter().any(|a| a.is_write());
     let lit =
         (input.options.structured_delegate.as_ref()).map_or_else(Span::call_site, |l| l.span());

@@ -22,7 +22,7 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
     let rt = &input.rt;
     let k = kernel.ident();
     let at = k.span();
-    let reserved = crate::codegen::expand::reserved(input);
+    let reserved = crate::codegen::expand::reserved(input, None);
     let mut taken = reserved.clone();
     let params: Vec<syn::Ident> = (0..kernel.params.len())
         .map(|i| {
@@ -34,10 +34,11 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
     let written: syn::Type =
         (kernel.output.written.clone()).unwrap_or_else(|| syn::parse_quote!(()));
     let op = quote_spanned!(at=> <#marker as #rt::structured::StructuredOp>);
+    let local = ident(&fresh_name("imp", &taken));
     let imp = quote_spanned! {at=>
         {
-            let imp: #op::Impl = |#(#params),*| #rt::__private::impl_result(#k(#(#params),*));
-            imp
+            let #local: #op::Impl = |#(#params),*| #rt::__private::impl_result(#k(#(#params),*));
+            #local
         }
     };
     let lp = link::Params::avoiding(&taken);

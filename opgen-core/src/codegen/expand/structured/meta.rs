@@ -58,7 +58,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         static_dispatch: None,
         cache_slot: None,
     };
-    let reserved = super::super::reserved(input);
+    let reserved = super::super::reserved(input, Some(&def.signature.tensor));
     let api_items = api::expand_api(plan, api, &cx, true);
     let glue = glue(
         plan,
@@ -128,6 +128,7 @@ fn glue(
         taken.insert(name.clone());
         ident(&name)
     };
+    let r = fresh("R");
     let (meta, inputs, imp, base_param, pre, outs, args) = (
         fresh("meta"),
         fresh("inputs"),
@@ -214,7 +215,7 @@ fn glue(
         impl #rt::structured::StructuredOp for #marker {
             type Base = #base;
             type Impl = fn(#(#impl_types),*) -> #rt::Result<()>;
-            type ImplSignature<R> = fn(#(#impl_types),*) -> R;
+            type ImplSignature<#r> = fn(#(#impl_types),*) -> #r;
             type Inputs = (#(#input_families,)*);
             type Precompute = #pre_ty;
             const OUTPUTS: &'static [&'static str] = &[#(#out_names),*];

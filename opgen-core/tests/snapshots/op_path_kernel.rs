@@ -1,0 +1,34 @@
+fn add_cpu(
+    self_: &MyTensor,
+    other: &MyTensor,
+    alpha: Scalar,
+) -> Result<MyTensor, Error> {
+    Ok(self_.clone())
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::kernel_of::<
+            aten::add,
+        >(
+            &[::opgen::DispatchKey::CPU],
+            |lib, key, site| ::opgen::__private::impl_kernel_of::<
+                aten::add,
+                _,
+                _,
+            >(lib, key, add_cpu, site),
+        ),
+    ];
+    #[allow(dead_code)]
+    fn __opgen_check() {
+        ::opgen::__private::check_arity::<aten::add, 3>();
+        ::opgen::__private::check_param::<aten::add, &MyTensor, 0>();
+        ::opgen::__private::check_param::<aten::add, &MyTensor, 1>();
+        ::opgen::__private::check_param::<aten::add, Scalar, 2>();
+        ::opgen::__private::check_return::<aten::add, Result<MyTensor, Error>>();
+    }
+};
