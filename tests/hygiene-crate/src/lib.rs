@@ -60,6 +60,7 @@ impl ::opgen::dispatch::Tensor for R {
     }
 }
 
+#[cfg_attr(rustfmt, rustfmt::skip)]
 pub mod generated;
 
 /// Operators of the corpus whose names or arguments meet std's (`clone`, `max`, `eq`, `sum`
