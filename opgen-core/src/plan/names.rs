@@ -349,7 +349,8 @@ pub const PRELUDE_METHODS: &[&str] = &[
     "cmp",
     "max",
     "min",
-    "clamp", // ToOwned, ToString, AsRef, AsMut, Into, TryInto, Extend, IntoIterator, Drop
+    "clamp",
+    // ToOwned, ToString, AsRef, AsMut, Into, TryInto, Extend, IntoIterator, Drop
     "to_owned",
     "clone_into",
     "to_string",
@@ -359,9 +360,11 @@ pub const PRELUDE_METHODS: &[&str] = &[
     "try_into",
     "extend",
     "into_iter",
-    "drop", // Future, IntoFuture
+    "drop",
+    // Future, IntoFuture
     "poll",
-    "into_future", // Iterator, DoubleEndedIterator, ExactSizeIterator
+    "into_future",
+    // Iterator, DoubleEndedIterator, ExactSizeIterator
     "next",
     "size_hint",
     "count",

@@ -459,4 +459,38 @@ mod op_plans {
             "__DispatchZerosArgs"
         );
     }
+
+    /// Every untyped shape of the loader (the ui fixture `untyped.yaml`, which
+    /// `include_native_functions!` builds in `ui/pass/include_untyped.rs`) plans without a
+    /// panic; each blocked entry says why in words; more arguments or returns than typed calls
+    /// take always block.
+    #[test]
+    fn untyped_shapes_are_blocked_with_a_reason() {
+        let yaml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../ui-tests/tests/ui/yaml/untyped.yaml"
+        ))
+        .expect("the ui fixture");
+        let nfs = crate::native::load_native_functions(&yaml, "").expect("the fixture loads");
+        let mut blocked = Vec::new();
+        for f in nfs.functions() {
+            let p = OpPlan::new(&PlanInput {
+                function: f,
+                namespace: "test",
+                name: None,
+                args_struct: None,
+                methods: MethodsKind::Inherent,
+                reserved: BTreeSet::new(),
+            });
+            if let Err(blockers) = &p.api {
+                assert!(!blockers.is_empty());
+                for b in blockers {
+                    assert!(!b.describe(&f.func).is_empty());
+                }
+                blocked.push(f.func.name.name.to_string());
+            }
+        }
+        assert!(blocked.contains(&"untyped_many_returns".to_string()), "{blocked:?}");
+        assert!(blocked.contains(&"untyped_many_arguments".to_string()), "{blocked:?}");
+    }
 }
