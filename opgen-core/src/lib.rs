@@ -17,6 +17,7 @@
 pub mod catalog;
 pub mod cross;
 pub mod dispatch;
+pub mod explain;
 pub mod native;
 pub mod plan;
 pub mod schema;
