@@ -1,9 +1,12 @@
 //! OpCheck against kernels that are right and kernels with each kind of mistake.
 
+mod group;
+mod views;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{Check, OpCheck};
+use crate::testing::{Check, OpCheck};
 use crate::dispatch::{
     Device, DeviceType, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout,
     Registration, ScalarType, Tensor, TensorOptions,
