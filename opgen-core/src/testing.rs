@@ -303,7 +303,10 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             not_called: Vec::new(),
             size: members.len(),
         };
-        let Some(f) = members.iter().position(|m| m.kind == SchemaKind::Functional) else {
+        let Some(f) = members
+            .iter()
+            .position(|m| m.kind == SchemaKind::Functional)
+        else {
             return Ok(g);
         };
         // The functional arguments: the inputs without out arguments.
@@ -315,10 +318,16 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             mine.outputs.clone()
         } else {
             let called = self
-                .check_schema(&functional.op, &functional.schema, &functional_args, &mut report.unchecked)
+                .check_schema(
+                    &functional.op,
+                    &functional.schema,
+                    &functional_args,
+                    &mut report.unchecked,
+                )
                 .map_err(|e| fail(format!("the functional variant `{}`: {e}", functional.name)))?;
             let outputs = called.outputs.clone();
-            g.called.push((functional_ref(&functional), functional_args.clone(), called));
+            g.called
+                .push((functional_ref(&functional), functional_args.clone(), called));
             outputs
         };
         // The checked operator is called again only if it is an out operator: the sample
@@ -432,4 +441,3 @@ fn functional_ref(m: &Member) -> Member {
         name: m.name.clone(),
     }
 }
-

@@ -266,10 +266,16 @@ fn func_and_namespace_are_as_written() {
     assert_eq!(
         shown,
         [
-            (json!("aten::abs_(Tensor(a!) self) -> Tensor(a!)"), json!("aten")),
+            (
+                json!("aten::abs_(Tensor(a!) self) -> Tensor(a!)"),
+                json!("aten")
+            ),
             (json!("neg(Tensor self) -> Tensor"), Value::Null),
             (json!("::sgn(Tensor self) -> Tensor"), Value::Null),
-            (json!("vision::nms(Tensor dets, float iou) -> Tensor"), json!("vision")),
+            (
+                json!("vision::nms(Tensor dets, float iou) -> Tensor"),
+                json!("vision")
+            ),
             // Generated from `aten::abs_` (out first, as torchgen generates them): written
             // as their entry is.
             (
@@ -338,7 +344,11 @@ fn has_composite_kernel_follows_torchgen() {
     let lib = d.library("demo").expect("demo");
     let _regs = [
         lib.def("only_nested(Tensor self) -> Tensor").expect("def"),
-        any_kernel(&lib, "only_nested", DispatchKey::CompositeImplicitAutogradNestedTensor),
+        any_kernel(
+            &lib,
+            "only_nested",
+            DispatchKey::CompositeImplicitAutogradNestedTensor,
+        ),
     ];
     let only_nested = by_name(&d.catalog_json(), "only_nested");
     assert_eq!(only_nested["has_composite_kernel"], false);
@@ -351,7 +361,9 @@ fn has_composite_kernel_follows_torchgen() {
 #[test]
 fn runtime_and_yaml_objects_differ_only_where_the_readme_says() {
     let entry = |extra: &str| {
-        format!("- func: erfinv(Tensor self) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU: erfinv\n  autogen: erfinv.out\n{extra}")
+        format!(
+            "- func: erfinv(Tensor self) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU: erfinv\n  autogen: erfinv.out\n{extra}"
+        )
     };
     let yaml_object = |yaml: &str| {
         let nf = load_native_functions(yaml, &pytorch_tags()).expect("valid yaml");
@@ -366,13 +378,21 @@ fn runtime_and_yaml_objects_differ_only_where_the_readme_says() {
         };
         let here = std::panic::Location::caller();
         let _def = lib
-            .def_native_at("erfinv(Tensor self) -> Tensor", Some(variants), device, here)
+            .def_native_at(
+                "erfinv(Tensor self) -> Tensor",
+                Some(variants),
+                device,
+                here,
+            )
             .expect("def");
         let _cpu = any_kernel(&lib, "erfinv", DispatchKey::CPU);
         by_name(&d.catalog_json(), "erfinv")
     };
     let differing = |a: &Value, b: &Value| -> Vec<String> {
-        let (a, b) = (a.as_object().expect("object"), b.as_object().expect("object"));
+        let (a, b) = (
+            a.as_object().expect("object"),
+            b.as_object().expect("object"),
+        );
         assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
         (a.iter())
             .filter(|(k, v)| b.get(*k) != Some(*v))
@@ -380,7 +400,10 @@ fn runtime_and_yaml_objects_differ_only_where_the_readme_says() {
             .collect()
     };
     let same = runtime_object(Some(DeviceChecks::DEFAULT));
-    assert_eq!(differing(&yaml_object(&entry("")), &same), Vec::<String>::new());
+    assert_eq!(
+        differing(&yaml_object(&entry("")), &same),
+        Vec::<String>::new()
+    );
     // Written tags are the yaml's only.
     let tagged = yaml_object(&entry("  tags: pointwise\n"));
     assert_eq!(differing(&tagged, &same), ["tags"]);
@@ -393,11 +416,17 @@ fn runtime_and_yaml_objects_differ_only_where_the_readme_says() {
         differing(&yaml_object(&entry("")), &unknown),
         ["device_check", "device_guard"]
     );
-    assert_eq!((&unknown["device_check"], &unknown["device_guard"]), (&Value::Null, &Value::Null));
+    assert_eq!(
+        (&unknown["device_check"], &unknown["device_guard"]),
+        (&Value::Null, &Value::Null)
+    );
     // Other device settings show in those two fields.
     let loose = runtime_object(Some(DeviceChecks {
         check: false,
         guard: true,
     }));
-    assert_eq!(differing(&yaml_object(&entry("")), &loose), ["device_check"]);
+    assert_eq!(
+        differing(&yaml_object(&entry("")), &loose),
+        ["device_check"]
+    );
 }

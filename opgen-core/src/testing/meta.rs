@@ -1,7 +1,9 @@
 //! The meta check: the same call on `Meta` copies of the inputs gives `Meta` outputs of the
 //! real outputs' shapes and dtypes.
 
-use crate::dispatch::{Device, DeviceType, DispatchKey, Error, IValue, OperatorHandle, ServedBy, Tensor};
+use crate::dispatch::{
+    Device, DeviceType, DispatchKey, Error, IValue, OperatorHandle, ServedBy, Tensor,
+};
 use crate::schema::Schema;
 
 use super::OpCheck;

@@ -8,7 +8,7 @@ use crate::schema::{Schema, SchemaKind};
 
 use super::OpCheck;
 use super::schema::Called;
-use super::values::{full_name, plain, sizes, dtype, tensors_of};
+use super::values::{dtype, full_name, plain, sizes, tensors_of};
 
 /// One operator of the group.
 pub(super) struct Member {
@@ -74,7 +74,12 @@ impl<T: Tensor> OpCheck<'_, T> {
     pub(super) fn result_of(m: &Member, called: &Called<T>) -> Vec<IValue<T>> {
         match m.kind {
             SchemaKind::Inplace => {
-                let i = m.schema.arguments.iter().position(|a| a.is_write()).unwrap_or(0);
+                let i = m
+                    .schema
+                    .arguments
+                    .iter()
+                    .position(|a| a.is_write())
+                    .unwrap_or(0);
                 called.args.get(i).cloned().into_iter().collect()
             }
             SchemaKind::Out => called.args[m.schema.out_start().min(called.args.len())..].to_vec(),

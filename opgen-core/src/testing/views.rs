@@ -43,9 +43,8 @@ pub(super) fn composite_kernel<T: Tensor>(
     op: &OperatorHandle,
     args: &[IValue<T>],
 ) -> Option<DispatchKey> {
-    let keys = (args.iter().flat_map(tensors_of)).fold(DispatchKeySet::EMPTY, |ks, t| {
-        ks | t.key_set()
-    });
+    let keys =
+        (args.iter().flat_map(tensors_of)).fold(DispatchKeySet::EMPTY, |ks, t| ks | t.key_set());
     let backends: Vec<DispatchKey> = keys.iter().filter(|k| k.is_backend()).collect();
     let backend = DispatchKeySet::from_keys(&backends).highest()?;
     match op.dispatch_table().get(backend) {
@@ -115,7 +114,10 @@ impl<T: Tensor> OpCheck<'_, T> {
                         .unwrap_or_default(),
                 };
                 if let Some(why) = view.check(base, out, &at_hand, same.as_ref())? {
-                    unchecked.push((Check::Schema, format!("{} of `{name}`: {why}", view.return_place)));
+                    unchecked.push((
+                        Check::Schema,
+                        format!("{} of `{name}`: {why}", view.return_place),
+                    ));
                 }
             }
         }
@@ -142,8 +144,10 @@ impl<T: Tensor> OpCheck<'_, T> {
                         match t.is_same(&input) {
                             Ok(false) => {}
                             Ok(true) => {
-                                let what = element(&format!("return {r}"), j, tensors_of(out).len());
-                                let arg_name = schema.arguments.get(i).map_or("?", |a| a.name.as_str());
+                                let what =
+                                    element(&format!("return {r}"), j, tensors_of(out).len());
+                                let arg_name =
+                                    schema.arguments.get(i).map_or("?", |a| a.name.as_str());
                                 return Err(format!(
                                     "Dispatcher operators below autograd are not allowed to \
                                      directly return inputs: {what} is the argument `{arg_name}` \

@@ -59,9 +59,19 @@ fn a_wrong_meta_kernel_of_the_out_variant_fails_the_check_of_every_member() {
             .run()
             .unwrap_err();
         assert_eq!(err.check, Check::Meta, "{name}.{overload}: {err}");
-        assert!(err.message.ends_with("Meta gives sizes [0] and dtype Double, the real kernel sizes [2] and dtype Double"), "{}", err.message);
+        assert!(
+            err.message.ends_with(
+                "Meta gives sizes [0] and dtype Double, the real kernel sizes [2] and dtype Double"
+            ),
+            "{}",
+            err.message
+        );
         if overload.is_empty() {
-            assert!(err.message.starts_with("the out variant `t::double.out`: "), "{}", err.message);
+            assert!(
+                err.message.starts_with("the out variant `t::double.out`: "),
+                "{}",
+                err.message
+            );
         }
     }
 }

@@ -6,11 +6,11 @@ mod views;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::testing::{Check, OpCheck};
 use crate::dispatch::{
     Device, DeviceType, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout,
     Registration, ScalarType, Tensor, TensorOptions,
 };
+use crate::testing::{Check, OpCheck};
 
 /// A vector of `f64` on CPU or Meta, with a version counter.
 #[derive(Clone, Debug)]

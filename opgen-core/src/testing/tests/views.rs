@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::dispatch::{
-    Device, DeviceType, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout, Registration,
-    ScalarType, Tensor, TensorOptions,
+    Device, DeviceType, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout,
+    Registration, ScalarType, Tensor, TensorOptions,
 };
 use crate::testing::{Check, OpCheck};
 
@@ -113,11 +113,7 @@ fn same(a: &S, b: &S) -> bool {
 }
 
 /// `narrow2(Tensor(a) self, int start, int length) -> Tensor(a)` with `kernel` at `key`.
-fn narrow(
-    d: &Dispatcher,
-    key: DispatchKey,
-    kernel: fn(&S, i64, i64) -> S,
-) -> Vec<Registration> {
+fn narrow(d: &Dispatcher, key: DispatchKey, kernel: fn(&S, i64, i64) -> S) -> Vec<Registration> {
     let lib = d.library("t").unwrap();
     vec![
         lib.def("narrow2(Tensor(a) self, int start, int length) -> Tensor(a)")
@@ -199,10 +195,15 @@ fn a_view_that_does_not_see_writes_to_its_base_fails() {
             Ok(vec![1])
         }
         fn options(&self) -> Result<TensorOptions, Error> {
-            Ok(TensorOptions::new().dtype(ScalarType::Double).device(Device::CPU))
+            Ok(TensorOptions::new()
+                .dtype(ScalarType::Double)
+                .device(Device::CPU))
         }
         fn empty(sizes: &[i64], _: Option<&[i64]>, _: &TensorOptions) -> Result<Cow, Error> {
-            Ok(Cow::new(&vec![0.0; sizes.iter().product::<i64>().max(0) as usize]))
+            Ok(Cow::new(&vec![
+                0.0;
+                sizes.iter().product::<i64>().max(0) as usize
+            ]))
         }
         /// Writes in place when the data is its own, else gives the handle a new buffer.
         fn copy_(&mut self, src: &Cow) -> Result<(), Error> {
@@ -236,7 +237,8 @@ fn a_view_that_does_not_see_writes_to_its_base_fails() {
         .unwrap_err();
     assert_eq!(err.check, Check::Schema);
     assert!(
-        err.message.contains("but a write through it did not change `self`"),
+        err.message
+            .contains("but a write through it did not change `self`"),
         "{}",
         err.message
     );
@@ -261,7 +263,8 @@ fn every_element_of_a_list_of_views_is_checked() {
         .run()
         .unwrap_err();
     assert!(
-        err.message.starts_with("return 0[1] is a view of `self` by the schema (`Tensor(a)`)"),
+        err.message
+            .starts_with("return 0[1] is a view of `self` by the schema (`Tensor(a)`)"),
         "{}",
         err.message
     );
@@ -296,7 +299,9 @@ fn a_composite_implicit_kernel_may_return_a_copy() {
     assert_eq!(report.passed, [Check::Schema, Check::Meta]);
     assert_eq!(report.unchecked.len(), 1);
     assert!(
-        report.unchecked[0].1.contains("CompositeImplicitAutograd kernel may return a copy"),
+        report.unchecked[0]
+            .1
+            .contains("CompositeImplicitAutograd kernel may return a copy"),
         "{:?}",
         report.unchecked
     );
@@ -313,9 +318,14 @@ fn values_that_cannot_show_a_write_are_listed_not_failed() {
         IValue::Int(0),
         IValue::Int(2),
     ];
-    let report = OpCheck::new(&d, &op, inputs).compare_with(same).run().unwrap();
+    let report = OpCheck::new(&d, &op, inputs)
+        .compare_with(same)
+        .run()
+        .unwrap();
     assert!(
-        report.unchecked[0].1.starts_with("return 0 of `t::narrow2`: every tensor at hand"),
+        report.unchecked[0]
+            .1
+            .starts_with("return 0 of `t::narrow2`: every tensor at hand"),
         "{:?}",
         report.unchecked
     );
@@ -327,7 +337,8 @@ fn an_operator_that_returns_its_input_fails_with_pytorchs_words() {
     let lib = d.library("t").unwrap();
     let _r = [
         lib.def("ident(Tensor self) -> Tensor").unwrap(),
-        lib.impl_("ident", DispatchKey::CPU, |s: &S| s.clone()).unwrap(),
+        lib.impl_("ident", DispatchKey::CPU, |s: &S| s.clone())
+            .unwrap(),
     ];
     let op = d.find("t::ident", "").unwrap();
     let err = OpCheck::new(&d, &op, vec![IValue::Tensor(S::new(&[1.0]))])
@@ -369,12 +380,17 @@ fn a_missing_hook_is_named_in_the_failure() {
     let lib = d.library("t").unwrap();
     let _r = [
         lib.def("alias2(Tensor(a) self) -> Tensor(a)").unwrap(),
-        lib.impl_("alias2", DispatchKey::CPU, |s: &NoCopy| s.clone()).unwrap(),
+        lib.impl_("alias2", DispatchKey::CPU, |s: &NoCopy| s.clone())
+            .unwrap(),
     ];
     let op = d.find("t::alias2", "").unwrap();
     let err = OpCheck::new(&d, &op, vec![IValue::Tensor(NoCopy)])
         .compare_with(|_: &NoCopy, _: &NoCopy| true)
         .run()
         .unwrap_err();
-    assert!(err.message.contains("does not implement `Tensor::copy_`"), "{}", err.message);
+    assert!(
+        err.message.contains("does not implement `Tensor::copy_`"),
+        "{}",
+        err.message
+    );
 }
