@@ -256,7 +256,7 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
         }
         for (m, member_inputs, called) in &group.called {
             self.check_meta(&m.op, &m.schema, member_inputs, &called.outputs)
-                .map_err(|e| fail(Check::Meta, format!("{}: {e}", group.describe(m))))?;
+                .map_err(|e| fail(Check::Meta, format!("{}: {e}", describe(m))))?;
         }
 
         match &self.typed {
@@ -327,7 +327,7 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
                 .map_err(|e| fail(format!("the functional variant `{}`: {e}", functional.name)))?;
             let outputs = called.outputs.clone();
             g.called
-                .push((functional_ref(&functional), functional_args.clone(), called));
+                .push((functional.clone(), functional_args.clone(), called));
             outputs
         };
         // The checked operator is called again only if it is an out operator: the sample
@@ -409,10 +409,6 @@ struct Group<T> {
 }
 
 impl<T> Group<T> {
-    fn describe(&self, m: &Member) -> String {
-        describe(m)
-    }
-
     /// The operators called besides `me`: the functional one first, then the others.
     fn called_names(&self, me: &str) -> Vec<String> {
         let mut names: Vec<String> = self.called.iter().map(|(m, _, _)| m.name.clone()).collect();
@@ -430,14 +426,4 @@ fn describe(m: &Member) -> String {
         SchemaKind::Mutable | SchemaKind::Scratch => "the variant",
     };
     format!("{kind} `{}`", m.name)
-}
-
-/// Another handle on the functional member, for the list of calls.
-fn functional_ref(m: &Member) -> Member {
-    Member {
-        kind: m.kind,
-        op: m.op.clone(),
-        schema: m.schema.clone(),
-        name: m.name.clone(),
-    }
 }

@@ -11,6 +11,7 @@ use super::schema::Called;
 use super::values::{dtype, full_name, plain, sizes, tensors_of};
 
 /// One operator of the group.
+#[derive(Clone)]
 pub(super) struct Member {
     pub kind: SchemaKind,
     pub op: OperatorHandle,
