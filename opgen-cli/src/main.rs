@@ -1,11 +1,17 @@
-//! `opgen`: check, format and dump PyTorch operator schemas and `native_functions.yaml` files.
+//! `opgen`: check, format and dump PyTorch operator schemas and `native_functions.yaml` files,
+//! and explain the rules they are checked against.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod explain;
+mod fmt;
+mod out;
 mod yaml;
+
+use out::outln;
 
 /// Check, format and dump PyTorch operator schemas and native_functions.yaml files.
 #[derive(Parser)]
@@ -33,7 +39,7 @@ enum Command {
     Fmt {
         /// The native_functions.yaml file.
         file: PathBuf,
-        /// Rewrite the file in place.
+        /// Rewrite the schemas in place (nothing else in the file changes).
         #[arg(long)]
         write: bool,
     },
@@ -44,6 +50,12 @@ enum Command {
         /// The tags.yaml file (default: tags.yaml next to FILE, if present).
         #[arg(long)]
         tags: Option<PathBuf>,
+    },
+    /// Explain a rule (`opgen explain R16`): what it means, an example that breaks it, the fix.
+    /// Without a rule, list every rule.
+    Explain {
+        /// The rule id, such as `R16` (or `16`).
+        rule: Option<String>,
     },
 }
 
@@ -60,13 +72,14 @@ fn main() -> ExitCode {
             ..
         } => yaml::check(&file, tags.as_deref()),
         Command::Check { .. } => Err("give a FILE or --schema".to_string()),
-        Command::Fmt { file, write } => yaml::fmt(&file, write),
+        Command::Fmt { file, write } => fmt::fmt(&file, write),
         Command::Json { file, tags } => yaml::json(&file, tags.as_deref()),
+        Command::Explain { rule } => explain::explain(rule.as_deref()),
     };
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            out::error(format_args!("{message}"));
             ExitCode::from(2)
         }
     }
@@ -78,7 +91,7 @@ fn check_schema(schema: &str) -> ExitCode {
         Ok(parsed) => {
             let rust = opgen_core::validate::check_rust_mapping(&parsed, false);
             if rust.is_empty() {
-                println!("ok: {}", parsed.name);
+                outln!("ok: {}", parsed.name);
                 return ExitCode::SUCCESS;
             }
             print_schema_errors(schema, &rust);
@@ -94,7 +107,7 @@ fn check_schema(schema: &str) -> ExitCode {
 fn print_schema_errors(schema: &str, errors: &[opgen_core::schema::SchemaError]) {
     for e in errors {
         let col = schema[..e.range.start.min(schema.len())].chars().count() + 1;
-        println!("<schema>:1:{col}: {}", e.render(schema));
+        outln!("<schema>:1:{col}: {}", e.render(schema));
     }
 }
 

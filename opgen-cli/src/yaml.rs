@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use opgen_core::catalog;
 use opgen_core::native::{self, LoadError, NativeFunctions};
-use opgen_core::schema::Rule;
 use serde_json::Value;
 
 use super::read;
+use crate::out::{self, outln};
 
 /// The tags file to use: the one given, else `tags.yaml` beside the yaml file, else
 /// PyTorch's own tags (built in).
@@ -32,25 +32,26 @@ fn tags_text(file: &Path, tags: Option<&Path>) -> Result<(String, String), Strin
     }
 }
 
-fn load(
-    file: &Path,
-    tags: Option<&Path>,
-) -> Result<Result<NativeFunctions, Vec<LoadError>>, String> {
+/// The file's text and what loading it gave.
+type Loaded = (String, Result<NativeFunctions, Vec<LoadError>>);
+
+fn load(file: &Path, tags: Option<&Path>) -> Result<Loaded, String> {
     let text = read(file)?;
     let (tags_name, tags) = tags_text(file, tags)?;
-    Ok(native::load_native_functions_with_names(
+    let loaded = native::load_native_functions_with_names(
         &file.display().to_string(),
         &text,
         &tags_name,
         &tags,
-    ))
+    );
+    Ok((text, loaded))
 }
 
 fn print_errors(errors: &[LoadError]) -> ExitCode {
     for e in errors {
-        println!("{}", e.render());
+        outln!("{}", e.render());
     }
-    println!(
+    outln!(
         "{} error{}",
         errors.len(),
         if errors.len() == 1 { "" } else { "s" }
@@ -58,11 +59,17 @@ fn print_errors(errors: &[LoadError]) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// `opgen check FILE.yaml`.
+/// `opgen check FILE.yaml`: loading (the YAML, R1–R83), then R84–R89 on every
+/// function, so that every function of a file that passes has a Rust API.
 pub fn check(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
-    match load(file, tags)? {
+    let (text, loaded) = load(file, tags)?;
+    match loaded {
         Ok(nf) => {
-            println!(
+            let errors = native::check_rust_api(&nf, &file.display().to_string(), &text);
+            if !errors.is_empty() {
+                return Ok(print_errors(&errors));
+            }
+            outln!(
                 "ok: {} entries, {} generated functions, {} groups, {} view groups",
                 nf.entries().len(),
                 nf.generated().len(),
@@ -75,102 +82,14 @@ pub fn check(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     }
 }
 
-/// `opgen fmt FILE.yaml [--write]`: every schema that breaks only R2 gets its canonical
-/// form; any other error is reported as by `check`.
-pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
-    let text = read(file)?;
-    let mut rewritten = String::with_capacity(text.len());
-    let mut changed = 0;
-    let mut total = 0;
-    let mut other_errors = Vec::new();
-    for (n, line) in text.split_inclusive('\n').enumerate() {
-        let Some((prefix, func)) = split_func_line(line) else {
-            rewritten.push_str(line);
-            continue;
-        };
-        total += 1;
-        let func_text = func.trim_end_matches(['\n', '\r']);
-        let ending = &func[func_text.len()..];
-        let (ns, schema) = match func_text
-            .find('(')
-            .and_then(|p| func_text[..p].rfind("::").map(|i| (i, p)))
-        {
-            Some((i, _)) => func_text.split_at(i + 2),
-            None => ("", func_text),
-        };
-        match opgen_core::schema::canonicalize(schema) {
-            Ok(canonical) if canonical != schema => {
-                changed += 1;
-                if !write {
-                    println!("{}:{}:", file.display(), n + 1);
-                    println!("  - {ns}{schema}");
-                    println!("  + {ns}{canonical}");
-                }
-                rewritten.push_str(prefix);
-                rewritten.push_str(ns);
-                rewritten.push_str(&canonical);
-                rewritten.push_str(ending);
-            }
-            Ok(_) => rewritten.push_str(line),
-            Err(errors) => {
-                let col = prefix.chars().count() + ns.chars().count();
-                for e in errors.iter().filter(|e| e.rule != Rule::NotCanonical) {
-                    let c = col + schema[..e.range.start.min(schema.len())].chars().count() + 1;
-                    other_errors.push(format!(
-                        "{}:{}:{c}: {}",
-                        file.display(),
-                        n + 1,
-                        e.render(schema)
-                    ));
-                }
-                rewritten.push_str(line);
-            }
-        }
-    }
-    for e in &other_errors {
-        println!("{e}");
-    }
-    if write && changed > 0 {
-        std::fs::write(file, rewritten)
-            .map_err(|e| format!("cannot write `{}`: {e}", file.display()))?;
-        println!("rewrote {changed} of {total} schemas in canonical form");
-    } else if changed == 0 && other_errors.is_empty() {
-        println!("all {total} schemas are canonical");
-    } else if changed > 0 {
-        println!(
-            "{changed} of {total} schemas are not canonical; `opgen fmt --write` rewrites them"
-        );
-    }
-    Ok(if other_errors.is_empty() && (write || changed == 0) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// Splits `- func: SCHEMA` (the form every entry of PyTorch's yaml uses) into the prefix and
-/// the plain-scalar value.
-fn split_func_line(line: &str) -> Option<(&str, &str)> {
-    let start = line.find("func: ")?;
-    let head = &line[..start];
-    let ok = head
-        .trim_start()
-        .strip_prefix('-')
-        .is_some_and(|rest| rest.trim().is_empty())
-        || head.trim().is_empty();
-    let value = &line[start + 6..];
-    (ok && !value.starts_with(['"', '\''])).then(|| line.split_at(start + 6))
-}
-
 /// `opgen json FILE.yaml`.
 pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
-    match load(file, tags)? {
+    match load(file, tags)?.1 {
         Ok(nf) => {
             let doc = catalog_json(&nf);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
-            );
+            let mut text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+            text.push('\n');
+            out::all(&text);
             Ok(ExitCode::SUCCESS)
         }
         Err(errors) => Ok(print_errors(&errors)),

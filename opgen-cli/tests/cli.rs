@@ -184,3 +184,266 @@ fn json_dumps_every_function_and_group() {
     assert_eq!(group["inplace"], "add_.Tensor");
     assert_eq!(group["structured"], true);
 }
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn check_applies_the_rust_api_rules_to_files() {
+    let p = temp_yaml(
+        "rust-api",
+        "- func: cross2(Tensor input, Tensor other) -> Tensor\n  variants: function, method\n\
+         - func: masked_keep(Tensor self, bool[] mask) -> Tensor\n\
+         - func: aten::amax2(Tensor self, int[] dim=0) -> Tensor\n\
+         - func: shape2(Tensor self) -> int[2]\n\
+         - func: _scale_all(Tensor(a!)[] self, Scalar s) -> Tensor(a!)[]\n\
+         - func: linear_packed(Tensor self, __torch__.torch.classes.mylib.Packed packed) -> Tensor\n\
+         - func: cat2(Tensor[] self, int dim=0) -> Tensor\n  variants: method\n",
+    );
+    let o = opgen(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let file = p.display().to_string();
+    for expected in [
+        format!("{file}:1:15: error[R84]: `cross2` has a method variant but no `self` argument"),
+        format!("{file}:3:34: error[R85]: `bool[]` in argument `mask`"),
+        // The column counts the `aten::` prefix written before the schema.
+        format!("{file}:4:44: error[R86]: default `0` of list argument `dim`"),
+        format!("{file}:5:32: error[R87]: return 0 has the fixed-size list type `int[2]`"),
+        format!("{file}:6:52: error[R88]: return 0 is a written tensor list"),
+        format!("{file}:7:36: error[R89]: type `__torch__.torch.classes.mylib.Packed`"),
+        format!(
+            "{file}:8:14: error[R84]: `cat2` has a method variant, but its `self` is `Tensor[]`"
+        ),
+    ] {
+        assert!(out.contains(&expected), "missing `{expected}` in:\n{out}");
+    }
+    assert!(out.trim_end().ends_with("7 errors"), "{out}");
+    // `check --schema` has no entry, so no method: the same schema passes there.
+    let o = opgen(&[
+        "check",
+        "--schema",
+        "cross2(Tensor input, Tensor other) -> Tensor",
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}
+
+#[test]
+fn check_exempts_cpp_no_default_args_from_r86_as_torchgen_does() {
+    let bad = "- func: amax2(Tensor self, int[] dim=0, bool keepdim=False) -> Tensor\n";
+    let p = temp_yaml("no-default-bad", bad);
+    let o = opgen(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("error[R86]"), "{}", stdout(&o));
+    let exempt = format!("{bad}  cpp_no_default_args: ['dim']\n");
+    let p = temp_yaml("no-default-ok", &exempt);
+    let o = opgen(&["check", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    // Only the listed argument is exempt.
+    let other = "- func: amax2(Tensor self, int[] dim=0, int[] keep=1) -> Tensor\n  cpp_no_default_args: ['dim']\n";
+    let p = temp_yaml("no-default-other", other);
+    let out = stdout(&opgen(&["check", p.to_str().unwrap()]));
+    assert!(out.contains("default `1` of list argument `keep`"), "{out}");
+    assert!(!out.contains("argument `dim`"), "{out}");
+}
+
+/// A file written every way YAML allows a `func` value, with comments that look like
+/// schemas.
+const ADVERSARIAL: &str = "\
+# func: foo(Tensor self) -> (Tensor) in a comment stays
+- func: relu(Tensor self) -> (Tensor)   # trailing -> (Tensor)
+  variants: function
+- func: \"abs(Tensor self, , int x) -> (Tensor)\"  # double-quoted
+- func: 'neg(Tensor self) -> (Tensor)'
+- {func: \"sin(Tensor self) -> (Tensor)\", variants: function}
+- func: >-
+    cos(Tensor self)
+    -> (Tensor)
+  variants: function
+- variants: function
+  func: |-
+      tan(Tensor self) -> (Tensor)
+  # after a block scalar
+- func: aten::exp(Tensor self) -> (Tensor)
+- func: exp2(Tensor self) -> Tensor
+- func:
+    log(Tensor self)
+    -> (Tensor)
+  dispatch:
+    CPU: func
+- func: 'it''s(Tensor self) -> (Tensor)'
+- func: \"sum(Tensor self, *, str s=\\\"a # b\\\") -> (Tensor)\"
+- func: 'mean(Tensor self, str s=\"x: y\") -> (Tensor)'
+";
+
+const ADVERSARIAL_FIXED: &str = "\
+# func: foo(Tensor self) -> (Tensor) in a comment stays
+- func: relu(Tensor self) -> Tensor   # trailing -> (Tensor)
+  variants: function
+- func: \"abs(Tensor self, int x) -> Tensor\"  # double-quoted
+- func: 'neg(Tensor self) -> Tensor'
+- {func: \"sin(Tensor self) -> Tensor\", variants: function}
+- func: >-
+    cos(Tensor self) -> Tensor
+  variants: function
+- variants: function
+  func: |-
+      tan(Tensor self) -> Tensor
+  # after a block scalar
+- func: aten::exp(Tensor self) -> Tensor
+- func: exp2(Tensor self) -> Tensor
+- func:
+    log(Tensor self) -> Tensor
+  dispatch:
+    CPU: func
+- func: 'it''s(Tensor self) -> Tensor'
+- func: \"sum(Tensor self, *, str s=\\\"a # b\\\") -> Tensor\"
+- func: 'mean(Tensor self, str s=\"x: y\") -> Tensor'
+";
+
+#[test]
+fn fmt_reads_yaml_and_changes_nothing_but_schemas() {
+    let p = temp_yaml("fmt-yaml", ADVERSARIAL);
+    let path = p.to_str().unwrap();
+    let o = opgen(&["fmt", path]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains(":8:\n  - cos(Tensor self) -> (Tensor)\n  + cos(Tensor self) -> Tensor\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  + aten::exp(Tensor self) -> Tensor\n"),
+        "{out}"
+    );
+    assert!(out.contains("11 of 12 schemas are not canonical"), "{out}");
+    // Nothing is written without `--write`.
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), ADVERSARIAL);
+    let o = opgen(&["fmt", "--write", path]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        "rewrote 11 of 12 schemas in canonical form"
+    );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), ADVERSARIAL_FIXED);
+    let o = opgen(&["fmt", path]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).trim(), "all 12 schemas are canonical");
+}
+
+#[test]
+fn fmt_keeps_line_ends_byte_order_mark_and_quoting() {
+    let text = "\u{feff}- func: \"r\u{e9}lu(Tensor self) -> (Tensor)\"\r\n  variants: function\r\n- func: neg(Tensor self) -> (Tensor) # c\r\n";
+    let p = temp_yaml("fmt-crlf", text);
+    let o = opgen(&["fmt", "--write", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        "\u{feff}- func: \"r\u{e9}lu(Tensor self) -> Tensor\"\r\n  variants: function\r\n- func: neg(Tensor self) -> Tensor # c\r\n"
+    );
+}
+
+#[test]
+fn fmt_points_at_errors_inside_quoted_and_block_values() {
+    let p = temp_yaml(
+        "fmt-errors",
+        "- func: \"foo(Tensr self) -> Tensor\"\n- func: bar(Tensor self, Tensr x) -> Tensor\n",
+    );
+    let o = opgen(&["fmt", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let file = p.display().to_string();
+    assert!(
+        out.contains(&format!("{file}:1:14: error[R16]: unknown type `Tensr`")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{file}:2:26: error[R16]: unknown type `Tensr`")),
+        "{out}"
+    );
+    let p = temp_yaml(
+        "fmt-syntax",
+        "- func: foo(Tensor self) -> Tensor\n  - oops: [\n",
+    );
+    let o = opgen(&["fmt", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("error: invalid YAML"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_program_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(["json", &corpus()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the opgen binary runs");
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_exact(&mut first)
+        .expect("the start of the catalog");
+    // The reader went away (as `| head` does) long before the catalog's megabytes end.
+    let o = child.wait_with_output().expect("opgen ends");
+    assert_eq!(&first[..1], b"{");
+    assert_eq!(stderr(&o), "", "no panic, no error message");
+    assert_eq!(
+        o.status.code(),
+        Some(141),
+        "128 + SIGPIPE, as a shell reports `cat | head`"
+    );
+}
+
+#[test]
+fn explain_prints_a_rule_with_its_example_error_and_fix() {
+    let o = opgen(&["explain", "R16"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("R16: every type is a known schema type\n"),
+        "{out}"
+    );
+    assert!(out.contains("This breaks it:\n"), "{out}");
+    assert!(
+        out.contains("opgen reports:\n\n    error[R16]: unknown type `Tensr`"),
+        "{out}"
+    );
+    assert!(out.contains("The fix: "), "{out}");
+    for spelling in ["r16", "16", " R16 "] {
+        assert_eq!(stdout(&opgen(&["explain", spelling])), out, "{spelling}");
+    }
+    let yaml_rule = stdout(&opgen(&["explain", "R84"]));
+    assert!(
+        yaml_rule.contains("native_functions.yaml:1:15: error[R84]"),
+        "{yaml_rule}"
+    );
+}
+
+#[test]
+fn explain_lists_every_rule_and_rejects_unknown_ones() {
+    let o = opgen(&["explain"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let rules: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with('R'))
+        .collect();
+    let expected: Vec<String> = (1..=89).map(|i| format!("R{i}")).collect();
+    assert_eq!(rules, expected);
+    assert!(
+        out.contains("R16  every type is a known schema type\n"),
+        "{out}"
+    );
+    let o = opgen(&["explain", "R90"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: unknown rule `R90`; rules are R1 to R89 (`opgen explain` lists them)\n"
+    );
+}

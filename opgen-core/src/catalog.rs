@@ -128,10 +128,13 @@ pub fn function_json(func: &str, schema: &Schema, entry: &EntryFacts) -> Value {
     Value::Object(m)
 }
 
-/// The alias keys whose kernels are composite (they serve several runtime keys).
-const COMPOSITE_KEYS: [DispatchKey; 4] = [
+/// torchgen's `has_composite_kernel`: a `CompositeImplicitAutograd`,
+/// `CompositeExplicitAutograd` or `CompositeExplicitAutogradNonFunctional` kernel. Its
+/// fourth case, `CompositeImplicitAutogradNestedTensor` together with
+/// `CompositeImplicitAutograd`, is covered by the first, so a nested-tensor kernel alone
+/// does not count.
+const COMPOSITE_KEYS: [DispatchKey; 3] = [
     DispatchKey::CompositeImplicitAutograd,
-    DispatchKey::CompositeImplicitAutogradNestedTensor,
     DispatchKey::CompositeExplicitAutograd,
     DispatchKey::CompositeExplicitAutogradNonFunctional,
 ];
@@ -157,6 +160,20 @@ fn qualified(namespace: Option<&str>, schema: &Schema) -> String {
     }
 }
 
+/// The prefix an entry writes before its schema (`""`, `"::"`, `"aten::"`, `"vision::"`) and
+/// the namespace it names (`None` without one, and for `::`, which torchgen reads as none).
+/// A generated function shows the prefix of the entry it comes from. Without a source (a
+/// function built from fields), the namespace is written outside `aten` only.
+fn written_prefix(f: &NativeFunction) -> (String, Option<String>) {
+    match f.source.as_ref().map(|s| s.func_offset) {
+        Some(0) => (String::new(), None),
+        Some(2) => ("::".to_string(), None),
+        Some(_) => (format!("{}::", f.namespace), Some(f.namespace.clone())),
+        None if f.namespace == "aten" => (String::new(), None),
+        None => (format!("{}::", f.namespace), Some(f.namespace.clone())),
+    }
+}
+
 /// The JSON object of a yaml entry (or a generated variant): what `opgen json` prints.
 ///
 /// ```
@@ -169,8 +186,8 @@ fn qualified(namespace: Option<&str>, schema: &Schema) -> String {
 /// assert_eq!(json["dispatch_keys"], serde_json::json!(["CPU"]));
 /// ```
 pub fn native_function_json(f: &NativeFunction) -> Value {
-    let namespace = (f.namespace != "aten").then(|| f.namespace.clone());
-    let func = qualified(namespace.as_deref(), &f.func);
+    let (prefix, namespace) = written_prefix(f);
+    let func = format!("{prefix}{}", f.func);
     let mut dispatch_keys: Vec<String> = (f.dispatch.entries.iter())
         .map(|(k, _)| k.name().to_string())
         .collect();

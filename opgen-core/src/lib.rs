@@ -17,6 +17,9 @@
 pub mod catalog;
 pub mod cross;
 pub mod dispatch;
+#[cfg(test)]
+mod doc_tables;
+pub mod explain;
 pub mod native;
 pub mod plan;
 pub mod schema;

@@ -25,6 +25,7 @@ mod group;
 mod keys;
 mod load;
 mod rules;
+mod rust_api;
 mod tags;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,7 @@ pub use entry::{
 pub(crate) use fields::split_trimmed;
 pub use keys::{Field, ScalarType, UfuncKey};
 pub use load::LoadError;
+pub use rust_api::check_rust_api;
 pub use tags::{Tags, implicit_tags};
 
 use group::{GroupIds, Item};
