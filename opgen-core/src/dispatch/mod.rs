@@ -262,7 +262,7 @@ pub use ivalue::{IValue, Stack};
 pub use kernel::{
     ArgList, Boxed, BoxedKernel, Kernel, KernelArgs, MAX_ARITY, NoKeys, WithKeys, boxed,
 };
-pub use keys::DispatchKey;
+pub use keys::{BackendComponent, DispatchKey};
 pub use keyset::DispatchKeySet;
 pub use library::{Library, LibraryKind};
 pub use registry::{Dispatcher, Registration, RegistrationId};

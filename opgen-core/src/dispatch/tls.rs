@@ -13,30 +13,45 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use super::keys::DispatchKey;
+use super::keys::{DispatchKey, FUNCTIONALITY_BITS};
 use super::keyset::DispatchKeySet;
 
 #[derive(Clone, Copy)]
 struct LocalKeys {
     included: u64,
     excluded: u64,
+    /// `!excluded` on the functionality bits, every backend bit set: what a call's key set is
+    /// masked with (c10's `-`, which removes functionalities only). Kept beside `excluded`
+    /// so that a call reads it without computing it.
+    keep: u64,
 }
 
-/// The keys every thread's included set starts with: `BackendSelect` (PyTorch's
-/// `default_included_set`).
+impl LocalKeys {
+    const fn new(included: u64, excluded: u64) -> LocalKeys {
+        LocalKeys {
+            included,
+            excluded,
+            keep: !(excluded & FUNCTIONALITY_BITS),
+        }
+    }
+}
+
+/// The keys every thread's included set starts with: `BackendSelect`.
 pub const DEFAULT_INCLUDED: DispatchKeySet = DispatchKeySet::from_key(DispatchKey::BackendSelect);
 
 thread_local! {
     static LOCAL: Cell<LocalKeys> = const {
-        Cell::new(LocalKeys { included: DEFAULT_INCLUDED.bits(), excluded: 0 })
+        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits(), 0))
     };
 }
 
-/// Applies this thread's included and excluded keys to the key set of a call.
+/// Applies this thread's included and excluded keys to the key set of a call (c10's
+/// `(ks | included) - excluded`: excluding a key removes its functionality, never a backend).
 #[inline(always)]
 pub(crate) fn apply(ks: DispatchKeySet) -> DispatchKeySet {
     let local = LOCAL.with(Cell::get);
-    DispatchKeySet::from_bits((ks.bits() | local.included) & !local.excluded)
+    // `ks` and `included` hold valid bits only, so the result does too.
+    DispatchKeySet::from_valid_bits((ks.bits() | local.included) & local.keep)
 }
 
 /// The keys this thread adds to every call's key set ([`DEFAULT_INCLUDED`] unless guards
@@ -45,16 +60,20 @@ pub fn included() -> DispatchKeySet {
     DispatchKeySet::from_bits(LOCAL.with(Cell::get).included)
 }
 
-/// The keys this thread removes from every call's key set.
+/// The keys this thread removes from every call's key set (their functionalities).
 pub fn excluded() -> DispatchKeySet {
     DispatchKeySet::from_bits(LOCAL.with(Cell::get).excluded)
 }
 
-fn update(f: impl FnOnce(&mut LocalKeys)) {
+fn update(f: impl FnOnce(&mut u64, &mut u64)) {
     LOCAL.with(|cell| {
-        let mut local = cell.get();
-        f(&mut local);
-        cell.set(local);
+        let LocalKeys {
+            mut included,
+            mut excluded,
+            ..
+        } = cell.get();
+        f(&mut included, &mut excluded);
+        cell.set(LocalKeys::new(included, excluded));
     });
 }
 
@@ -80,9 +99,9 @@ impl IncludeDispatchKeyGuard {
     pub fn new(keys: impl Into<DispatchKeySet>) -> IncludeDispatchKeyGuard {
         let keys = keys.into().bits();
         let mut added = 0;
-        update(|local| {
-            added = keys & !local.included;
-            local.included |= keys;
+        update(|included, _| {
+            added = keys & !*included;
+            *included |= keys;
         });
         IncludeDispatchKeyGuard {
             added,
@@ -94,7 +113,7 @@ impl IncludeDispatchKeyGuard {
 impl Drop for IncludeDispatchKeyGuard {
     fn drop(&mut self) {
         let added = self.added;
-        update(|local| local.included &= !added);
+        update(|included, _| *included &= !added);
     }
 }
 
@@ -117,9 +136,9 @@ impl ExcludeDispatchKeyGuard {
     pub fn new(keys: impl Into<DispatchKeySet>) -> ExcludeDispatchKeyGuard {
         let keys = keys.into().bits();
         let mut added = 0;
-        update(|local| {
-            added = keys & !local.excluded;
-            local.excluded |= keys;
+        update(|_, excluded| {
+            added = keys & !*excluded;
+            *excluded |= keys;
         });
         ExcludeDispatchKeyGuard {
             added,
@@ -131,7 +150,7 @@ impl ExcludeDispatchKeyGuard {
 impl Drop for ExcludeDispatchKeyGuard {
     fn drop(&mut self) {
         let added = self.added;
-        update(|local| local.excluded &= !added);
+        update(|_, excluded| *excluded &= !added);
     }
 }
 
@@ -148,10 +167,14 @@ mod tests {
         {
             let _inner =
                 IncludeDispatchKeyGuard::new(DispatchKeySet::from_keys(&[K::Tracer, K::Meta]));
-            let _ex = ExcludeDispatchKeyGuard::new(K::CPU);
+            let _ex = ExcludeDispatchKeyGuard::new(K::Meta);
+            // Excluding a dense key excludes the dense functionality on every backend (as
+            // c10's); the backend bits stay.
+            let ks = apply(base);
+            assert_eq!(ks.iter().collect::<Vec<_>>(), [K::BackendSelect, K::Tracer]);
             assert_eq!(
-                apply(base),
-                DispatchKeySet::from_keys(&[K::Meta, K::BackendSelect, K::Tracer])
+                ks.below(K::BackendSelect).highest_backend(),
+                Some(crate::dispatch::BackendComponent::Meta)
             );
         }
         // The inner guard added only Meta, so Tracer stays while `outer` lives.
