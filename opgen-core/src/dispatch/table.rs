@@ -12,7 +12,7 @@ use super::error::{Error, Site};
 use super::handle::OperatorHandle;
 use super::kernel::{ErasedKernel, KernelKind};
 use super::keys::{
-    BackendComponent, DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index,
+    DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index,
     functionality_bit,
 };
 use super::keyset::DispatchKeySet;
@@ -243,7 +243,7 @@ impl Table {
     /// The keys whose entries are not fallthroughs for calls whose highest backend is
     /// `backend` (every backend bit set).
     #[cfg(test)]
-    pub(crate) fn non_fallthrough(&self, backend: BackendComponent) -> DispatchKeySet {
+    pub(crate) fn non_fallthrough(&self, backend: super::BackendComponent) -> DispatchKeySet {
         DispatchKeySet::from_bits(self.masks[backend.index()])
     }
 
