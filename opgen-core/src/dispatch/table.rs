@@ -335,7 +335,8 @@ pub enum ServedBy {
 /// The computed dispatch table of one operator: which registration serves its `Undefined`
 /// entry (calls without functionality keys, such as an operator without tensor arguments)
 /// and each runtime key. `Display` lists the entries that are not [`ServedBy::Missing`],
-/// `Undefined` first, and marks the fallbacks a fresh dispatcher has as defaults.
+/// `Undefined` first, then, on one line, the keys served by the default fallthroughs every
+/// dispatcher has ([`ServedBy::is_default`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DispatchTableDump {
     /// `ns::op.overload`.
@@ -362,6 +363,14 @@ impl ServedBy {
             },
             Resolved::Ambiguous => ServedBy::Ambiguous,
             Resolved::Missing => ServedBy::Missing,
+        }
+    }
+
+    /// Where the registration was made (`None` for `Ambiguous` and `Missing`).
+    pub fn site(&self) -> Option<Site> {
+        match self {
+            ServedBy::Kernel { site, .. } | ServedBy::Fallback { site, .. } => Some(*site),
+            ServedBy::Ambiguous | ServedBy::Missing => None,
         }
     }
 
@@ -429,10 +438,17 @@ impl fmt::Display for DispatchTableDump {
         write!(f, "{}", self.operator)?;
         let undefined = ("Undefined", &self.undefined);
         let rows = (self.entries.iter()).map(|(key, served)| (key.name(), served));
+        let mut defaults = Vec::new();
         for (key, served) in std::iter::once(undefined).chain(rows) {
-            if *served != ServedBy::Missing {
-                write!(f, "\n  {key}: {served}")?;
+            match served {
+                ServedBy::Missing => {}
+                served if served.is_default() => defaults.push(key),
+                served => write!(f, "\n  {key}: {served}")?,
             }
+        }
+        // The defaults every dispatcher has, on one line: they are the same for every operator.
+        if !defaults.is_empty() {
+            write!(f, "\n  default fallthrough: {}", defaults.join(", "))?;
         }
         Ok(())
     }
