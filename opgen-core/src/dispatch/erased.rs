@@ -350,6 +350,19 @@ impl<T> TableCell<T> {
     }
 }
 
+/// The entry of a dispatch table's `entries` that a call's key set `bits`, with highest
+/// backend index `backend`, selects ([`slot_index`]), without a bounds check: the one check
+/// the call path would otherwise make, as c10's table lookup makes none.
+#[inline(always)]
+pub(crate) fn table_entry<T>(entries: &[T; NUM_ENTRIES], bits: u64, backend: usize) -> &T {
+    let index = slot_index(bits, backend);
+    // SAFETY: `slot_index` returns `first + (backend & mask)` for a pair `(first, mask)` of
+    // its constant `ENTRIES`, for any `bits` and `backend`; building `ENTRIES` asserts
+    // `first + mask < NUM_ENTRIES` for every pair (a compile-time check, as `ENTRIES` is a
+    // `const`), and `backend & mask <= mask`. So `index < NUM_ENTRIES`, the array's length.
+    unsafe { entries.get_unchecked(index) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,17 +455,4 @@ mod tests {
         assert_eq!(cell.load() as *const i32, first);
         assert_eq!(cell.retained(), 2);
     }
-}
-
-/// The entry of a dispatch table's `entries` that a call's key set `bits`, with highest
-/// backend index `backend`, selects ([`slot_index`]), without a bounds check: the one check
-/// the call path would otherwise make, as c10's table lookup makes none.
-#[inline(always)]
-pub(crate) fn table_entry<T>(entries: &[T; NUM_ENTRIES], bits: u64, backend: usize) -> &T {
-    let index = slot_index(bits, backend);
-    // SAFETY: `slot_index` returns `first + (backend & mask)` for a pair `(first, mask)` of
-    // its constant `ENTRIES`, for any `bits` and `backend`; building `ENTRIES` asserts
-    // `first + mask < NUM_ENTRIES` for every pair (a compile-time check, as `ENTRIES` is a
-    // `const`), and `backend & mask <= mask`. So `index < NUM_ENTRIES`, the array's length.
-    unsafe { entries.get_unchecked(index) }
 }

@@ -357,16 +357,17 @@ mod tests {
         assert!(!below.contains(K::AutogradCPU) && below.contains(K::CPU));
         assert_eq!(below.highest(), Some(K::CUDA));
         // Lossy as c10: the union holds every functionality on every backend.
-        assert!(
-            (DispatchKeySet::from_key(K::AutogradCPU) | K::CUDA).contains(K::AutogradCUDA)
-        );
+        assert!((DispatchKeySet::from_key(K::AutogradCPU) | K::CUDA).contains(K::AutogradCUDA));
         assert_eq!(
             DispatchKeySet::from_keys(&[K::SparseCPU, K::CUDA]).highest(),
             Some(K::SparseCUDA)
         );
         let pu1 = DispatchKeySet::from_keys(&[K::PrivateUse1, K::AutogradPrivateUse1]);
         assert_eq!((pu1 | cpu).highest(), Some(K::AutogradPrivateUse1));
-        assert_eq!((pu1 | cpu).below(K::Autograd).highest(), Some(K::PrivateUse1));
+        assert_eq!(
+            (pu1 | cpu).below(K::Autograd).highest(),
+            Some(K::PrivateUse1)
+        );
         assert_eq!(
             (pu1 | cpu).to_string(),
             "DispatchKeySet(CPU, PrivateUse1, AutogradCPU, AutogradPrivateUse1)"
@@ -403,7 +404,9 @@ mod tests {
         let xla = DispatchKeySet::from_key(K::XLA);
         assert!(xla.contains(K::CompositeExplicitAutograd));
         assert!(!xla.contains(K::CompositeExplicitAutogradNonFunctional));
-        assert!(DispatchKeySet::from_key(K::FPGA).contains(K::CompositeExplicitAutogradNonFunctional));
+        assert!(
+            DispatchKeySet::from_key(K::FPGA).contains(K::CompositeExplicitAutogradNonFunctional)
+        );
     }
 
     #[test]
@@ -418,7 +421,13 @@ mod tests {
         assert_eq!(DispatchKeySet::FULL.len(), DispatchKey::NUM_RUNTIME);
         // The bits are c10's raw representation.
         assert_eq!(DispatchKeySet::from_key(K::CPU).bits(), 1 << 16 | 1);
-        assert_eq!(DispatchKeySet::from_key(K::AutogradCUDA).bits(), 1 << 37 | 1 << 1);
-        assert_eq!(DispatchKeySet::from_key(K::PythonDispatcher).bits(), 1 << 62);
+        assert_eq!(
+            DispatchKeySet::from_key(K::AutogradCUDA).bits(),
+            1 << 37 | 1 << 1
+        );
+        assert_eq!(
+            DispatchKeySet::from_key(K::PythonDispatcher).bits(),
+            1 << 62
+        );
     }
 }

@@ -12,8 +12,7 @@ use super::error::{Error, Site};
 use super::handle::OperatorHandle;
 use super::kernel::{ErasedKernel, KernelKind};
 use super::keys::{
-    DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index,
-    functionality_bit,
+    DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index, functionality_bit,
 };
 use super::keyset::DispatchKeySet;
 use super::registry::{BUILTIN, RegistrationId};
@@ -154,7 +153,11 @@ pub(crate) fn resolve<'r>(
         }
     };
     std::iter::once(None)
-        .chain(DispatchKey::ALL[..DispatchKey::NUM_RUNTIME].iter().map(|&k| Some(k)))
+        .chain(
+            DispatchKey::ALL[..DispatchKey::NUM_RUNTIME]
+                .iter()
+                .map(|&k| Some(k)),
+        )
         .map(resolve_entry)
         .collect()
 }
@@ -210,7 +213,10 @@ impl Table {
                 Resolved::Ambiguous => Some(&*AMBIGUOUS),
                 Resolved::Missing => Some(&*MISSING),
             };
-            match (kernel, slot.checked_sub(1).and_then(DispatchKey::from_index)) {
+            match (
+                kernel,
+                slot.checked_sub(1).and_then(DispatchKey::from_index),
+            ) {
                 (Some(kernel), _) => table.slots[slot] = kernel.clone(),
                 // A fallthrough at a runtime key: its functionality leaves the key sets of
                 // calls on its backend (on every backend, if it is not per backend).
@@ -388,7 +394,9 @@ impl DispatchTableDump {
             .collect();
         DispatchTableDump {
             operator,
-            undefined: resolved.first().map_or(ServedBy::Missing, ServedBy::from_resolved),
+            undefined: resolved
+                .first()
+                .map_or(ServedBy::Missing, ServedBy::from_resolved),
             entries,
         }
     }

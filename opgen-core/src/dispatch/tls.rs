@@ -3,12 +3,17 @@
 //! Every call computes `(keys of the tensor arguments | included) - excluded`. The state is a
 //! `const`-initialised `Cell` without destructor, so reading it is a plain thread-local load.
 //!
-//! As in PyTorch, every thread's included set starts as [`DEFAULT_INCLUDED`]:
-//! `BackendSelect`, so that factory functions (operators without tensor arguments) reach
-//! their `BackendSelect` kernel, which picks the backend from the `dtype`, `layout` and
-//! `device` arguments. Every dispatcher has a fallthrough fallback at `BackendSelect`, which
-//! the table resolves into its key mask: operators without a `BackendSelect` kernel skip the
-//! key at no cost per call.
+//! Excluding a key removes its functionality and never a backend bit (c10's `-`): excluding
+//! `AutogradCPU` excludes autograd for every backend.
+//!
+//! As in PyTorch, every thread's included set starts with `BackendSelect`
+//! ([`DEFAULT_INCLUDED`]), so that factory functions (operators without tensor arguments)
+//! reach their `BackendSelect` kernel, which picks the backend from the `dtype`, `layout` and
+//! `device` arguments. Every dispatcher has a default fallthrough fallback at
+//! `BackendSelect`, which the table resolves into its key masks: operators without a
+//! `BackendSelect` kernel skip the key at no cost per call. (c10 also includes
+//! `ADInplaceOrView` and excludes the autocast keys by default; opgen leaves both to the
+//! tensor type and to guards.)
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -78,7 +83,10 @@ fn update(f: impl FnOnce(&mut u64, &mut u64)) {
 }
 
 /// While alive, adds keys to this thread's included set (PyTorch's
-/// `IncludeDispatchKeyGuard`). Dropping it removes the keys it added, and only those.
+/// `IncludeDispatchKeyGuard`). Dropping it removes the bits it added, and only those. As in
+/// c10, including a per-backend key includes its backend bit too (including `AutogradCPU`
+/// adds the CPU backend to every call), and an alias key includes its functionalities on
+/// every backend.
 ///
 /// ```
 /// use opgen_core::dispatch::{tls, DispatchKey, IncludeDispatchKeyGuard};

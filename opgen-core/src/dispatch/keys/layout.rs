@@ -98,7 +98,10 @@ const KEYS: [(u8, u8); DispatchKey::NUM_RUNTIME] = {
         }
         n += 1;
     }
-    assert!(i == DispatchKey::NUM_RUNTIME, "DispatchKey has extra runtime keys");
+    assert!(
+        i == DispatchKey::NUM_RUNTIME,
+        "DispatchKey has extra runtime keys"
+    );
     keys
 };
 

@@ -10,7 +10,10 @@ fn names_round_trip_and_runtime_keys_come_first() {
     }
     // c10's runtime entries: 41 functionalities of one key, 6 per-backend ones of 16 keys.
     assert_eq!(DispatchKey::NUM_RUNTIME, 41 + 6 * 16);
-    assert_eq!(DispatchKey::from_index(136), Some(DispatchKey::PythonDispatcher));
+    assert_eq!(
+        DispatchKey::from_index(136),
+        Some(DispatchKey::PythonDispatcher)
+    );
     assert_eq!(DispatchKey::from_index(137), None);
     assert_eq!(DispatchKey::from_name("Undefined"), None);
 }
@@ -65,7 +68,8 @@ fn priority_follows_c10() {
     // A key set's highest key is the one of highest priority (keys of one backend; across
     // backends the highest backend of the set is taken, see the key set's tests).
     for w in order.windows(2) {
-        if w[0].backend().is_none() || w[1].backend().is_none() || w[0].backend() == w[1].backend() {
+        if w[0].backend().is_none() || w[1].backend().is_none() || w[0].backend() == w[1].backend()
+        {
             assert_eq!(DispatchKeySet::from_keys(w).highest(), Some(w[1]), "{w:?}");
         }
     }
@@ -93,13 +97,20 @@ fn every_backend_has_an_autograd_key_as_c10() {
     assert_eq!(own(K::CompositeExplicitAutograd), None);
     // And back (c10's getBackendKeySetFromAutograd).
     assert_eq!(K::AutogradCPU.backends(), DispatchKeySet::from_key(K::CPU));
-    assert_eq!(K::AutogradLazy.backends(), DispatchKeySet::from_key(K::Lazy));
+    assert_eq!(
+        K::AutogradLazy.backends(),
+        DispatchKeySet::from_key(K::Lazy)
+    );
     assert!(K::AutogradMTIA.backends().is_empty());
     let other = K::AutogradOther.backends();
     assert!(other.contains(K::QuantizedCPU) && other.contains(K::SparseCsrXLA));
     assert!(other.contains(K::FPGA) && other.contains(K::MkldnnCPU));
     assert!(!other.contains(K::CPU) && !other.contains(K::NestedTensorCPU));
-    assert!(K::AutogradNestedTensor.backends().contains(K::NestedTensorMeta));
+    assert!(
+        K::AutogradNestedTensor
+            .backends()
+            .contains(K::NestedTensorMeta)
+    );
     assert_eq!(K::Tracer.backends(), DispatchKeySet::EMPTY);
 }
 
@@ -113,21 +124,31 @@ fn alias_coverage_as_c10() {
     // Dense, quantized, sparse, compressed sparse on 16 backends, and 5 more backends.
     assert_eq!(covered(K::CompositeExplicitAutograd), 4 * 16 + 5);
     // Without the sparse keys and without XLA and Lazy.
-    assert_eq!(covered(K::CompositeExplicitAutogradNonFunctional), 3 * 14 + 5);
+    assert_eq!(
+        covered(K::CompositeExplicitAutogradNonFunctional),
+        3 * 14 + 5
+    );
     // CEA's, the nested keys, Functionalize and the autograd keys.
-    assert_eq!(covered(K::CompositeImplicitAutograd), 4 * 16 + 5 + 16 + 1 + 18);
+    assert_eq!(
+        covered(K::CompositeImplicitAutograd),
+        4 * 16 + 5 + 16 + 1 + 18
+    );
     assert_eq!(covered(K::CompositeImplicitAutogradNestedTensor), 16 + 1);
     assert_eq!(covered(K::Autograd), 18);
     assert_eq!(covered(K::FuncTorchBatchedDecomposition), 1);
     let ceanf = K::CompositeExplicitAutogradNonFunctional;
     assert!(ceanf.covers(K::SparseCsrCPU) && ceanf.covers(K::FPGA));
-    assert!(!ceanf.covers(K::SparseCPU) && !ceanf.covers(K::XLA) && !ceanf.covers(K::QuantizedLazy));
+    assert!(
+        !ceanf.covers(K::SparseCPU) && !ceanf.covers(K::XLA) && !ceanf.covers(K::QuantizedLazy)
+    );
     let cea = K::CompositeExplicitAutograd;
     assert!(cea.covers(K::XLA) && cea.covers(K::Lazy) && cea.covers(K::SparseCPU));
     assert!(!cea.covers(K::ZeroTensor) && !cea.covers(K::NestedTensorCPU));
     let cia = K::CompositeImplicitAutograd;
     assert!(cia.covers(K::Functionalize) && cia.covers(K::NestedTensorXLA));
-    assert!(!cia.covers(K::Tracer) && !cia.covers(K::ZeroTensor) && !cia.covers(K::ADInplaceOrView));
+    assert!(
+        !cia.covers(K::Tracer) && !cia.covers(K::ZeroTensor) && !cia.covers(K::ADInplaceOrView)
+    );
     assert!(K::CPU.covers(K::CPU) && !K::CPU.covers(K::CUDA));
     assert!(!K::CPU.is_alias() && K::FuncTorchBatchedDecomposition.is_alias());
 }
@@ -135,7 +156,11 @@ fn alias_coverage_as_c10() {
 #[test]
 fn yaml_keys_keep_their_meaning() {
     assert_eq!(DispatchKey::YAML_KEYS.len(), 30);
-    assert!(DispatchKey::YAML_KEYS.iter().all(|k| k.is_yaml_dispatch_key()));
+    assert!(
+        DispatchKey::YAML_KEYS
+            .iter()
+            .all(|k| k.is_yaml_dispatch_key())
+    );
     assert!(!K::XLA.is_yaml_dispatch_key() && !K::HPU.is_yaml_dispatch_key());
     assert!(!K::PrivateUse1.is_yaml_dispatch_key() && !K::Autograd.is_yaml_dispatch_key());
 }
@@ -151,5 +176,8 @@ fn unknown_key_suggests_the_spelling() {
         "CatchAll".parse::<DispatchKey>().unwrap(),
         DispatchKey::CompositeImplicitAutograd
     );
-    assert_eq!("lazy".parse::<DispatchKey>().unwrap_err().to_string(), "unknown dispatch key `lazy`; did you mean `Lazy`?");
+    assert_eq!(
+        "lazy".parse::<DispatchKey>().unwrap_err().to_string(),
+        "unknown dispatch key `lazy`; did you mean `Lazy`?"
+    );
 }

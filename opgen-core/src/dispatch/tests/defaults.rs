@@ -68,7 +68,10 @@ fn a_tensor_may_carry_the_default_keys_before_any_kernel_for_them_exists() {
         assert_eq!(neg.call(&t).value(), expected, "{backend}");
         let mut stack = Stack::from(vec![IValue::Tensor(t)]);
         neg.handle().call_boxed(&mut stack).unwrap();
-        assert_eq!(stack.pop().and_then(IValue::into_tensor).map(|t| t.value()), Some(expected));
+        assert_eq!(
+            stack.pop().and_then(IValue::into_tensor).map(|t| t.value()),
+            Some(expected)
+        );
     }
     // The dump marks them as defaults.
     let dump = d.find("test::neg", "").unwrap().dispatch_table();
@@ -76,7 +79,10 @@ fn a_tensor_may_carry_the_default_keys_before_any_kernel_for_them_exists() {
         assert!(dump.get(key).is_default(), "{key}");
     }
     assert!(!dump.get(K::CPU).is_default());
-    let defaults: Vec<_> = default_fallthrough_keys().iter().map(|k| k.name()).collect();
+    let defaults: Vec<_> = default_fallthrough_keys()
+        .iter()
+        .map(|k| k.name())
+        .collect();
     assert_eq!(
         dump.to_string(),
         format!(
@@ -116,13 +122,22 @@ fn a_fallback_replaces_the_default_while_it_lives() {
         // The default is not a first fallback: registering one is no duplicate, and the
         // dump shows the new one.
         let dump = d.find("test::neg", "").unwrap().dispatch_table();
-        assert!(matches!(dump.get(key), ServedBy::Fallback { fallthrough: false, .. }));
+        assert!(matches!(
+            dump.get(key),
+            ServedBy::Fallback {
+                fallthrough: false,
+                ..
+            }
+        ));
         assert!(!dump.get(key).is_default());
         assert_eq!(neg.call(&t), t);
         assert_eq!(*seen.lock().unwrap(), [Some(key)], "{key}");
         // A second one is a duplicate of the first user fallback, not of the default.
         let err = message(d.impls("_").fallback_fallthrough(key));
-        assert!(err.starts_with(&format!("a fallback for `{key}` is already registered at")), "{err}");
+        assert!(
+            err.starts_with(&format!("a fallback for `{key}` is already registered at")),
+            "{err}"
+        );
         drop(mine);
         assert_eq!(d.fallbacks(), defaults, "{key}: the default is back");
         seen.lock().unwrap().clear();
@@ -134,10 +149,14 @@ fn a_fallback_replaces_the_default_while_it_lives() {
     let count = calls.clone();
     let inner = neg.clone();
     let _autograd = lib
-        .impl_("neg", K::AutogradCPU, move |ks: DispatchKeySet, t: &TestTensor| {
-            *count.lock().unwrap() += 1;
-            inner.try_redispatch(ks.below(K::AutogradCPU), t)
-        })
+        .impl_(
+            "neg",
+            K::AutogradCPU,
+            move |ks: DispatchKeySet, t: &TestTensor| {
+                *count.lock().unwrap() += 1;
+                inner.try_redispatch(ks.below(K::AutogradCPU), t)
+            },
+        )
         .unwrap();
     assert_eq!(neg.call(&t), t);
     assert_eq!(*calls.lock().unwrap(), 1);
@@ -151,21 +170,38 @@ fn an_operator_without_tensor_arguments_runs_its_composite_kernel_through_undefi
         .unwrap();
     let boxed_call = |arg: i64| {
         let mut stack: Stack<TestTensor> = Stack::from(vec![IValue::Int(arg)]);
-        op.handle().call_boxed(&mut stack).map(|()| stack.into_vec())
+        op.handle()
+            .call_boxed(&mut stack)
+            .map(|()| stack.into_vec())
     };
     // Nothing serves Undefined yet, and a backend kernel does not.
-    let _cpu = lib.impl_::<TestTensor, _>("no_tensor_args.int", K::CPU, |x: i64| x + 1).unwrap();
+    let _cpu = lib
+        .impl_::<TestTensor, _>("no_tensor_args.int", K::CPU, |x: i64| x + 1)
+        .unwrap();
     let err = message(op.try_call(1));
     assert!(err.contains("`Undefined`"), "{err}");
     assert!(boxed_call(1).is_err());
     // A catch-all (CIA) kernel does.
     let _cia = lib
-        .impl_::<TestTensor, _>("no_tensor_args.int", K::CompositeImplicitAutograd, |x: i64| x * 10)
+        .impl_::<TestTensor, _>(
+            "no_tensor_args.int",
+            K::CompositeImplicitAutograd,
+            |x: i64| x * 10,
+        )
         .unwrap();
     assert_eq!(op.call(4), 40);
     assert_eq!(boxed_call(4).unwrap(), [IValue::Int(40)]);
-    let dump = d.find("test::no_tensor_args", "int").unwrap().dispatch_table();
-    assert!(matches!(dump.undefined, ServedBy::Kernel { key: K::CompositeImplicitAutograd, .. }));
+    let dump = d
+        .find("test::no_tensor_args", "int")
+        .unwrap()
+        .dispatch_table();
+    assert!(matches!(
+        dump.undefined,
+        ServedBy::Kernel {
+            key: K::CompositeImplicitAutograd,
+            ..
+        }
+    ));
     assert!(
         dump.to_string().starts_with(
             "test::no_tensor_args.int\n  Undefined: kernel registered at CompositeImplicitAutograd"
@@ -174,7 +210,11 @@ fn an_operator_without_tensor_arguments_runs_its_composite_kernel_through_undefi
     );
     // CEA before CIA, CEANF before CEA (c10's order for Undefined).
     let _cea = lib
-        .impl_::<TestTensor, _>("no_tensor_args.int", K::CompositeExplicitAutograd, |x: i64| x * 100)
+        .impl_::<TestTensor, _>(
+            "no_tensor_args.int",
+            K::CompositeExplicitAutograd,
+            |x: i64| x * 100,
+        )
         .unwrap();
     assert_eq!(op.call(4), 400);
     let ceanf = lib
@@ -193,10 +233,14 @@ fn an_operator_without_tensor_arguments_runs_its_composite_kernel_through_undefi
 fn a_call_whose_every_key_falls_through_takes_undefined() {
     let (d, lib, _def) = setup("op(Tensor self) -> Tensor");
     let _cea = lib
-        .impl_("op", K::CompositeExplicitAutograd, |_: &TestTensor| TestTensor::cpu(1))
+        .impl_("op", K::CompositeExplicitAutograd, |_: &TestTensor| {
+            TestTensor::cpu(1)
+        })
         .unwrap();
     let _skip = lib.impl_fallthrough("op", K::CPU).unwrap();
-    let op = d.typed::<_, (&TestTensor,), TestTensor>("test::op", "").unwrap();
+    let op = d
+        .typed::<_, (&TestTensor,), TestTensor>("test::op", "")
+        .unwrap();
     // CPU falls through (its own fallthrough), AutogradCPU by the default: Undefined, which
     // CEA serves. CUDA takes CEA directly.
     let keys = |b: DispatchKey| TestTensor::new(&[b, b.autograd_key().unwrap(), K::Tracer], 0);

@@ -16,7 +16,13 @@ type Pair = TypedOperator<TestTensor, (&'static TestTensor, &'static TestTensor)
 /// backends without per-backend keys.
 fn backends() -> Vec<DispatchKey> {
     let dense = BackendComponent::ALL.iter().map(|b| b.dense_key());
-    let single = [K::FPGA, K::Vulkan, K::Metal, K::CustomRNGKeyId, K::MkldnnCPU];
+    let single = [
+        K::FPGA,
+        K::Vulkan,
+        K::Metal,
+        K::CustomRNGKeyId,
+        K::MkldnnCPU,
+    ];
     dense.chain(single).collect()
 }
 
@@ -120,9 +126,11 @@ fn private_use1_with_cpu_reaches_the_private_use1_kernel_not_the_catch_all() {
         })
         .unwrap();
     let _catch_all = lib
-        .impl_("pair", K::CompositeImplicitAutograd, |_: &TestTensor, _: &TestTensor| {
-            TestTensor::cpu(2)
-        })
+        .impl_(
+            "pair",
+            K::CompositeImplicitAutograd,
+            |_: &TestTensor, _: &TestTensor| TestTensor::cpu(2),
+        )
         .unwrap();
     let pair = d
         .typed::<_, (&TestTensor, &TestTensor), TestTensor>("test::pair", "")
@@ -152,10 +160,14 @@ fn past_autograd_no_other_tensors_autograd_key_is_selected() {
         )
         .unwrap();
     let _cpu = lib
-        .impl_("pair", K::CPU, |_: &TestTensor, _: &TestTensor| TestTensor::cpu(0))
+        .impl_("pair", K::CPU, |_: &TestTensor, _: &TestTensor| {
+            TestTensor::cpu(0)
+        })
         .unwrap();
     let _cuda = lib
-        .impl_("pair", K::CUDA, |_: &TestTensor, _: &TestTensor| TestTensor::cpu(1))
+        .impl_("pair", K::CUDA, |_: &TestTensor, _: &TestTensor| {
+            TestTensor::cpu(1)
+        })
         .unwrap();
     let pair = d
         .typed::<_, (&TestTensor, &TestTensor), TestTensor>("test::pair", "")
@@ -193,13 +205,18 @@ fn redispatch_below_one_autograd_key_leaves_autograd_for_every_tensor() {
             }
         },
     );
-    let _all = lib.impl_("pair", K::CompositeImplicitAutograd, kernel).unwrap();
+    let _all = lib
+        .impl_("pair", K::CompositeImplicitAutograd, kernel)
+        .unwrap();
     let pair = d
         .typed::<_, (&TestTensor, &TestTensor), TestTensor>("test::pair", "")
         .unwrap();
     assert_eq!(pair.call(&on(K::CPU), &on(K::CUDA)).value(), 7);
     // AutogradCUDA, then below it CUDA: not AutogradCPU.
-    assert_eq!(*seen.lock().unwrap(), [Some(K::AutogradCUDA), Some(K::CUDA)]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [Some(K::AutogradCUDA), Some(K::CUDA)]
+    );
 }
 
 #[test]
@@ -249,7 +266,9 @@ fn fallthrough_masks_are_per_backend() {
                 // The kernel sees the key set without the fallthrough's functionality.
                 let autograd = ks.contains(K::AutogradCUDA) || ks.contains(K::AutogradCPU);
                 stack.pop();
-                stack.push(IValue::Tensor(TestTensor::cpu(tag + 1000 * i64::from(autograd))));
+                stack.push(IValue::Tensor(TestTensor::cpu(
+                    tag + 1000 * i64::from(autograd),
+                )));
                 Ok(())
             },
         );
@@ -263,7 +282,11 @@ fn fallthrough_masks_are_per_backend() {
     assert_eq!(op.call(&on(K::CUDA)).value(), K::CUDA.index() as i64);
     assert_eq!(*seen.lock().unwrap(), [Some(K::AutogradCUDA)]);
     // On CPU the Tracer kernel sees no autograd key (CPU's mask removed it); on CUDA it does.
-    let traced = |backend| TestTensor::new(&[backend, backend.autograd_key().unwrap(), K::Tracer], 0);
+    let traced =
+        |backend| TestTensor::new(&[backend, backend.autograd_key().unwrap(), K::Tracer], 0);
     assert_eq!(op.call(&traced(K::CPU)).value(), K::Tracer.index() as i64);
-    assert_eq!(op.call(&traced(K::CUDA)).value(), K::Tracer.index() as i64 + 1000);
+    assert_eq!(
+        op.call(&traced(K::CUDA)).value(),
+        K::Tracer.index() as i64 + 1000
+    );
 }

@@ -3,6 +3,7 @@
 mod calls;
 mod defaults;
 mod errors;
+mod keys;
 mod link;
 mod mixed;
 mod precedence;
