@@ -399,39 +399,40 @@ impl DispatchKey {
     }
 }
 
-const fn f(key: DispatchKey) -> u64 {
+/// The functionality bit of `key` (for a per-backend key, of its functionality).
+const fn bit(key: DispatchKey) -> u64 {
     functionality_bit(key)
 }
 
 /// c10's `autogradother_backends`: the backends without per-backend functionality, and the
 /// quantized, sparse and compressed sparse keys of every backend.
-const AUTOGRAD_OTHER_BACKENDS: u64 = f(K::FPGA)
-    | f(K::Vulkan)
-    | f(K::Metal)
-    | f(K::CustomRNGKeyId)
-    | f(K::MkldnnCPU)
-    | f(K::SparseCPU)
-    | f(K::SparseCsrCPU)
-    | f(K::QuantizedCPU)
+const AUTOGRAD_OTHER_BACKENDS: u64 = bit(K::FPGA)
+    | bit(K::Vulkan)
+    | bit(K::Metal)
+    | bit(K::CustomRNGKeyId)
+    | bit(K::MkldnnCPU)
+    | bit(K::SparseCPU)
+    | bit(K::SparseCsrCPU)
+    | bit(K::QuantizedCPU)
     | BACKEND_BITS;
 /// c10's `backend_dispatch_keyset`, which `CompositeExplicitAutograd` covers: the dense keys
 /// and [`AUTOGRAD_OTHER_BACKENDS`] (not the nested keys, not `ZeroTensor`).
-const BACKEND_KEYS: u64 = AUTOGRAD_OTHER_BACKENDS | f(K::CPU);
+const BACKEND_KEYS: u64 = AUTOGRAD_OTHER_BACKENDS | bit(K::CPU);
 /// c10's `non_functional_backend_dispatch_keyset`: [`BACKEND_KEYS`] without the sparse keys
 /// and without the functional backends XLA and Lazy (for every functionality).
 const CEANF: u64 = BACKEND_KEYS
-    & !f(K::SparseCPU)
+    & !bit(K::SparseCPU)
     & !(1 << BackendComponent::XLA as u8)
     & !(1 << BackendComponent::Lazy as u8);
 /// c10's `autograd_dispatch_keyset`, on every backend.
 const AUTOGRAD: u64 =
-    f(K::AutogradOther) | f(K::AutogradCPU) | f(K::AutogradNestedTensor) | BACKEND_BITS;
+    bit(K::AutogradOther) | bit(K::AutogradCPU) | bit(K::AutogradNestedTensor) | BACKEND_BITS;
 /// The nested keys of every backend.
-const NESTED_BACKENDS: u64 = f(K::NestedTensorCPU) | BACKEND_BITS;
+const NESTED_BACKENDS: u64 = bit(K::NestedTensorCPU) | BACKEND_BITS;
 /// c10's `math_dispatch_keyset`, which `CompositeImplicitAutograd` covers.
-const CIA: u64 = BACKEND_KEYS | AUTOGRAD | NESTED_BACKENDS | f(K::Functionalize);
+const CIA: u64 = BACKEND_KEYS | AUTOGRAD | NESTED_BACKENDS | bit(K::Functionalize);
 /// c10's `nested_dispatch_keyset`.
-const CIA_NESTED: u64 = NESTED_BACKENDS | f(K::AutogradNestedTensor);
+const CIA_NESTED: u64 = NESTED_BACKENDS | bit(K::AutogradNestedTensor);
 
 impl DispatchKey {
     /// The keys a `dispatch` table of `native_functions.yaml` may name (SCHEMA.md §3.5, R48),
