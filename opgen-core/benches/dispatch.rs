@@ -8,7 +8,8 @@
 //!   `boxed_resident` leaves the result on the stack as the next call's argument, which
 //!   separates the dispatcher's share from the caller's pushes and pops;
 //! * (d) `typed_autograd`: (b) with a tensor that also carries `AutogradCPU`, which has no
-//!   kernel but a fallthrough fallback (resolved when the table is built).
+//!   kernel but the dispatcher's default fallthrough fallback (resolved when the table is
+//!   built).
 //!
 //! Run with `cargo bench -p opgen-core --bench dispatch`. After criterion's report, a summary
 //! gives ns per call and the overhead over (a), measured again with plain timing loops.
@@ -63,9 +64,6 @@ fn setup() -> Setup {
             .expect("impl"),
         lib.impl_("add.Tensor", DispatchKey::CPU, add)
             .expect("impl"),
-        d.impls("_")
-            .fallback_fallthrough(DispatchKey::Autograd)
-            .expect("fallback"),
     ];
     Setup {
         identity: d

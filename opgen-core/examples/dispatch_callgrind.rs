@@ -11,7 +11,7 @@
 //! cancels start-up and registration. Cases: `a1 b1 c1 d1` (one argument) and `a3 b3 c3 d3`
 //! (three): a = direct call through an opaque function pointer, b = typed call, c = boxed
 //! call (push the arguments, call, pop the result), d = typed call with an autograd key
-//! served by a fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
+//! served by the dispatcher's default fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
 //! as the next call's argument (the dispatcher's share of c1, without the caller's push/pop).
 
 use std::hint::black_box;
@@ -47,7 +47,6 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?,
         lib.impl_("identity", DispatchKey::CPU, identity)?,
         lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
-        d.impls("_").fallback_fallthrough(DispatchKey::Autograd)?,
     );
     let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
     let op3 =

@@ -14,8 +14,8 @@ use crate::dispatch::{
 use crate::schema::{BaseType, Schema};
 
 /// Registers the tracer's kernel at `Tracer` for every traceable operator of `dispatcher`
-/// in `scope`, and a fallthrough fallback at `Tracer` (unless the key has a fallback), so
-/// that the other operators skip the key.
+/// in `scope`; the other operators skip the key by the dispatcher's default fallthrough
+/// fallback at `Tracer` (or by whatever fallback replaces it).
 ///
 /// As torchgen's tracing kernels, operators without tensor-like returns or with a `Storage`
 /// argument are not traced. In-place and out operators are recorded under their own names,
@@ -59,7 +59,6 @@ pub fn install_tracer<T: Tensor>(
         scope.into(),
         Some(register::<T>),
     );
-    installed.fallthrough_fallback(DispatchKey::Tracer)?;
     installed.refresh()?;
     Ok(installed)
 }

@@ -3,7 +3,8 @@
 //! argument for why it is sound.
 //!
 //! The call path reads an operator's table with one atomic load and calls a kernel through
-//! one indirect call. Three things make that possible without locks or reference counting:
+//! one indirect call. Four things make that possible without locks, reference counting or
+//! bounds checks:
 //!
 //! * [`ErasedFn`] stores a function pointer of some signature next to the `TypeId` of a
 //!   marker naming that signature, and hands it back only to a caller asking for that same
@@ -16,7 +17,10 @@
 //!   earlier would need a per-call atomic read-modify-write or fence (about 2 ns each on the
 //!   reference machine, most of the call's budget); registration is rare, so the retained
 //!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
-//!   registering and dropping the same kernels does not grow the cell.
+//!   registering and dropping the same kernels does not grow the cell;
+//! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
+//!   index computation can only produce indices in bounds, which a compile-time assertion
+//!   on its lookup table checks.
 
 use std::any::{Any, TypeId};
 use std::marker::PhantomData;
@@ -26,6 +30,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ivalue::IValue;
+use super::keys::{NUM_ENTRIES, slot_index};
 
 /// A marker type naming one function-pointer signature.
 pub(crate) trait FnSig: 'static {
@@ -343,6 +348,19 @@ impl<T> TableCell<T> {
             .unwrap_or_else(PoisonError::into_inner)
             .len()
     }
+}
+
+/// The entry of a dispatch table's `entries` that a call's key set `bits`, with highest
+/// backend index `backend`, selects ([`slot_index`]), without a bounds check: the one check
+/// the call path would otherwise make, as c10's table lookup makes none.
+#[inline(always)]
+pub(crate) fn table_entry<T>(entries: &[T; NUM_ENTRIES], bits: u64, backend: usize) -> &T {
+    let index = slot_index(bits, backend);
+    // SAFETY: `slot_index` returns `first + (backend & mask)` for a pair `(first, mask)` of
+    // its constant `ENTRIES`, for any `bits` and `backend`; building `ENTRIES` asserts
+    // `first + mask < NUM_ENTRIES` for every pair (a compile-time check, as `ENTRIES` is a
+    // `const`), and `backend & mask <= mask`. So `index < NUM_ENTRIES`, the array's length.
+    unsafe { entries.get_unchecked(index) }
 }
 
 #[cfg(test)]

@@ -207,8 +207,7 @@ impl OperatorHandle {
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        let ks = ks & table.mask;
-        let kernel = table.kernel(ks);
+        let (ks, kernel) = table.kernel(ks);
         (kernel.boxed)(&kernel.functor, self, ks, erase_stack(stack))
     }
 
@@ -458,9 +457,7 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                let table = self.op.table();
-                let ks = ks & table.mask;
-                let kernel = table.kernel(ks);
+                let (ks, kernel) = self.op.table().kernel(ks);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]

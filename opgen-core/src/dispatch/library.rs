@@ -271,13 +271,15 @@ impl Library {
     }
 
     /// Registers a fallthrough fallback at `key` (or every key an alias covers): operators
-    /// without their own kernel there skip the key. This is what makes an operator without
-    /// autograd kernels callable on tensors that carry an autograd key:
+    /// without their own kernel there skip the key. Every dispatcher has such fallbacks at
+    /// the autograd keys, `ADInplaceOrView`, `Tracer`, `BackendSelect` and the autocast keys
+    /// already (its defaults, which a registration replaces while it lives); this one is for
+    /// a key of your own choice, such as a user backend's layer:
     ///
     /// ```
     /// # use opgen_core::dispatch::*;
     /// # let d = Dispatcher::new();
-    /// let _autograd = d.impls("_").fallback_fallthrough(DispatchKey::Autograd)?;
+    /// let _skip = d.impls("_").fallback_fallthrough(DispatchKey::PrivateUse2)?;
     /// # Ok::<(), Error>(())
     /// ```
     #[track_caller]

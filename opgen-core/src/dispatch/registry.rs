@@ -159,10 +159,28 @@ impl Dispatcher {
     }
 
     /// A new dispatcher, independent of the global one, without operators. Like every
-    /// dispatcher it has a fallthrough fallback at `BackendSelect` (PyTorch's), so that
-    /// operators without a `BackendSelect` kernel skip that key, which every thread includes
-    /// ([`tls::DEFAULT_INCLUDED`](super::tls::DEFAULT_INCLUDED)). A fallback registered at
-    /// `BackendSelect` replaces it while it lives.
+    /// dispatcher (and like c10's once ATen is loaded) it starts with fallthrough fallbacks
+    /// at `BackendSelect`, `ADInplaceOrView`, `Tracer`, the autocast keys and every autograd
+    /// key, so that tensors may carry those keys (and every thread includes `BackendSelect`,
+    /// [`tls::DEFAULT_INCLUDED`](super::tls::DEFAULT_INCLUDED)) before any kernel for them
+    /// exists: operators without such a kernel skip the key. A fallback registered at one of
+    /// these keys replaces the default while it lives; dropping it brings the default back.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
+    /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// let _def = lib.def("neg(Tensor self) -> Tensor")?;
+    /// let _cpu = lib.impl_("neg", DispatchKey::CPU, |t: &MyTensor| t.clone())?;
+    /// let neg = d.typed::<_, (&MyTensor,), MyTensor>("demo::neg", "")?;
+    /// use DispatchKey as K;
+    /// let t = MyTensor(DispatchKeySet::from_keys(&[K::CPU, K::ADInplaceOrView, K::AutogradCPU, K::Tracer]));
+    /// assert!(neg.try_call(&t).is_ok()); // every layer above CPU falls through
+    /// assert!(d.find("demo::neg", "")?.dispatch_table().get(K::AutogradCPU).is_default());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new() -> Dispatcher {
         let registry = Registry {
             ops: BTreeMap::new(),
@@ -292,10 +310,30 @@ impl fmt::Debug for Dispatcher {
 /// The id of the fallbacks every dispatcher starts with; registrations count from 1.
 pub(crate) const BUILTIN: RegistrationId = RegistrationId(0);
 
-/// The fallback every dispatcher has at `key` until a registration replaces it: a
-/// fallthrough at `BackendSelect`, nothing elsewhere.
+/// The fallback every dispatcher has at `key` until a registration replaces it, as c10 has
+/// once ATen is loaded: a fallthrough at the keys whose layer only does work when an
+/// operator has a kernel for it: `BackendSelect`, `ADInplaceOrView`, `Tracer`, the autocast
+/// keys, and every autograd key (PyTorch's framework autograd fallback, which in its default
+/// mode only passes the call on below autograd). Nothing at the other keys.
 pub(crate) fn builtin_fallback(key: DispatchKey) -> Option<FallbackReg> {
-    (key == DispatchKey::BackendSelect).then(|| FallbackReg {
+    use DispatchKey as K;
+    let autocast = matches!(
+        key,
+        K::AutocastCPU
+            | K::AutocastMTIA
+            | K::AutocastMAIA
+            | K::AutocastXPU
+            | K::AutocastIPU
+            | K::AutocastHPU
+            | K::AutocastXLA
+            | K::AutocastMPS
+            | K::AutocastCUDA
+            | K::AutocastPrivateUse1
+    );
+    let fallthrough = autocast
+        || key.is_autograd()
+        || matches!(key, K::BackendSelect | K::ADInplaceOrView | K::Tracer);
+    fallthrough.then(|| FallbackReg {
         id: BUILTIN,
         kernel: None,
         site: std::panic::Location::caller(),

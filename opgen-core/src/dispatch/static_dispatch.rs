@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use super::error::{Error, ErrorKind};
 use super::handle::{OperatorHandle, call_boxed_kernel};
 use super::kernel::{ArgList, ErasedKernel, KernelKind, Sig, SignatureMarker};
-use super::keys::{BACKENDS, DispatchKey};
+use super::keys::{BACKEND_BITS, DispatchKey};
 use super::keyset::DispatchKeySet;
 use super::registry::link::link_all;
 use super::registry::{Dispatcher, Registration};
@@ -39,6 +39,17 @@ fn group_base(name: &str) -> &str {
 
 /// The slot of calls whose arguments have no backend key.
 const NO_BACKEND: usize = DispatchKey::NUM_RUNTIME;
+
+/// c10's `backend_functionality_keys`, from which static dispatch takes its key
+/// (`highestPriorityBackendTypeId`): the dense, quantized, sparse and compressed sparse
+/// functionalities on every backend.
+const BACKEND_FUNCTIONALITIES: DispatchKeySet = DispatchKeySet::from_keys(&[
+    DispatchKey::CPU,
+    DispatchKey::QuantizedCPU,
+    DispatchKey::SparseCPU,
+    DispatchKey::SparseCsrCPU,
+])
+.union(DispatchKeySet::from_bits(BACKEND_BITS));
 
 /// A statically dispatched operator, built on the first successful [`StaticOp::get`] and kept
 /// for the life of the program (the kernels linked into a program do not change).
@@ -216,9 +227,7 @@ impl<T, L, R> StaticOperator<T, L, R> {
     /// The kernel serving the arguments' key set `ks`.
     #[inline(always)]
     fn slot(&self, ks: DispatchKeySet) -> Option<&ErasedKernel> {
-        let backend = ks
-            .intersection(DispatchKeySet::from_bits(BACKENDS))
-            .highest();
+        let backend = ks.intersection(BACKEND_FUNCTIONALITIES).highest();
         let index = backend.map_or(NO_BACKEND, DispatchKey::index);
         self.slots.get(index).and_then(Option::as_deref)
     }
@@ -228,9 +237,7 @@ impl<T, L, R> StaticOperator<T, L, R> {
     fn missing(&self, ks: DispatchKeySet) -> Error {
         ErrorKind::StaticDispatchMissingKernel {
             operator: self.operator.clone(),
-            key: ks
-                .intersection(DispatchKeySet::from_bits(BACKENDS))
-                .highest(),
+            key: ks.intersection(BACKEND_FUNCTIONALITIES).highest(),
             available: self.available.clone(),
         }
         .into()

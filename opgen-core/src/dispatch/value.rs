@@ -270,6 +270,24 @@ named_enum! {
         Meta = ["meta"],
         /// The first user backend (`privateuseone`).
         PrivateUse1 = ["privateuseone"],
+        /// `hip` (AMD ROCm).
+        HIP = ["hip"],
+        /// `xla`.
+        XLA = ["xla"],
+        /// `lazy` (lazy tensors).
+        Lazy = ["lazy"],
+        /// `ipu` (Graphcore).
+        IPU = ["ipu"],
+        /// `ve` (NEC SX-Aurora).
+        VE = ["ve"],
+        /// `maia`.
+        MAIA = ["maia"],
+        /// `fpga`.
+        FPGA = ["fpga"],
+        /// `vulkan`.
+        Vulkan = ["vulkan"],
+        /// `metal`.
+        Metal = ["metal"],
     }
 }
 

@@ -75,7 +75,9 @@ pub struct WrapperFacts {
 /// assert_eq!(derived_wrapper(&inplace_meta), Some(DerivedWrapper::InPlaceMetaShortCircuit));
 /// ```
 pub fn derived_wrapper(facts: &WrapperFacts) -> Option<DerivedWrapper> {
-    if !facts.key.is_backend() || facts.has_kernel || facts.has_composite {
+    // `ZeroTensor` is a functionality in c10 but holds kernels as a backend does.
+    let backend = facts.key.is_backend() || facts.key == DispatchKey::ZeroTensor;
+    if !backend || facts.has_kernel || facts.has_composite {
         return None;
     }
     match facts.kind {

@@ -160,11 +160,11 @@ fn a_factory_dispatches_on_its_device_argument() {
         0.0,
         None,
         Some(Layout::Sparse),
-        Some(dev("hpu")),
+        Some(dev("fpga")),
         None,
     ));
     assert!(
-        err.contains("BackendSelect of `devtest::fill` found no backend key for layout `Sparse` on device `hpu`"),
+        err.contains("BackendSelect of `devtest::fill` found no backend key for layout `Sparse` on device `fpga`"),
         "{err}"
     );
 }

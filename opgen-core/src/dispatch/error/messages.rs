@@ -248,8 +248,8 @@ impl fmt::Display for ErrorKind {
                 write!(
                     f,
                     " for layout `{layout}` on device `{device}` (dtype `{dtype}`); expected the \
-                     strided layout, a sparse or compressed sparse layout on cpu, cuda, mps, xpu \
-                     or meta, or `Mkldnn` on cpu"
+                     strided or jagged layout, a sparse or compressed sparse layout on a device \
+                     other than fpga, vulkan and metal, or `Mkldnn` on cpu"
                 )
             }
             ErrorKind::DeviceMismatch {

@@ -250,7 +250,7 @@ impl Inner {
     }
 
     /// Registers a backend fallback (`None`: a fallthrough) at `key`, or at every runtime key
-    /// an alias key covers. It replaces a builtin fallback (`BackendSelect`'s fallthrough),
+    /// an alias key covers. It replaces a default fallback ([`builtin_fallback`]),
     /// which comes back when it is dropped.
     pub(crate) fn fallback(
         self: &Arc<Self>,

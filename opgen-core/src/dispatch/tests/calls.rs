@@ -271,7 +271,7 @@ fn a_backend_select_fallback_replaces_the_builtin_fallthrough_while_it_lives() {
         .impl_("neg", K::CPU, |t: &TestTensor| t.clone())
         .unwrap();
     let builtin = d.fallbacks();
-    assert!(matches!(builtin.as_slice(), [(K::BackendSelect, _, true)]));
+    assert!(builtin.contains(&(K::BackendSelect, builtin[0].1, true)));
     let neg = d
         .typed::<TestTensor, (&TestTensor,), TestTensor>("test::neg", "")
         .unwrap();

@@ -1,8 +1,11 @@
 //! Tests of the dispatcher, with a small tensor type of their own.
 
 mod calls;
+mod defaults;
 mod errors;
+mod keys;
 mod link;
+mod mixed;
 mod precedence;
 mod static_dispatch;
 mod stress;
