@@ -400,6 +400,7 @@ fn constant_text<T>(value: &IValue<T>) -> String {
         IValue::FloatList(v) => list(v, |x| format!("{x:?}")),
         IValue::BoolList(v) => list(v, python_bool),
         IValue::ScalarList(v) => list(v, Scalar::to_string),
+        IValue::List(v) => v.to_string(),
         IValue::ScalarType(v) => v.to_string(),
         IValue::Layout(v) => v.to_string(),
         IValue::Device(v) => format!("\"{v}\""),

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use super::erased::{drop_values_from, pop_value, push_in_place, replace_values_from};
 use super::keyset::DispatchKeySet;
+use super::list::{ListItem, ValueList};
 use super::tensor::Tensor;
 use super::value::{
     Complex, Device, Dimname, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType,
@@ -61,11 +62,11 @@ pub enum IValue<T> {
     Str(Arc<String>),
     /// `Tensor`.
     Tensor(T),
-    /// `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`.
+    /// `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`, `DimVector`.
     IntList(Arc<Vec<i64>>),
-    /// `float[]`.
+    /// `float[]`, `float[N]`.
     FloatList(Arc<Vec<f64>>),
-    /// `bool[N]`.
+    /// `bool[N]`, `SymBool[]`.
     BoolList(Arc<Vec<bool>>),
     /// `Tensor[]`.
     TensorList(Arc<Vec<T>>),
@@ -73,6 +74,8 @@ pub enum IValue<T> {
     OptionalTensorList(Arc<Vec<Option<T>>>),
     /// `Scalar[]`.
     ScalarList(Arc<Vec<Scalar>>),
+    /// Any other list (`str[]`, `int?[]`, `ScalarType[]`, ...; c10's generic list).
+    List(Arc<ValueList>),
     /// `ScalarType`.
     ScalarType(ScalarType),
     /// `Layout`.
@@ -112,6 +115,7 @@ impl<T> IValue<T> {
             IValue::TensorList(_) => "Tensor[]",
             IValue::OptionalTensorList(_) => "Tensor?[]",
             IValue::ScalarList(_) => "Scalar[]",
+            IValue::List(list) => list.kind(),
             IValue::ScalarType(_) => "ScalarType",
             IValue::Layout(_) => "Layout",
             IValue::Device(_) => "Device",
@@ -195,9 +199,7 @@ macro_rules! from_impls {
 
 from_impls! {
     bool => Bool, i64 => Int, f64 => Float, Complex => Complex(Arc::new),
-    String => Str(Arc::new), Vec<i64> => IntList(Arc::new), Vec<f64> => FloatList(Arc::new),
-    Vec<bool> => BoolList(Arc::new), Vec<Scalar> => ScalarList(Arc::new),
-    ScalarType => ScalarType, Layout => Layout, Device => Device, MemoryFormat => MemoryFormat,
+    String => Str(Arc::new), ScalarType => ScalarType, Layout => Layout, Device => Device, MemoryFormat => MemoryFormat,
     QScheme => QScheme, Generator => Generator, Storage => Storage, Stream => Stream(Arc::new),
     Dimname => Dimname,
 }
@@ -212,6 +214,13 @@ impl<T> From<Scalar> for IValue<T> {
             Scalar::Float(f) => IValue::Float(f),
             Scalar::Complex(c) => IValue::Complex(Arc::new(c)),
         }
+    }
+}
+
+impl<T, E: ListItem<T>> From<Vec<E>> for IValue<T> {
+    /// The list, in the variant [`ListItem`] gives its element type.
+    fn from(items: Vec<E>) -> IValue<T> {
+        E::into_list(items)
     }
 }
 
@@ -343,7 +352,7 @@ impl<T> FromIterator<IValue<T>> for Stack<T> {
 /// The value of a schema default literal for an argument of type `ty`, if it has one:
 /// `alpha=1` for `Scalar` is `Int(1)`, `int[2] padding=0` is `IntList([0, 0])`,
 /// `reduction=Mean` is `Int(1)`, `memory_format=contiguous_format` is a `MemoryFormat`.
-pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue<T>> {
+pub(crate) fn default_value<T: Tensor>(ty: &ArgType, literal: &Literal) -> Option<IValue<T>> {
     if let (Literal::None, ArgType::Optional(_)) = (literal, ty) {
         return Some(IValue::None);
     }
@@ -362,71 +371,147 @@ pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue
             "Sum" => 2,
             _ => return None,
         }),
-        (BaseType::Float, Literal::Int(i)) => IValue::Float(*i as f64),
-        (BaseType::Float, Literal::Float(f)) => IValue::Float(f.0),
+        (BaseType::Float, _) => IValue::Float(float(literal)?),
         (BaseType::Bool | BaseType::SymBool, Literal::Bool(b)) => IValue::Bool(*b),
         (BaseType::Str, Literal::Str(s)) => IValue::from(s.as_str()),
-        (BaseType::Scalar, Literal::Int(i)) => IValue::Int(*i),
-        (BaseType::Scalar, Literal::Float(f)) => IValue::Float(f.0),
-        (BaseType::Scalar, Literal::Bool(b)) => IValue::Bool(*b),
+        (BaseType::Scalar, _) => IValue::from(scalar(literal)?),
         (BaseType::ScalarType, Literal::Ident(n)) => IValue::ScalarType(ScalarType::from_name(n)?),
         (BaseType::Layout, Literal::Ident(n)) => IValue::Layout(Layout::from_name(n)?),
         (BaseType::MemoryFormat, Literal::Ident(n)) => {
             IValue::MemoryFormat(MemoryFormat::from_name(n)?)
         }
-        (BaseType::Device, Literal::Str(s) | Literal::Ident(s)) => IValue::Device(s.parse().ok()?),
+        (BaseType::QScheme, Literal::Ident(n)) => IValue::QScheme(QScheme::from_name(n)?),
+        (BaseType::Device, _) => IValue::Device(device(literal)?),
         _ => return None,
     })
 }
 
-fn default_list<T>(elem: &ArgType, size: Option<u32>, literal: &Literal) -> Option<IValue<T>> {
+fn int(literal: &Literal) -> Option<i64> {
+    match literal {
+        Literal::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+fn float(literal: &Literal) -> Option<f64> {
+    match literal {
+        Literal::Int(i) => Some(*i as f64),
+        Literal::Float(f) => Some(f.0),
+        _ => None,
+    }
+}
+
+fn boolean(literal: &Literal) -> Option<bool> {
+    match literal {
+        Literal::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn string(literal: &Literal) -> Option<String> {
+    match literal {
+        Literal::Str(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn scalar(literal: &Literal) -> Option<Scalar> {
+    match literal {
+        Literal::Int(i) => Some(Scalar::Int(*i)),
+        Literal::Float(f) => Some(Scalar::Float(f.0)),
+        Literal::Bool(b) => Some(Scalar::Bool(*b)),
+        _ => None,
+    }
+}
+
+fn named<V>(literal: &Literal, from_name: fn(&str) -> Option<V>) -> Option<V> {
+    match literal {
+        Literal::Ident(n) => from_name(n),
+        _ => None,
+    }
+}
+
+fn device(literal: &Literal) -> Option<Device> {
+    match literal {
+        Literal::Str(s) | Literal::Ident(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// A list of the items `parse` reads; for an optional element type, `None` items too.
+fn items_of<T, X>(
+    items: &[Literal],
+    optional: bool,
+    parse: impl Fn(&Literal) -> Option<X>,
+) -> Option<IValue<T>>
+where
+    X: ListItem<T>,
+    Option<X>: ListItem<T>,
+{
+    if optional {
+        let read = |l: &Literal| match l {
+            Literal::None => Some(None),
+            l => parse(l).map(Some),
+        };
+        items.iter().map(read).collect::<Option<Vec<_>>>().map(IValue::from)
+    } else {
+        items.iter().map(parse).collect::<Option<Vec<_>>>().map(IValue::from)
+    }
+}
+
+fn default_list<T: Tensor>(elem: &ArgType, size: Option<u32>, literal: &Literal) -> Option<IValue<T>> {
     let items: Vec<Literal> = match (literal, size) {
         (Literal::List(items), _) => items.clone(),
         // `int[2] padding=0` repeats the scalar to the list's size.
         (scalar, Some(n)) => vec![scalar.clone(); n as usize],
         _ => return None,
     };
-    Some(match elem {
-        ArgType::Base(BaseType::Int | BaseType::SymInt) => IValue::from(
-            items
-                .iter()
-                .map(|l| match l {
-                    Literal::Int(i) => Some(*i),
-                    _ => None,
-                })
-                .collect::<Option<Vec<i64>>>()?,
-        ),
-        ArgType::Base(BaseType::Float) => IValue::from(
-            items
-                .iter()
-                .map(|l| match l {
-                    Literal::Int(i) => Some(*i as f64),
-                    Literal::Float(f) => Some(f.0),
-                    _ => None,
-                })
-                .collect::<Option<Vec<f64>>>()?,
-        ),
-        ArgType::Base(BaseType::Bool) => IValue::from(
-            items
-                .iter()
-                .map(|l| match l {
-                    Literal::Bool(b) => Some(*b),
-                    _ => None,
-                })
-                .collect::<Option<Vec<bool>>>()?,
-        ),
-        ArgType::Base(BaseType::Tensor) if items.is_empty() => IValue::TensorList(Arc::default()),
-        ArgType::Base(BaseType::Scalar) if items.is_empty() => IValue::ScalarList(Arc::default()),
+    let (base, optional) = match elem {
+        ArgType::Base(b) => (*b, false),
+        ArgType::Optional(inner) => match inner.as_ref() {
+            ArgType::Base(b) => (*b, true),
+            _ => return None,
+        },
         _ => return None,
-    })
+    };
+    // Handles (tensors, generators, storages, streams) have no literal: only `[]`.
+    fn none<X>(_: &Literal) -> Option<X> {
+        None
+    }
+    match base {
+        BaseType::Int | BaseType::SymInt => items_of::<T, i64>(&items, optional, int),
+        BaseType::DeviceIndex => items_of::<T, i8>(&items, optional, |l| {
+            int(l).and_then(|i| i8::try_from(i).ok())
+        }),
+        BaseType::Float => items_of::<T, f64>(&items, optional, float),
+        BaseType::Bool | BaseType::SymBool => items_of::<T, bool>(&items, optional, boolean),
+        BaseType::Str => items_of::<T, String>(&items, optional, string),
+        BaseType::Scalar => items_of::<T, Scalar>(&items, optional, scalar),
+        BaseType::ScalarType => {
+            items_of::<T, ScalarType>(&items, optional, |l| named(l, ScalarType::from_name))
+        }
+        BaseType::Layout => items_of::<T, Layout>(&items, optional, |l| named(l, Layout::from_name)),
+        BaseType::MemoryFormat => {
+            items_of::<T, MemoryFormat>(&items, optional, |l| named(l, MemoryFormat::from_name))
+        }
+        BaseType::QScheme => items_of::<T, QScheme>(&items, optional, |l| named(l, QScheme::from_name)),
+        BaseType::Device => items_of::<T, Device>(&items, optional, device),
+        BaseType::Generator => items_of::<T, Generator>(&items, optional, none),
+        BaseType::Storage => items_of::<T, Storage>(&items, optional, none),
+        BaseType::Stream => items_of::<T, Stream>(&items, optional, none),
+        BaseType::Tensor if optional => items.is_empty().then(|| IValue::from(Vec::<Option<T>>::new())),
+        BaseType::Tensor => items.is_empty().then(|| IValue::from(Vec::<T>::new())),
+        BaseType::DimVector | BaseType::GraphModule => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::tests::TestTensor;
     use crate::schema::{Float, parse_type};
 
-    fn default(ty: &str, literal: Literal) -> Option<IValue<()>> {
+    fn default(ty: &str, literal: Literal) -> Option<IValue<TestTensor>> {
         default_value(&parse_type(ty).unwrap(), &literal)
     }
 
@@ -478,6 +563,30 @@ mod tests {
             default("MemoryFormat", Literal::Ident("contiguous_format".into())),
             Some(IValue::MemoryFormat(MemoryFormat::Contiguous))
         );
+        let names = Literal::List(vec![Literal::Str("a".into()), Literal::Str("b".into())]);
+        assert_eq!(
+            default("str[]", names),
+            Some(IValue::from(vec!["a".to_string(), "b".to_string()]))
+        );
+        let sizes = Literal::List(vec![Literal::Int(2), Literal::None]);
+        assert_eq!(
+            default("int?[]", sizes),
+            Some(IValue::from(vec![Some(2i64), None]))
+        );
+        assert_eq!(
+            default("ScalarType[]", Literal::List(vec![])),
+            Some(IValue::from(Vec::<ScalarType>::new()))
+        );
+        assert_eq!(
+            default("Tensor?[]", Literal::List(vec![])),
+            Some(IValue::from(Vec::<Option<TestTensor>>::new()))
+        );
+        let dtypes = Literal::List(vec![Literal::Ident("long".into())]);
+        assert_eq!(
+            default("ScalarType?[]", dtypes),
+            Some(IValue::from(vec![Some(ScalarType::Long)]))
+        );
+        assert_eq!(default("Generator[]", Literal::List(vec![Literal::Int(1)])), None);
         assert_eq!(default("int[]", Literal::Int(0)), None);
         assert_eq!(default("Tensor", Literal::Int(0)), None);
     }

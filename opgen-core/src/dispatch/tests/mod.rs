@@ -4,6 +4,7 @@ mod calls;
 mod errors;
 mod link;
 mod precedence;
+mod returns;
 mod static_dispatch;
 mod stress;
 mod values;
