@@ -58,6 +58,8 @@ mod inplace_or_view;
 mod tracer;
 
 #[cfg(test)]
+pub(crate) mod panics;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeSet;

@@ -430,15 +430,62 @@ thread_local! {
 
 /// Runs `f` on the innermost trace, which must record tensors of type `T`.
 fn with_state<T: Tensor, R>(f: impl FnOnce(&mut State<T>) -> Result<R, Error>) -> Result<R, Error> {
-    // Taken out of the list while `f` runs, so that a hook which calls an operator (while
-    // tracing is paused or not) cannot meet a borrowed list.
-    let mut state = STATES.with_borrow_mut(Vec::pop).ok_or_else(no_trace)?;
-    let result = match state.downcast_mut::<State<T>>() {
+    let level = STATES.with_borrow(Vec::len).checked_sub(1).ok_or_else(no_trace)?;
+    let mut taken = Taken::at(level)?;
+    match taken.state::<T>() {
         Some(state) => f(state),
         None => Err(wrong_tensor_type::<T>()),
-    };
-    STATES.with_borrow_mut(|states| states.push(state));
-    result
+    }
+}
+
+/// The state of the trace at `level`, taken out of `STATES` while the tensor hooks run on it
+/// (`is_same`, `sizes`), and put back when dropped, also when a hook panics: the trace then
+/// records on, without the call that failed.
+///
+/// While it is out, its slot holds a placeholder, so that the other levels keep their
+/// places, and tracing is paused (`Tracer` excluded): operators a hook calls are not
+/// recorded, and cannot reach a tracer kernel that would find the state missing.
+struct Taken {
+    level: usize,
+    state: Option<Box<dyn Any>>,
+    _pause: ExcludeDispatchKeyGuard,
+}
+
+impl Taken {
+    fn at(level: usize) -> Result<Taken, Error> {
+        let placeholder: Box<dyn Any> = Box::new(());
+        let state = STATES
+            .with_borrow_mut(|states| {
+                (states.get_mut(level)).map(|slot| std::mem::replace(slot, placeholder))
+            })
+            .ok_or_else(no_trace)?;
+        Ok(Taken {
+            level,
+            state: Some(state),
+            _pause: ExcludeDispatchKeyGuard::new(DispatchKey::Tracer),
+        })
+    }
+
+    fn state<T: Tensor>(&mut self) -> Option<&mut State<T>> {
+        self.state.as_mut()?.downcast_mut()
+    }
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        let Some(state) = self.state.take() else {
+            return;
+        };
+        // A state whose trace ended meanwhile is dropped after the borrow ends: dropping
+        // tensors runs the user's code, which must not meet a borrowed list.
+        let _unplaced = STATES.with_borrow_mut(|states| match states.get_mut(self.level) {
+            Some(slot) => {
+                *slot = state;
+                None
+            }
+            None => Some(state),
+        });
+    }
 }
 
 #[cold]
@@ -546,41 +593,33 @@ impl<T: Tensor> TracingGuard<T> {
 
     /// Stops recording and returns the trace.
     pub fn finish(self) -> Trace {
-        let state = STATES.with_borrow_mut(|states| {
-            let state = states.drain(self.level..).next();
-            DEPTH.set(states.len());
-            state.and_then(|s| s.downcast::<State<T>>().ok())
-        });
-        state.map(|s| s.trace).unwrap_or_default()
+        let ended = end_traces(self.level);
+        let state = ended.into_iter().next();
+        (state.and_then(|s| s.downcast::<State<T>>().ok())).map_or_else(Trace::default, |s| s.trace)
     }
 
     fn with_own<R>(&self, f: impl FnOnce(&mut State<T>) -> Result<R, Error>) -> Result<R, Error> {
-        // Taken out of the list while `f` runs, as in `with_state`.
-        let placeholder: Box<dyn Any> = Box::new(());
-        let mut state = STATES
-            .with_borrow_mut(|states| {
-                (states.get_mut(self.level)).map(|s| std::mem::replace(s, placeholder))
-            })
-            .ok_or_else(no_trace)?;
-        let result = match state.downcast_mut::<State<T>>() {
+        let mut taken = Taken::at(self.level)?;
+        match taken.state::<T>() {
             Some(state) => f(state),
             None => Err(no_trace()),
-        };
-        STATES.with_borrow_mut(|states| {
-            if let Some(slot) = states.get_mut(self.level) {
-                *slot = state;
-            }
-        });
-        result
+        }
     }
+}
+
+/// Removes the traces from `level` up (a trace, and those nested in it that are still
+/// recording) and returns them, to be dropped after the list's borrow ends.
+fn end_traces(level: usize) -> Vec<Box<dyn Any>> {
+    STATES.with_borrow_mut(|states| {
+        let ended = states.split_off(level.min(states.len()));
+        DEPTH.set(states.len());
+        ended
+    })
 }
 
 impl<T: Tensor> Drop for TracingGuard<T> {
     fn drop(&mut self) {
-        STATES.with_borrow_mut(|states| {
-            states.truncate(self.level);
-            DEPTH.set(states.len());
-        });
+        drop(end_traces(self.level));
     }
 }
 
