@@ -230,7 +230,9 @@ fn ops() -> Ops {
         neg: d.typed::<_, (&PTensor,), _>("test::neg", "").expect("neg"),
         add: (d.typed::<_, (&PTensor, &PTensor), _>("test::add", "")).expect("add"),
         add_: (d.typed::<_, (&mut PTensor, &PTensor), _>("test::add_", "")).expect("add_"),
-        alias: d.typed::<_, (&PTensor,), _>("test::alias", "").expect("alias"),
+        alias: d
+            .typed::<_, (&PTensor,), _>("test::alias", "")
+            .expect("alias"),
         d,
         _lib: lib,
         _regs: regs,
@@ -239,7 +241,12 @@ fn ops() -> Ops {
 
 /// The thread's dispatch state that a call must leave as it found it.
 fn thread_state() -> (DispatchKeySet, DispatchKeySet, Option<Device>, bool) {
-    (tls::included(), tls::excluded(), current_device(), is_tracing())
+    (
+        tls::included(),
+        tls::excluded(),
+        current_device(),
+        is_tracing(),
+    )
 }
 
 #[test]
@@ -286,7 +293,10 @@ fn nested_traces_survive_a_panic_in_the_inner_one() {
     let z = ops.neg.call(&y);
     panics_in("is_same", || ops.neg.try_call(&z));
     panics_in("sizes", || inner.input(&x));
-    assert_eq!(inner.finish().to_string(), "graph(%0 : [1]):\n  %1 : [1] = test::neg(%0)\n");
+    assert_eq!(
+        inner.finish().to_string(),
+        "graph(%0 : [1]):\n  %1 : [1] = test::neg(%0)\n"
+    );
     let _w = ops.neg.call(&z);
     assert_eq!(
         outer.finish().to_string(),
@@ -329,9 +339,15 @@ fn cpu_fallback_works_after_a_hook_panics() {
     assert_eq!(thread_state(), before);
     assert_eq!(x.data(), [1, 2], "the failed copy back left `x` as it was");
     let z = ops.add.call(&x, &y);
-    assert_eq!((z.device(), z.data()), (DeviceType::PrivateUse1, vec![11, 22]));
+    assert_eq!(
+        (z.device(), z.data()),
+        (DeviceType::PrivateUse1, vec![11, 22])
+    );
     ops.add_.call(&mut x, &y);
-    assert_eq!((x.device(), x.data()), (DeviceType::PrivateUse1, vec![11, 22]));
+    assert_eq!(
+        (x.device(), x.data()),
+        (DeviceType::PrivateUse1, vec![11, 22])
+    );
 }
 
 /// Thread-local key sets and the current device are as before after a kernel panics inside
@@ -342,12 +358,16 @@ fn the_call_path_keeps_no_state_from_a_panic() {
     let lib = ops.d.impls("test");
     let neg = ops.neg.clone();
     let _autograd = lib
-        .impl_("neg", K::AutogradCPU, move |ks: DispatchKeySet, a: &PTensor| {
-            let _exclude = ExcludeDispatchKeyGuard::new(K::ADInplaceOrView);
-            let _include = IncludeDispatchKeyGuard::new(K::Tracer);
-            let _device = DeviceGuard::new("cuda:1".parse().expect("device"));
-            neg.try_redispatch(ks.below(K::AutogradCPU), a)
-        })
+        .impl_(
+            "neg",
+            K::AutogradCPU,
+            move |ks: DispatchKeySet, a: &PTensor| {
+                let _exclude = ExcludeDispatchKeyGuard::new(K::ADInplaceOrView);
+                let _include = IncludeDispatchKeyGuard::new(K::Tracer);
+                let _device = DeviceGuard::new("cuda:1".parse().expect("device"));
+                neg.try_redispatch(ks.below(K::AutogradCPU), a)
+            },
+        )
         .expect("impl");
     let x = PTensor::new(&[K::CPU, K::AutogradCPU], &[4]);
     let before = thread_state();
@@ -356,7 +376,9 @@ fn the_call_path_keeps_no_state_from_a_panic() {
     assert_eq!(ops.neg.call(&x).data(), [-4]);
 
     // Registration, lookup and calls go on (a lock left poisoned would fail them).
-    let _meta = lib.impl_("neg", K::Meta, |a: &PTensor| a.clone()).expect("impl");
+    let _meta = lib
+        .impl_("neg", K::Meta, |a: &PTensor| a.clone())
+        .expect("impl");
     let neg = ops.d.find("test::neg", "").expect("find");
     let mut stack = Stack::from(vec![IValue::Tensor(PTensor::new(&[K::Meta], &[1]))]);
     neg.call_boxed(&mut stack).expect("call");

@@ -430,7 +430,10 @@ thread_local! {
 
 /// Runs `f` on the innermost trace, which must record tensors of type `T`.
 fn with_state<T: Tensor, R>(f: impl FnOnce(&mut State<T>) -> Result<R, Error>) -> Result<R, Error> {
-    let level = STATES.with_borrow(Vec::len).checked_sub(1).ok_or_else(no_trace)?;
+    let level = STATES
+        .with_borrow(Vec::len)
+        .checked_sub(1)
+        .ok_or_else(no_trace)?;
     let mut taken = Taken::at(level)?;
     match taken.state::<T>() {
         Some(state) => f(state),

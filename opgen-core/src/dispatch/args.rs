@@ -191,7 +191,7 @@ impl<T: Tensor> ArgFamily<T> for &'static mut T {
 }
 
 impl<E> Sealed for &[E] {}
-impl<'x, T: Tensor, E: ListItem<T>> KernelArg<T> for &'x [E] {
+impl<T: Tensor, E: ListItem<T>> KernelArg<T> for &[E] {
     type Family = &'static [E];
 }
 /// `E[]` for every list element type ([`ListItem`]): tensors, optional tensors, value types
@@ -219,7 +219,7 @@ impl<T: Tensor, E: ListItem<T>> ArgFamily<T> for &'static [E] {
 }
 
 impl<T: Tensor> Sealed for &mut [T] {}
-impl<'x, T: Tensor> KernelArg<T> for &'x mut [T] {
+impl<T: Tensor> KernelArg<T> for &mut [T] {
     type Family = &'static mut [T];
 }
 impl<T: Tensor> ArgFamily<T> for &'static mut [T] {
@@ -243,7 +243,7 @@ impl<T: Tensor> ArgFamily<T> for &'static mut [T] {
 }
 
 impl Sealed for &str {}
-impl<'x, T: Tensor> KernelArg<T> for &'x str {
+impl<T: Tensor> KernelArg<T> for &str {
     type Family = &'static str;
 }
 impl<T: Tensor> ArgFamily<T> for &'static str {

@@ -26,7 +26,10 @@ use crate::schema::{ArgType, BaseType, Literal};
 ///
 /// An absent optional is [`IValue::None`]; `Tensor?` is `None` or `Tensor`. `SymInt` and
 /// `DeviceIndex` are carried as `Int`, `SymBool` as `Bool`. As in c10, a `Scalar` is carried
-/// as the value it holds: `Bool`, `Int`, `Float` or `Complex`.
+/// as the value it holds: `Bool`, `Int`, `Float` or `Complex`. The common lists have a
+/// variant each; every other list (`str[]`, `int?[]`, `ScalarType[]`, ...) is an
+/// [`IValue::List`] of a [`ValueList`], as c10 keeps those in its generic list. The table in
+/// the [module documentation](crate::dispatch) gives the form of every schema type.
 ///
 /// An `IValue` is two words for a one-word tensor handle (such as an `Arc`): the variant and
 /// one word of payload. As in c10, payloads that do not fit in a word (lists, strings,
@@ -41,6 +44,7 @@ use crate::schema::{ArgType, BaseType, Literal};
 /// assert_eq!(v, IValue::IntList(Arc::new(vec![1, 2])));
 /// assert_eq!(v.kind(), "int[]");
 /// assert_eq!(IValue::<()>::from(Scalar::Int(1)), IValue::Int(1));
+/// assert_eq!(IValue::<()>::from(vec![Some("a".to_string()), None]).kind(), "str?[]");
 /// assert_eq!(size_of::<IValue<Arc<()>>>(), 16);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -453,13 +457,25 @@ where
             Literal::None => Some(None),
             l => parse(l).map(Some),
         };
-        items.iter().map(read).collect::<Option<Vec<_>>>().map(IValue::from)
+        items
+            .iter()
+            .map(read)
+            .collect::<Option<Vec<_>>>()
+            .map(IValue::from)
     } else {
-        items.iter().map(parse).collect::<Option<Vec<_>>>().map(IValue::from)
+        items
+            .iter()
+            .map(parse)
+            .collect::<Option<Vec<_>>>()
+            .map(IValue::from)
     }
 }
 
-fn default_list<T: Tensor>(elem: &ArgType, size: Option<u32>, literal: &Literal) -> Option<IValue<T>> {
+fn default_list<T: Tensor>(
+    elem: &ArgType,
+    size: Option<u32>,
+    literal: &Literal,
+) -> Option<IValue<T>> {
     let items: Vec<Literal> = match (literal, size) {
         (Literal::List(items), _) => items.clone(),
         // `int[2] padding=0` repeats the scalar to the list's size.
@@ -490,16 +506,22 @@ fn default_list<T: Tensor>(elem: &ArgType, size: Option<u32>, literal: &Literal)
         BaseType::ScalarType => {
             items_of::<T, ScalarType>(&items, optional, |l| named(l, ScalarType::from_name))
         }
-        BaseType::Layout => items_of::<T, Layout>(&items, optional, |l| named(l, Layout::from_name)),
+        BaseType::Layout => {
+            items_of::<T, Layout>(&items, optional, |l| named(l, Layout::from_name))
+        }
         BaseType::MemoryFormat => {
             items_of::<T, MemoryFormat>(&items, optional, |l| named(l, MemoryFormat::from_name))
         }
-        BaseType::QScheme => items_of::<T, QScheme>(&items, optional, |l| named(l, QScheme::from_name)),
+        BaseType::QScheme => {
+            items_of::<T, QScheme>(&items, optional, |l| named(l, QScheme::from_name))
+        }
         BaseType::Device => items_of::<T, Device>(&items, optional, device),
         BaseType::Generator => items_of::<T, Generator>(&items, optional, none),
         BaseType::Storage => items_of::<T, Storage>(&items, optional, none),
         BaseType::Stream => items_of::<T, Stream>(&items, optional, none),
-        BaseType::Tensor if optional => items.is_empty().then(|| IValue::from(Vec::<Option<T>>::new())),
+        BaseType::Tensor if optional => items
+            .is_empty()
+            .then(|| IValue::from(Vec::<Option<T>>::new())),
         BaseType::Tensor => items.is_empty().then(|| IValue::from(Vec::<T>::new())),
         BaseType::DimVector | BaseType::GraphModule => None,
     }
@@ -586,7 +608,10 @@ mod tests {
             default("ScalarType?[]", dtypes),
             Some(IValue::from(vec![Some(ScalarType::Long)]))
         );
-        assert_eq!(default("Generator[]", Literal::List(vec![Literal::Int(1)])), None);
+        assert_eq!(
+            default("Generator[]", Literal::List(vec![Literal::Int(1)])),
+            None
+        );
         assert_eq!(default("int[]", Literal::Int(0)), None);
         assert_eq!(default("Tensor", Literal::Int(0)), None);
     }

@@ -14,8 +14,7 @@ use super::ivalue::IValue;
 use super::keyset::DispatchKeySet;
 use super::tensor::Tensor;
 use super::value::{
-    Device, Dimname, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType, Storage,
-    Stream,
+    Device, Dimname, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType, Storage, Stream,
 };
 use crate::plan::{RustType, ValueType};
 

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use super::error::Error;
 use super::ivalue::{IValue, Stack, kind_of};
-use super::tensor::Tensor;
 use super::list::ListItem;
+use super::tensor::Tensor;
 use super::value::{
     Device, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType, Storage, Stream,
 };
@@ -344,7 +344,9 @@ mod tests {
         );
         assert_eq!(rust(<() as RetValue<TestTensor>>::rust_type()), "()");
         assert_eq!(
-            rust(<(String, Vec<Option<TestTensor>>, [bool; 2]) as RetValue<TestTensor>>::rust_type()),
+            rust(<(String, Vec<Option<TestTensor>>, [bool; 2]) as RetValue<
+                TestTensor,
+            >>::rust_type()),
             "(String, Vec<Option<T>>, [bool; 2])"
         );
     }

@@ -244,7 +244,10 @@ pub fn return_type(ty: &ArgType) -> Option<RustType> {
         ArgType::Optional(inner) => match inner.as_ref() {
             ArgType::Base(BaseType::Scalar) => return None,
             ArgType::Base(_) => RustType::Option(boxed(return_type(inner)?)),
-            ArgType::List { elem, size: Some(_) } if elem.as_ref() == &ArgType::Base(BaseType::Bool) => {
+            ArgType::List {
+                elem,
+                size: Some(_),
+            } if elem.as_ref() == &ArgType::Base(BaseType::Bool) => {
                 RustType::Option(boxed(return_type(inner)?))
             }
             _ => return None,
@@ -255,7 +258,10 @@ pub fn return_type(ty: &ArgType) -> Option<RustType> {
             }
             elem => RustType::Vec(boxed(list_item(elem)?)),
         },
-        ArgType::List { elem, size: Some(n) } if elem.as_ref() == &ArgType::Base(BaseType::Bool) => {
+        ArgType::List {
+            elem,
+            size: Some(n),
+        } if elem.as_ref() == &ArgType::Base(BaseType::Bool) => {
             RustType::Array(boxed(RustType::Value(ValueType::Bool)), *n)
         }
         _ => return None,
@@ -360,7 +366,13 @@ mod tests {
         }
         let written = argument_type(&parse_type("Tensor[]?").unwrap(), true);
         assert_eq!(written.unwrap().to_string(), "Option<&mut [T]>");
-        for ty in ["int?[][]", "str[][]", "DimVector[]", "Tensor??", "GraphModule[]"] {
+        for ty in [
+            "int?[][]",
+            "str[][]",
+            "DimVector[]",
+            "Tensor??",
+            "GraphModule[]",
+        ] {
             assert_eq!(arg(ty), None, "{ty}");
         }
     }
@@ -402,7 +414,14 @@ mod tests {
             assert_eq!(ret(ty).as_deref(), Some(rust), "{ty}");
         }
         // R87: fixed-size lists other than `bool[N]`, optionals of lists and of `Scalar`.
-        for ty in ["int[2]", "Scalar?", "Scalar?[]", "Tensor[]?", "int[]?", "Tensor??"] {
+        for ty in [
+            "int[2]",
+            "Scalar?",
+            "Scalar?[]",
+            "Tensor[]?",
+            "int[]?",
+            "Tensor??",
+        ] {
             assert_eq!(ret(ty), None, "{ty}");
         }
     }
@@ -412,7 +431,9 @@ mod tests {
     /// maps, except the forms documented as unmapped (a list of lists, `T??`).
     #[test]
     fn what_validation_accepts_the_plan_maps() {
-        let forms = ["{}", "{}?", "{}[]", "{}[2]", "{}[]?", "{}[2]?", "{}?[]", "{}??"];
+        let forms = [
+            "{}", "{}?", "{}[]", "{}[2]", "{}[]?", "{}[2]?", "{}?[]", "{}??",
+        ];
         fn listish(ty: &ArgType) -> bool {
             match ty {
                 ArgType::List { .. } | ArgType::Base(BaseType::DimVector) => true,

@@ -30,7 +30,10 @@ impl StructuredOp for StructuredNegOut {
             if let (Some(imp), Some(out)) = (imp, outputs.first()) {
                 imp(a, &mut out.clone())?;
             }
-            outputs.into_iter().next().ok_or_else(|| Error::from("no output"))
+            outputs
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::from("no output"))
         };
         register_structured_out::<Self, _>(lib, key, kernel, imp, site)
     }
@@ -60,7 +63,8 @@ fn delegate(mode: Mode, a: &PTensor) -> Result<PTensor, Error> {
         Mode::InPlace => vec![a.clone()],
         _ => Vec::new(),
     };
-    let [mut out] = outputs_array::<PTensor, 1>("test::neg.out", K::CPU, run_meta(mode, a, given)?)?;
+    let [mut out] =
+        outputs_array::<PTensor, 1>("test::neg.out", K::CPU, run_meta(mode, a, given)?)?;
     neg_impl(a, &mut out)?;
     Ok(out)
 }
@@ -74,8 +78,10 @@ fn ops(d: &Dispatcher, name: &str) -> (Unary, Out, InPlace) {
     let inplace = format!("test::{name}_");
     (
         d.typed::<_, (&PTensor,), _>(&full, "").expect("functional"),
-        d.typed::<_, (&PTensor, &mut PTensor), _>(&full, "out").expect("out"),
-        d.typed::<_, (&mut PTensor,), _>(&inplace, "").expect("in-place"),
+        d.typed::<_, (&PTensor, &mut PTensor), _>(&full, "out")
+            .expect("out"),
+        d.typed::<_, (&mut PTensor,), _>(&inplace, "")
+            .expect("in-place"),
     )
 }
 

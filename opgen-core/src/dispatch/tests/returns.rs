@@ -141,7 +141,9 @@ fn every_return_type_round_trips() {
 /// `-> Tensor(a!)`: the kernel returns the handle it was given, every route.
 fn written_return_round_trips(d: &Dispatcher, lib: &Library) {
     let _def = lib.def("neg_(Tensor(a!) self) -> Tensor(a!)").unwrap();
-    let _cpu = lib.impl_("neg_", K::CPU, |t: &mut TestTensor| t.clone()).unwrap();
+    let _cpu = lib
+        .impl_("neg_", K::CPU, |t: &mut TestTensor| t.clone())
+        .unwrap();
     let _tracer = lib.impl_(
         "neg_",
         K::Tracer,
@@ -221,17 +223,17 @@ fn tuples_of_the_largest_size_mix_every_kind_of_return() {
     let mut probed = Vec::new();
     let t = TestTensor::cpu(8);
     ret!(d, lib, probed; "ten", ten_returns!(), Ten, ten(&t), [
-            IValue::from("ten"),
-            IValue::from(vec![Some(1i64), None]),
-            IValue::from(vec![Some(t.clone()), None]),
-            IValue::from(vec![true, false]),
-            IValue::None,
-            IValue::ScalarType(ScalarType::ComplexFloat),
-            IValue::from(vec![0.5, 1.5]),
-            IValue::from(Stream { device: Device::CPU, id: 1 }),
-            IValue::from(vec!["i".to_string()]),
-            IValue::Tensor(t.clone()),
-        ]);
+        IValue::from("ten"),
+        IValue::from(vec![Some(1i64), None]),
+        IValue::from(vec![Some(t.clone()), None]),
+        IValue::from(vec![true, false]),
+        IValue::None,
+        IValue::ScalarType(ScalarType::ComplexFloat),
+        IValue::from(vec![0.5, 1.5]),
+        IValue::from(Stream { device: Device::CPU, id: 1 }),
+        IValue::from(vec!["i".to_string()]),
+        IValue::Tensor(t.clone()),
+    ]);
     ret!(d, lib, probed; "pair", "(Tensor?, Storage[])", (Option<TestTensor>, Vec<Storage>), (None, vec![]),
         [IValue::None, IValue::List(Arc::new(ValueList::Storage(vec![])))]);
     // The kinds of a mismatch name the schema types.
@@ -250,7 +252,10 @@ fn tuples_of_the_largest_size_mix_every_kind_of_return() {
         .unwrap();
     let err = op.try_call(&t).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::WrongReturn { .. }), "{err}");
-    assert!(err.to_string().contains("`ScalarType[]` in a tuple"), "{err}");
+    assert!(
+        err.to_string().contains("`ScalarType[]` in a tuple"),
+        "{err}"
+    );
 }
 
 /// An entry of a link-time registration for static dispatch.
@@ -279,7 +284,10 @@ fn unboxed_ten(lib: &Library, key: DispatchKey, site: Site) -> Result<Registrati
 
 fn boxed_ten(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
     let kernel = boxed(|_, _, stack: &mut Stack<TestTensor>| {
-        let t = stack.pop().and_then(IValue::into_tensor).unwrap_or_else(|| TestTensor::cpu(0));
+        let t = stack
+            .pop()
+            .and_then(IValue::into_tensor)
+            .unwrap_or_else(|| TestTensor::cpu(0));
         stack.extend(ten_boxed(&t));
         Ok(())
     });
@@ -294,7 +302,10 @@ fn static_dispatch_returns_every_type() {
     let t = TestTensor::cpu(5);
     for entries in [&UNBOXED, &BOXED] {
         let op = StaticOperator::<TestTensor, (&'static TestTensor,), Ten>::build(
-            "s::ten", "", entries, &[],
+            "s::ten",
+            "",
+            entries,
+            &[],
         )
         .unwrap();
         assert_eq!(op.try_call(&t).unwrap(), ten(&t));

@@ -205,7 +205,10 @@ pub(super) fn assert_corpus_types_covered(
         })
         .collect();
     let missing: Vec<_> = corpus.difference(&covered).collect();
-    assert!(missing.is_empty(), "corpus types without a round trip: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "corpus types without a round trip: {missing:?}"
+    );
     assert!(corpus.len() > 8, "{corpus:?}");
 }
 
@@ -348,29 +351,69 @@ fn lists_name_their_schema_type() {
     let lists: Vec<(IValue<TestTensor>, &str, &str)> = vec![
         (IValue::from(vec!["a".to_string()]), "str[]", r#"["a"]"#),
         (IValue::from(vec![1i8]), "DeviceIndex[]", "[1]"),
-        (IValue::from(vec![ScalarType::Half]), "ScalarType[]", "[Half]"),
+        (
+            IValue::from(vec![ScalarType::Half]),
+            "ScalarType[]",
+            "[Half]",
+        ),
         (IValue::from(vec![Layout::Strided]), "Layout[]", "[Strided]"),
         (IValue::from(vec![Device::CPU]), "Device[]", r#"["cpu"]"#),
-        (IValue::from(vec![MemoryFormat::Contiguous]), "MemoryFormat[]", "[Contiguous]"),
-        (IValue::from(vec![QScheme::PerTensorAffine]), "QScheme[]", "[PerTensorAffine]"),
+        (
+            IValue::from(vec![MemoryFormat::Contiguous]),
+            "MemoryFormat[]",
+            "[Contiguous]",
+        ),
+        (
+            IValue::from(vec![QScheme::PerTensorAffine]),
+            "QScheme[]",
+            "[PerTensorAffine]",
+        ),
         (IValue::from(vec![g.clone()]), "Generator[]", "[Generator]"),
-        (IValue::from(vec![Storage::new(())]), "Storage[]", "[Storage]"),
+        (
+            IValue::from(vec![Storage::new(())]),
+            "Storage[]",
+            "[Storage]",
+        ),
         (IValue::from(vec![stream]), "Stream[]", "[Stream(cpu, 4)]"),
-        (IValue::from(vec![Dimname::new("N")]), "Dimname[]", r#"["N"]"#),
+        (
+            IValue::from(vec![Dimname::new("N")]),
+            "Dimname[]",
+            r#"["N"]"#,
+        ),
         (IValue::from(vec![Some(1i64), None]), "int?[]", "[1, None]"),
         (IValue::from(vec![Some(0.5)]), "float?[]", "[0.5]"),
         (IValue::from(vec![Some(true)]), "bool?[]", "[True]"),
         (IValue::from(vec![None::<i8>]), "DeviceIndex?[]", "[None]"),
         (IValue::from(vec![Some(Scalar::Int(2))]), "Scalar?[]", "[2]"),
-        (IValue::from(vec![Some("s".to_string())]), "str?[]", r#"["s"]"#),
-        (IValue::from(vec![Some(ScalarType::Bool)]), "ScalarType?[]", "[Bool]"),
+        (
+            IValue::from(vec![Some("s".to_string())]),
+            "str?[]",
+            r#"["s"]"#,
+        ),
+        (
+            IValue::from(vec![Some(ScalarType::Bool)]),
+            "ScalarType?[]",
+            "[Bool]",
+        ),
         (IValue::from(vec![None::<Layout>]), "Layout?[]", "[None]"),
-        (IValue::from(vec![Some(Device::CPU)]), "Device?[]", r#"["cpu"]"#),
-        (IValue::from(vec![None::<MemoryFormat>]), "MemoryFormat?[]", "[None]"),
+        (
+            IValue::from(vec![Some(Device::CPU)]),
+            "Device?[]",
+            r#"["cpu"]"#,
+        ),
+        (
+            IValue::from(vec![None::<MemoryFormat>]),
+            "MemoryFormat?[]",
+            "[None]",
+        ),
         (IValue::from(vec![None::<QScheme>]), "QScheme?[]", "[None]"),
         (IValue::from(vec![Some(g)]), "Generator?[]", "[Generator]"),
         (IValue::from(vec![None::<Storage>]), "Storage?[]", "[None]"),
-        (IValue::from(vec![Some(stream)]), "Stream?[]", "[Stream(cpu, 4)]"),
+        (
+            IValue::from(vec![Some(stream)]),
+            "Stream?[]",
+            "[Stream(cpu, 4)]",
+        ),
     ];
     for (value, kind, text) in lists {
         assert_eq!(value.kind(), kind);
@@ -378,7 +421,11 @@ fn lists_name_their_schema_type() {
             panic!("{kind} is not a generic list: {value:?}");
         };
         let len = 1 + usize::from(kind == "int?[]");
-        assert_eq!((list.to_string().as_str(), list.len()), (text, len), "{kind}");
+        assert_eq!(
+            (list.to_string().as_str(), list.len()),
+            (text, len),
+            "{kind}"
+        );
         assert!(!list.is_empty());
     }
     let common: [(IValue<TestTensor>, &str); 6] = [
