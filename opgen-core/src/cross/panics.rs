@@ -2,7 +2,7 @@
 //! dispatcher's call path work as before (no state lost, no borrow or guard left behind).
 //! [`PTensor`] and [`PanicIn`] serve the structured kernels' tests too.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,6 +17,11 @@ use crate::dispatch::{
 thread_local! {
     /// The hook that panics on this thread, if any (set by [`PanicIn`]).
     static PANIC_IN: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+thread_local! {
+    /// What `sizes` runs on this thread besides answering (a hook that calls operators).
+    static ON_SIZES: RefCell<Option<Box<dyn Fn()>>> = const { RefCell::new(None) };
 }
 
 /// While alive, the hook (or kernel) named `hook` panics when it runs on this thread.
@@ -117,6 +122,7 @@ impl Tensor for PTensor {
     }
     fn sizes(&self) -> Result<Vec<i64>, Error> {
         hook("sizes");
+        ON_SIZES.with_borrow(|f| f.as_ref().map(|f| f()));
         Ok(vec![self.data().len() as i64])
     }
     fn options(&self) -> Result<TensorOptions, Error> {
@@ -302,6 +308,28 @@ fn nested_traces_survive_a_panic_in_the_inner_one() {
         outer.finish().to_string(),
         "graph(%0 : [1], %2 : [1]):\n  %1 : [1] = test::neg(%0)\n  %3 : [1] = test::neg(%2)\n"
     );
+}
+
+/// A hook that calls an operator while the tracer numbers a tensor: the call is not
+/// recorded, and it succeeds (it does not meet the trace's state taken out).
+#[test]
+fn operators_called_by_hooks_are_not_traced() {
+    let ops = Arc::new(ops());
+    let _tracer = install_tracer::<PTensor>(&ops.d, Scope::All).expect("install");
+    let results: Arc<Mutex<Vec<Result<Vec<i64>, String>>>> = Arc::default();
+    let (inner_ops, log) = (ops.clone(), results.clone());
+    ON_SIZES.set(Some(Box::new(move || {
+        let result = inner_ops.neg.try_call(&PTensor::cpu(&[5]));
+        let result = result.map(|t| t.data()).map_err(|e| e.to_string());
+        log.lock().expect("lock").push(result);
+    })));
+    let tracing = start_tracing::<PTensor>();
+    let x = PTensor::cpu(&[1]);
+    let _y = ops.neg.call(&x);
+    let trace = tracing.finish();
+    ON_SIZES.set(None);
+    assert_eq!(*results.lock().expect("lock"), [Ok(vec![-5]), Ok(vec![-5])]);
+    assert_eq!(trace.to_string(), "graph(%0 : [1]):\n  %1 : [1] = test::neg(%0)\n");
 }
 
 #[test]
