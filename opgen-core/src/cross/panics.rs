@@ -316,7 +316,8 @@ fn nested_traces_survive_a_panic_in_the_inner_one() {
 fn operators_called_by_hooks_are_not_traced() {
     let ops = Arc::new(ops());
     let _tracer = install_tracer::<PTensor>(&ops.d, Scope::All).expect("install");
-    let results: Arc<Mutex<Vec<Result<Vec<i64>, String>>>> = Arc::default();
+    type Results = Vec<Result<Vec<i64>, String>>;
+    let results: Arc<Mutex<Results>> = Arc::default();
     let (inner_ops, log) = (ops.clone(), results.clone());
     ON_SIZES.set(Some(Box::new(move || {
         let result = inner_ops.neg.try_call(&PTensor::cpu(&[5]));
@@ -329,7 +330,10 @@ fn operators_called_by_hooks_are_not_traced() {
     let trace = tracing.finish();
     ON_SIZES.set(None);
     assert_eq!(*results.lock().expect("lock"), [Ok(vec![-5]), Ok(vec![-5])]);
-    assert_eq!(trace.to_string(), "graph(%0 : [1]):\n  %1 : [1] = test::neg(%0)\n");
+    assert_eq!(
+        trace.to_string(),
+        "graph(%0 : [1]):\n  %1 : [1] = test::neg(%0)\n"
+    );
 }
 
 #[test]
