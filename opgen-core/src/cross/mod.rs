@@ -56,8 +56,11 @@
 
 mod cpu_fallback;
 mod inplace_or_view;
+mod trace;
 mod tracer;
 
+#[cfg(test)]
+pub(crate) mod panics;
 #[cfg(test)]
 mod tests;
 
@@ -70,9 +73,8 @@ use crate::dispatch::{
 
 pub use cpu_fallback::install_cpu_fallback;
 pub use inplace_or_view::install_inplace_or_view;
-pub use tracer::{
-    Trace, TraceNode, TraceValue, TracingGuard, install_tracer, is_tracing, start_tracing,
-};
+pub use trace::{Trace, TraceNode, TraceValue};
+pub use tracer::{TracingGuard, install_tracer, is_tracing, start_tracing};
 
 /// The namespaces a feature applies to.
 ///

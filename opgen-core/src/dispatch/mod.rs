@@ -178,43 +178,51 @@
 //! # Rust types of schema types
 //!
 //! Kernels and typed calls take the arguments in schema order, with defaults not filled
-//! (the dispatcher signature). `T` is the tensor type.
+//! (the dispatcher signature). `T` is the tensor type; `X` stands for any of the value types
+//! `ScalarType`, `Layout`, `Device`, `MemoryFormat`, `QScheme`, `Generator`, `Storage`,
+//! `Stream` (the opgen-core types of those names), and `int`, `float`, `bool`, `Scalar`,
+//! `DeviceIndex` where the table does not list them apart. The last column is the boxed
+//! form ([`IValue`]) of an argument or return of that type.
 //!
-//! | schema type | Rust parameter type |
-//! |---|---|
-//! | `Tensor` | `&T` |
-//! | `Tensor(a!)` (written) | `&mut T` |
-//! | `Tensor?` / `Tensor(a!)?` | `Option<&T>` / `Option<&mut T>` |
-//! | `Tensor[]` / `Tensor(a!)[]` | `&[T]` / `&mut [T]` |
-//! | `Tensor?[]` | `&[Option<T>]` |
-//! | `int`, `SymInt` | `i64` |
-//! | `int?`, `SymInt?` | `Option<i64>` |
-//! | `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`, `DimVector` | `&[i64]` |
-//! | `int[]?`, `int[N]?`, `SymInt[]?`, `SymInt[N]?` | `Option<&[i64]>` |
-//! | `float` / `float?` | `f64` / `Option<f64>` |
-//! | `float[]` / `float[]?` | `&[f64]` / `Option<&[f64]>` |
-//! | `bool`, `SymBool` / `bool?` | `bool` / `Option<bool>` |
-//! | `bool[N]` | `[bool; N]` |
-//! | `str` / `str?` | `&str` / `Option<&str>` |
-//! | `Scalar` / `Scalar?` / `Scalar[]` | [`Scalar`] / `Option<Scalar>` / `&[Scalar]` |
-//! | `ScalarType`, `Layout`, `Device`, `MemoryFormat`, `QScheme` | [`ScalarType`], [`Layout`], [`Device`], [`MemoryFormat`], [`QScheme`] (`T?`: `Option<..>`) |
-//! | `DeviceIndex` | `i8` |
-//! | `Generator` / `Generator?` | [`Generator`] / `Option<Generator>` |
-//! | `Storage`, `Stream` | [`Storage`], [`Stream`] |
+//! | schema type | Rust parameter type | Rust return type | `IValue` |
+//! |---|---|---|---|
+//! | `Tensor` | `&T` | `T` | `Tensor` |
+//! | `Tensor(a!)` (written) | `&mut T` | `T` (a clone of the argument's handle) | `Tensor` |
+//! | `Tensor?` / `Tensor(a!)?` | `Option<&T>` / `Option<&mut T>` | `Option<T>` | `None` or `Tensor` |
+//! | `Tensor[]` / `Tensor(a!)[]` | `&[T]` / `&mut [T]` | `Vec<T>` (not written: R88) | `TensorList` |
+//! | `Tensor?[]` | `&[Option<T>]` | `Vec<Option<T>>` | `OptionalTensorList` |
+//! | `Tensor[]?`, `Tensor?[]?` | `Option<&[T]>`, `Option<&[Option<T>]>` | — (R87) | `None` or the list |
+//! | `int`, `SymInt` | `i64` | `i64` | `Int` |
+//! | `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]` | `&[i64]` | `Vec<i64>` (`[]` only: R87) | `IntList` |
+//! | `DimVector` | `&[i64]` | `Vec<i64>` | `IntList` |
+//! | `float` / `float[]`, `float[N]` | `f64` / `&[f64]` | `f64` / `Vec<f64>` | `Float` / `FloatList` |
+//! | `bool`, `SymBool` | `bool` | `bool` | `Bool` |
+//! | `bool[N]` | `[bool; N]` | `[bool; N]` | `BoolList` |
+//! | `SymBool[]` / `bool[]` | `&[bool]` / — (R85) | `Vec<bool>` | `BoolList` |
+//! | `str` | `&str` | `String` | `Str` |
+//! | `str[]` | `&[String]` | `Vec<String>` | `List(ValueList::Str)` |
+//! | `Scalar` | [`Scalar`] | [`Scalar`] | `Int`, `Float`, `Bool` or `Complex` (c10's boxing) |
+//! | `Scalar[]` | `&[Scalar]` | `Vec<Scalar>` | `ScalarList` |
+//! | `DeviceIndex` | `i8` | `i8` | `Int` |
+//! | `ScalarType`, `Layout`, `Device`, `MemoryFormat`, `QScheme`, `Generator`, `Storage`, `Stream` | [`ScalarType`], [`Layout`], [`Device`], [`MemoryFormat`], [`QScheme`], [`Generator`], [`Storage`], [`Stream`] | the same | the variant of that name |
+//! | `X[]` for the types of the row above, `DeviceIndex[]` | `&[X]` | `Vec<X>` | `List(ValueList::X)` |
+//! | `X?` (any value type, `str`, a list) | `Option<..>` of the above (`Option<i64>`, `Option<&str>`, `Option<&[i64]>`, `Option<[bool; N]>`, ...) | `Option<..>` of a value type, of `String` or of `[bool; N]` (not `Scalar?` nor lists: R87) | `None` or the value |
+//! | `X?[]`, `str?[]` (a list of optional values) | `&[Option<X>]`, `&[Option<String>]` | `Vec<Option<X>>`, `Vec<Option<String>>` (not `Scalar?[]`: R87) | `List(ValueList::OptionalX)` (`OptionalInt`, ...) |
+//! | several returns | | a tuple of the single returns, up to 10 | one value each |
+//! | `()` | | `()` | nothing |
 //!
-//! `GraphModule` and custom classes have no Rust type: such operators take boxed kernels.
-//! The table is [`crate::plan::argument_type`] and [`crate::plan::return_type`], which the
-//! code generator follows too; a kernel fits when its parameter and return types are the
-//! ones they give.
+//! A list whose element type has no variant of its own is an [`IValue::List`] holding a
+//! [`ValueList`], c10's generic list; [`ListItem`] names the variant of each element type,
+//! and `IValue::from(vec)` builds any list. The schema language has no dictionary type (its
+//! 19 base types, optionals and lists are all there is), so `IValue` has no dictionary
+//! either; [`IValue::Tuple`] and [`IValue::Dimname`] (and [`ValueList::Dimname`]) carry
+//! values that no schema type names, for boxed kernels that need them.
 //!
-//! | schema returns | Rust return type |
-//! |---|---|
-//! | `()` | `()` |
-//! | `Tensor`, also `Tensor(a!)` | `T` (for a written alias, a clone of the argument's handle) |
-//! | `Tensor[]` / `Tensor?` | `Vec<T>` / `Option<T>` |
-//! | `int`, `SymInt` / `float` / `bool`, `SymBool` | `i64` / `f64` / `bool` |
-//! | `Scalar`, `ScalarType`, `QScheme` | [`Scalar`], [`ScalarType`], [`QScheme`] |
-//! | several | a tuple of the above (up to 10) |
+//! Nested optionals and lists (`int??`, `int[][]`), `GraphModule` and custom classes have no
+//! Rust type: operators that use them take boxed kernels, as do operators with more than
+//! [`MAX_ARITY`] arguments or more than 10 returns. The table is
+//! [`crate::plan::argument_type`] and [`crate::plan::return_type`], which the code generator
+//! follows too; a kernel fits when its parameter and return types are the ones they give.
 //!
 //! In boxed calls, values travel as [`IValue`]s: two words each for a one-word tensor handle,
 //! with lists, strings and other large payloads behind an `Arc`, and a `Scalar` carried as
@@ -305,6 +313,7 @@ pub(crate) mod kernel;
 mod keys;
 mod keyset;
 mod library;
+mod list;
 mod registry;
 mod returns;
 pub(crate) mod static_dispatch;
@@ -328,6 +337,7 @@ pub use kernel::{
 pub use keys::{BackendComponent, DispatchKey};
 pub use keyset::DispatchKeySet;
 pub use library::{Library, LibraryKind};
+pub use list::{ListItem, ValueList};
 pub use registry::{Dispatcher, Registration, RegistrationId};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};

@@ -54,6 +54,8 @@
 
 mod derived;
 mod meta;
+#[cfg(test)]
+mod panics;
 
 use std::any::Any;
 use std::sync::Arc;

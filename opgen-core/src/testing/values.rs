@@ -74,6 +74,7 @@ pub(super) fn plain<T: Tensor>(value: &IValue<T>) -> IValue<()> {
         IValue::FloatList(v) => IValue::FloatList(v.clone()),
         IValue::BoolList(v) => IValue::BoolList(v.clone()),
         IValue::ScalarList(v) => IValue::ScalarList(v.clone()),
+        IValue::List(v) => IValue::List(v.clone()),
         IValue::ScalarType(v) => IValue::ScalarType(*v),
         IValue::Layout(v) => IValue::Layout(*v),
         IValue::Device(v) => IValue::Device(*v),

@@ -76,6 +76,10 @@ pub(crate) fn rust_type(
 }
 
 fn value(v: ValueType, rt: &Frag, out: &mut TokenStream2) {
+    if let Some(path) = v.std_path() {
+        root_path(out, path);
+        return;
+    }
     if !v.is_primitive() {
         rt.to_tokens(out);
         colon2(out);

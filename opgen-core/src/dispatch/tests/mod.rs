@@ -7,6 +7,7 @@ mod keys;
 mod link;
 mod mixed;
 mod precedence;
+mod returns;
 mod static_dispatch;
 mod stress;
 mod values;
