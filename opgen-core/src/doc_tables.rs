@@ -225,20 +225,13 @@ fn probes() -> Vec<(RustType, Probe)> {
     ]
 }
 
-/// Parameter types the plan maps but the runtime has no conversion for (no `ArgFamily`):
-/// no kernel can take them yet. A family added for one of them needs its probe above, and
-/// leaves this list (a test checks both).
-const NO_CONVERSION: [&str; 0] = [];
-
 /// The boxed values the parameter type `rust` takes, as the runtime converts them.
 fn boxed_values(rust: &RustType, probes: &[(RustType, Probe)]) -> String {
     let Some((_, accepts)) = probes.iter().find(|(t, _)| t == rust) else {
-        assert!(
-            NO_CONVERSION.contains(&rust.to_string().as_str()),
+        panic!(
             "no probe for the parameter type `{rust}`: add `probe::<..>()` for its `ArgFamily` \
              in doc_tables.rs"
         );
-        return "none yet: no kernel takes this type".to_string();
     };
     let names: Vec<String> = (samples().into_iter())
         .filter_map(|(name, mut value)| accepts(&mut value).then(|| format!("`{name}`")))
@@ -320,17 +313,6 @@ fn the_table_covers_every_base_type_and_its_forms() {
         "| `__torch__.torch.classes.ns.Name` | — |  | — | — |",
     ] {
         assert!(table.contains(row), "missing row {row} in:\n{table}");
-    }
-}
-
-#[test]
-fn types_without_a_conversion_have_no_probe() {
-    let probed: Vec<String> = probes().iter().map(|(t, _)| t.to_string()).collect();
-    for t in NO_CONVERSION {
-        assert!(
-            !probed.iter().any(|p| p == t),
-            "`{t}` has a probe: remove it from NO_CONVERSION"
-        );
     }
 }
 
