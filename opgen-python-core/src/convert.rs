@@ -27,15 +27,14 @@ enum From<T> {
 }
 
 /// How a signature's parameters fill one operator's stack, computed once per pair.
-#[derive(Debug, Clone)]
-pub struct Plan<T> {
-    from: Vec<From<T>>,
+pub struct Plan<B: TensorFacts> {
+    from: Vec<From<B::Tensor>>,
     schema: Arc<Schema>,
 }
 
-impl<T: TensorFacts> Plan<T> {
+impl<B: TensorFacts> Plan<B> {
     /// The plan for calling `schema`'s operator from `sig` (a method's receiver is `self`).
-    pub fn new(sig: &PySignature, schema: Arc<Schema>) -> Plan<T> {
+    pub fn new(sig: &PySignature, schema: Arc<Schema>) -> Plan<B> {
         let self_index = if sig.method { schema.self_index() } else { None };
         let from = (schema.arguments.iter().enumerate())
             .map(|(i, arg)| {
@@ -75,14 +74,14 @@ impl<T: TensorFacts> Plan<T> {
         &self,
         sig: &PySignature,
         slots: &[Slot],
-        call: CallArgs<'_, '_, T>,
-        receiver: Option<&Arg<'_, T>>,
-    ) -> Result<Stack<T>, ParseError> {
+        call: CallArgs<'_, '_, B::Tensor>,
+        receiver: Option<&Arg<'_, B::Tensor>>,
+    ) -> Result<Stack<B::Tensor>, ParseError> {
         let mut stack = Stack::with_capacity(self.from.len());
         for (from, arg) in self.from.iter().zip(&self.schema.arguments) {
             let value = match from {
                 From::Receiver => match receiver {
-                    Some(r) => to_ivalue(r, &arg.ty, None, sig)?,
+                    Some(r) => to_ivalue::<B>(r, &arg.ty, None, sig)?,
                     None => return Err(ParseError::Internal("a method call without receiver".into())),
                 },
                 From::Default(d) => d.clone().map_err(ParseError::Internal)?,
@@ -92,8 +91,8 @@ impl<T: TensorFacts> Plan<T> {
                         Slot::Absent => absent.clone().map_err(ParseError::Internal)?,
                         Slot::None if arg.ty.is_optional() => IValue::None,
                         Slot::None => absent.clone().map_err(ParseError::Internal)?,
-                        Slot::Varargs => varargs(call.args, p, sig)?,
-                        slot => to_ivalue(given(call, slot), &arg.ty, Some(p), sig)?,
+                        Slot::Varargs => varargs::<B>(call.args, p, sig)?,
+                        slot => to_ivalue::<B>(given(call, slot), &arg.ty, Some(p), sig)?,
                     }
                 }
                 From::Out { param, index, of } => {
@@ -109,7 +108,7 @@ impl<T: TensorFacts> Plan<T> {
                         })?,
                         _ => a,
                     };
-                    to_ivalue(item, &arg.ty, Some(p), sig)?
+                    to_ivalue::<B>(item, &arg.ty, Some(p), sig)?
                 }
             };
             stack.push(value);
@@ -140,29 +139,29 @@ fn given<'s, 'a, T>(call: CallArgs<'s, 'a, T>, slot: Slot) -> &'s Arg<'a, T> {
 }
 
 /// `view(2, 3)`: the positional arguments as one int list.
-fn varargs<T: TensorFacts>(args: &[Arg<'_, T>], param: &Param, sig: &PySignature) -> Result<IValue<T>, ParseError> {
+fn varargs<B: TensorFacts>(args: &[Arg<'_, B::Tensor>], param: &Param, sig: &PySignature) -> Result<IValue<B::Tensor>, ParseError> {
     let ints = (args.iter().enumerate())
-        .map(|(i, a)| list_int(a, i, param, sig))
+        .map(|(i, a)| list_int::<B>(a, i, param, sig))
         .collect::<Result<Vec<i64>, _>>()?;
     Ok(IValue::from(ints))
 }
 
 /// One argument's value for schema type `ty`. `param` is the parameter it was given for
 /// (`None` for a method's receiver).
-fn to_ivalue<T: TensorFacts>(
-    arg: &Arg<'_, T>,
+fn to_ivalue<B: TensorFacts>(
+    arg: &Arg<'_, B::Tensor>,
     ty: &ArgType,
     param: Option<&Param>,
     sig: &PySignature,
-) -> Result<IValue<T>, ParseError> {
+) -> Result<IValue<B::Tensor>, ParseError> {
     let v = &arg.value;
     match ty {
         ArgType::Optional(inner) => match v {
             Value::None => Ok(IValue::None),
-            _ => to_ivalue(arg, inner, param, sig),
+            _ => to_ivalue::<B>(arg, inner, param, sig),
         },
-        ArgType::Base(base) => base_value(arg, *base, sig),
-        ArgType::List { elem, size } => list_value(arg, elem, size.unwrap_or(0), param, sig),
+        ArgType::Base(base) => base_value::<B>(arg, *base, sig),
+        ArgType::List { elem, size } => list_value::<B>(arg, elem, size.unwrap_or(0), param, sig),
         ArgType::CustomClass(_) => Err(unconvertible(arg, ty, sig)),
     }
 }
@@ -171,7 +170,7 @@ fn unconvertible<T>(arg: &Arg<'_, T>, ty: &ArgType, sig: &PySignature) -> ParseE
     ParseError::Internal(format!("{}(): cannot convert {} to `{ty}`", sig.name, arg.type_name))
 }
 
-fn base_value<T: TensorFacts>(arg: &Arg<'_, T>, base: BaseType, sig: &PySignature) -> Result<IValue<T>, ParseError> {
+fn base_value<B: TensorFacts>(arg: &Arg<'_, B::Tensor>, base: BaseType, sig: &PySignature) -> Result<IValue<B::Tensor>, ParseError> {
     let v = &arg.value;
     let bad = || unconvertible(arg, &ArgType::Base(base), sig);
     Ok(match base {
@@ -179,21 +178,21 @@ fn base_value<T: TensorFacts>(arg: &Arg<'_, T>, base: BaseType, sig: &PySignatur
             Value::Tensor(t) => IValue::Tensor((*t).clone()),
             other => {
                 let n = other.number().ok_or_else(bad)?;
-                IValue::Tensor(T::wrapped_number(n).map_err(|e| ParseError::Value(e.to_string()))?)
+                IValue::Tensor(B::wrapped_number(n).map_err(|e| ParseError::Value(e.to_string()))?)
             }
         },
-        BaseType::Scalar => IValue::from(scalar(v, &bad)?),
+        BaseType::Scalar => IValue::from(scalar::<B>(v, &bad)?),
         BaseType::Int | BaseType::SymInt | BaseType::DeviceIndex => match v {
             Value::Int(i) | Value::Index(i) => IValue::Int(*i),
             Value::BigInt => return Err(overflow()),
-            Value::Tensor(t) => IValue::Int(item(*t)?.to_i64().ok_or_else(bad)?),
+            Value::Tensor(t) => IValue::Int(item::<B>(t)?.to_i64().ok_or_else(bad)?),
             _ => return Err(bad()),
         },
         BaseType::Float => match v {
             Value::Float(f) => IValue::Float(*f),
             Value::Int(i) => IValue::Float(*i as f64),
             Value::Bool(b) | Value::NumpyBool(b) => IValue::Float(f64::from(u8::from(*b))),
-            Value::Tensor(t) => IValue::Float(item(*t)?.to_f64()),
+            Value::Tensor(t) => IValue::Float(item::<B>(t)?.to_f64()),
             _ => return Err(bad()),
         },
         BaseType::Bool | BaseType::SymBool => match v {
@@ -233,22 +232,22 @@ fn base_value<T: TensorFacts>(arg: &Arg<'_, T>, base: BaseType, sig: &PySignatur
             Value::Stream(s) => IValue::Stream(Arc::new(s.clone())),
             _ => return Err(bad()),
         },
-        BaseType::DimVector => return list_value(arg, &ArgType::Base(BaseType::Int), 0, None, sig),
+        BaseType::DimVector => return list_value::<B>(arg, &ArgType::Base(BaseType::Int), 0, None, sig),
         BaseType::GraphModule => return Err(bad()),
     })
 }
 
 /// PyTorch's `scalar_slow`: a number, or the value of a zero-dim tensor.
-fn scalar<T: TensorFacts>(v: &Value<'_, T>, bad: &dyn Fn() -> ParseError) -> Result<Scalar, ParseError> {
+fn scalar<B: TensorFacts>(v: &Value<'_, B::Tensor>, bad: &dyn Fn() -> ParseError) -> Result<Scalar, ParseError> {
     match v {
-        Value::Tensor(t) => item(*t),
+        Value::Tensor(t) => item::<B>(t),
         Value::BigInt => Err(overflow()),
         other => other.number().ok_or_else(bad),
     }
 }
 
-fn item<T: TensorFacts>(t: &T) -> Result<Scalar, ParseError> {
-    t.item().map_err(|e| ParseError::Value(e.to_string()))
+fn item<B: TensorFacts>(t: &B::Tensor) -> Result<Scalar, ParseError> {
+    B::item(t).map_err(|e| ParseError::Value(e.to_string()))
 }
 
 fn overflow() -> ParseError {
@@ -273,20 +272,20 @@ fn device<T>(v: &Value<'_, T>) -> Option<Result<Device, ParseError>> {
     })
 }
 
-fn list_value<T: TensorFacts>(
-    arg: &Arg<'_, T>,
+fn list_value<B: TensorFacts>(
+    arg: &Arg<'_, B::Tensor>,
     elem: &ArgType,
     size: u32,
     param: Option<&Param>,
     sig: &PySignature,
-) -> Result<IValue<T>, ParseError> {
+) -> Result<IValue<B::Tensor>, ParseError> {
     let bad = || unconvertible(arg, &ArgType::list(elem.clone(), (size > 0).then_some(size)), sig);
     let items = match &arg.value {
         Value::List { items, .. } => items,
         // `int[2] stride=2`: one int stands for the whole list.
         Value::Int(i) if size > 0 => return Ok(IValue::from(vec![*i; size as usize])),
         Value::Tensor(_) if size > 0 && matches!(elem.base(), Some(BaseType::Int | BaseType::SymInt)) => {
-            let i = match base_value(arg, BaseType::Int, sig)? {
+            let i = match base_value::<B>(arg, BaseType::Int, sig)? {
                 IValue::Int(i) => i,
                 _ => return Err(bad()),
             };
@@ -298,12 +297,12 @@ fn list_value<T: TensorFacts>(
     Ok(match elem {
         ArgType::Base(BaseType::Int | BaseType::SymInt) => IValue::from(
             (items.iter().enumerate())
-                .map(|(i, a)| list_int(a, i, param, sig))
+                .map(|(i, a)| list_int::<B>(a, i, param, sig))
                 .collect::<Result<Vec<i64>, _>>()?,
         ),
         ArgType::Base(BaseType::Float) => IValue::from(
             (items.iter().enumerate())
-                .map(|(i, a)| match base_value(a, BaseType::Float, sig) {
+                .map(|(i, a)| match base_value::<B>(a, BaseType::Float, sig) {
                     Ok(IValue::Float(f)) => Ok(f),
                     _ => Err(element_error(param, a, i, sig)),
                 })
@@ -319,7 +318,7 @@ fn list_value<T: TensorFacts>(
         ),
         ArgType::Base(BaseType::Scalar) => IValue::ScalarList(Arc::new(
             (items.iter().enumerate())
-                .map(|(i, a)| scalar(&a.value, &|| element_error(param, a, i, sig)))
+                .map(|(i, a)| scalar::<B>(&a.value, &|| element_error(param, a, i, sig)))
                 .collect::<Result<Vec<Scalar>, _>>()?,
         )),
         ArgType::Base(BaseType::Tensor) => IValue::TensorList(Arc::new(
@@ -328,7 +327,7 @@ fn list_value<T: TensorFacts>(
                     Value::Tensor(t) => Ok(t.clone()),
                     _ => Err(bad()),
                 })
-                .collect::<Result<Vec<T>, _>>()?,
+                .collect::<Result<Vec<B::Tensor>, _>>()?,
         )),
         ArgType::Optional(t) if **t == ArgType::Base(BaseType::Tensor) => IValue::OptionalTensorList(Arc::new(
             (items.iter())
@@ -337,19 +336,19 @@ fn list_value<T: TensorFacts>(
                     Value::None => Ok(None),
                     _ => Err(bad()),
                 })
-                .collect::<Result<Vec<Option<T>>, _>>()?,
+                .collect::<Result<Vec<Option<B::Tensor>>, _>>()?,
         )),
         _ => return Err(bad()),
     })
 }
 
 /// An int-list item (PyTorch's `intlist`: `__index__`, a `bool` too, or a one-element tensor).
-fn list_int<T: TensorFacts>(a: &Arg<'_, T>, i: usize, param: &Param, sig: &PySignature) -> Result<i64, ParseError> {
+fn list_int<B: TensorFacts>(a: &Arg<'_, B::Tensor>, i: usize, param: &Param, sig: &PySignature) -> Result<i64, ParseError> {
     match &a.value {
         Value::Int(v) | Value::Index(v) => Ok(*v),
         Value::Bool(b) => Ok(i64::from(*b)),
         Value::BigInt => Err(overflow()),
-        Value::Tensor(t) => item(*t)?.to_i64().ok_or_else(|| element_error(param, a, i, sig)),
+        Value::Tensor(t) => item::<B>(t)?.to_i64().ok_or_else(|| element_error(param, a, i, sig)),
         _ => Err(element_error(param, a, i, sig)),
     }
 }

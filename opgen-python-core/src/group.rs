@@ -354,3 +354,41 @@ fn is_arg_smaller(t1: &str, t2: &str) -> bool {
         || (t1 == "SymInt[]" && t2 == "int[]")
         || ((t1 == "SymInt" || t1 == "int") && t2 == "Tensor")
 }
+
+/// How a dunder method calls its operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DunderKind {
+    /// `t.__add__(o)` is the method `t.add(o)`; a `TypeError` becomes `NotImplemented`.
+    Method,
+    /// `t.__neg__()` is `t.neg()`.
+    Unary,
+    /// `t.__rpow__(o)` is the function `pow(o, t)`; a `TypeError` becomes `NotImplemented`.
+    Reflected,
+    /// `t.__rsub__(o)` is the function `rsub(t, o)`; a `TypeError` becomes `NotImplemented`.
+    Function,
+}
+
+/// The dunder methods of PyTorch's tensor (`python_variable_methods.cpp`'s table and
+/// `torch/_tensor.py`): the name, the method or function it calls, how. The dunders that are
+/// operator names themselves (`__and__`, `__iand__`, `__lshift__`, ...) are ordinary
+/// methods. `__rtruediv__` (`reciprocal() * other` in PyTorch) is not among them.
+pub const DUNDERS: [(&str, &str, DunderKind); 39] = {
+    use DunderKind::{Function as F, Method as M, Reflected as R, Unary as U};
+    [
+        ("__add__", "add", M), ("__radd__", "add", M), ("__iadd__", "add_", M),
+        ("__sub__", "sub", M), ("__isub__", "sub_", M), ("__rsub__", "rsub", F),
+        ("__mul__", "mul", M), ("__rmul__", "mul", M), ("__imul__", "mul_", M),
+        ("__truediv__", "div", M), ("__div__", "div", M), ("__itruediv__", "div_", M),
+        ("__idiv__", "div_", M), ("__floordiv__", "floor_divide", M),
+        ("__ifloordiv__", "floor_divide_", M), ("__rfloordiv__", "floor_divide", R),
+        ("__mod__", "remainder", M), ("__imod__", "remainder_", M), ("__rmod__", "remainder", R),
+        ("__pow__", "pow", M), ("__ipow__", "pow_", M), ("__rpow__", "pow", R),
+        ("__matmul__", "matmul", M), ("__rmatmul__", "matmul", R),
+        ("__eq__", "eq", M), ("__ne__", "ne", M), ("__lt__", "lt", M), ("__le__", "le", M),
+        ("__gt__", "gt", M), ("__ge__", "ge", M),
+        ("__rand__", "bitwise_and", M), ("__ror__", "bitwise_or", M), ("__rxor__", "bitwise_xor", M),
+        ("__rlshift__", "bitwise_left_shift", R), ("__rrshift__", "bitwise_right_shift", R),
+        ("__neg__", "neg", U), ("__pos__", "positive", U), ("__abs__", "abs", U),
+        ("__invert__", "bitwise_not", U),
+    ]
+};

@@ -2,6 +2,8 @@
 //! arguments against each signature in order, take the first that fits; when none does,
 //! explain why in PyTorch's words.
 
+use std::borrow::Borrow;
+
 use crate::errors::{ParseError, format_invalid_args};
 use crate::signature::{Param, PySignature};
 use crate::types::ParamType;
@@ -51,41 +53,38 @@ pub struct Parsed {
 /// PyTorch's `PythonArgParser::raw_parse`: with one signature, its errors are raised as they
 /// are found; with several, the first that matches wins, and if none does the error is the
 /// one of the only plausible signature (by argument count), or the list of signatures.
-pub fn parse<T: TensorFacts>(
-    signatures: &[&PySignature],
-    call: CallArgs<'_, '_, T>,
+pub fn parse<B: TensorFacts, S: Borrow<PySignature>>(
+    signatures: &[S],
+    call: CallArgs<'_, '_, B::Tensor>,
 ) -> Result<Parsed, ParseError> {
     if let [only] = signatures {
-        let slots = parse_signature(only, call, true)?.ok_or_else(|| internal(only))?;
+        let only = only.borrow();
+        let slots = parse_signature::<B>(only, call, true)?.ok_or_else(|| internal(only))?;
         return Ok(Parsed { index: 0, slots });
     }
     for (index, sig) in signatures.iter().enumerate() {
-        if let Some(slots) = parse_signature(sig, call, false)? {
+        if let Some(slots) = parse_signature::<B>(sig.borrow(), call, false)? {
             return Ok(Parsed { index, slots });
         }
     }
-    Err(no_match(signatures, call))
+    Err(no_match::<B, S>(signatures, call))
 }
 
 /// PyTorch's `print_error`.
-fn no_match<T: TensorFacts>(signatures: &[&PySignature], call: CallArgs<'_, '_, T>) -> ParseError {
+fn no_match<B: TensorFacts, S: Borrow<PySignature>>(signatures: &[S], call: CallArgs<'_, '_, B::Tensor>) -> ParseError {
     let num_args = call.args.len() + call.kwargs.len();
-    let plausible: Vec<&&PySignature> = (signatures.iter())
+    let plausible: Vec<&PySignature> = (signatures.iter())
+        .map(Borrow::borrow)
         .filter(|s| num_args >= s.min_args() && num_args <= s.max_args())
         .collect();
     if let [only] = plausible.as_slice() {
-        if let Err(e) = parse_signature(only, call, true) {
+        if let Err(e) = parse_signature::<B>(only, call, true) {
             return e;
         }
     }
-    let name = signatures.first().map_or("", |s| short_name(&s.name));
-    let options: Vec<String> = signatures.iter().map(|s| s.to_string()).collect();
+    let name = signatures.first().map_or("", |s| s.borrow().name.as_str());
+    let options: Vec<String> = signatures.iter().map(|s| s.borrow().to_string()).collect();
     ParseError::InvalidCombination(format_invalid_args(call, &format!("{name}()"), &options))
-}
-
-/// The function name PyTorch prints: `aten::add` keeps its namespace.
-fn short_name(name: &str) -> &str {
-    name
 }
 
 fn internal(sig: &PySignature) -> ParseError {
@@ -95,9 +94,9 @@ fn internal(sig: &PySignature) -> ParseError {
 /// PyTorch's `FunctionSignature::parse`: `Ok(Some(slots))` on a match, `Ok(None)` on no
 /// match when not raising, `Err` for the error found when raising (and for a tensor list
 /// with a non-tensor item, which PyTorch raises in any case).
-pub fn parse_signature<T: TensorFacts>(
+pub fn parse_signature<B: TensorFacts>(
     sig: &PySignature,
-    call: CallArgs<'_, '_, T>,
+    call: CallArgs<'_, '_, B::Tensor>,
     raise: bool,
 ) -> Result<Option<Vec<Slot>>, ParseError> {
     let nargs = call.args.len();
@@ -132,9 +131,9 @@ pub fn parse_signature<T: TensorFacts>(
             }
             (None, _) => return fail(missing_args(sig, i)),
             (Some(s), Some(a)) => {
-                if check(param, a, i, &mut failed_idx)? {
+                if check::<B>(param, a, i, &mut failed_idx)? {
                     slots.push(s);
-                } else if varargs_eligible && varargs_match(param, call.args, &mut failed_idx) {
+                } else if varargs_eligible && varargs_match::<B>(param, call.args, &mut failed_idx) {
                     slots.push(Slot::Varargs);
                     arg_pos = nargs;
                     continue;
@@ -174,10 +173,10 @@ fn find_kwarg<T>(param: &Param, kwargs: &[(&str, Arg<'_, T>)]) -> Option<usize> 
 }
 
 /// `view(2, 3)`: the positional arguments together as the one int-list parameter.
-fn varargs_match<T: TensorFacts>(param: &Param, args: &[Arg<'_, T>], failed: &mut Option<usize>) -> bool {
+fn varargs_match<B: TensorFacts>(param: &Param, args: &[Arg<'_, B::Tensor>], failed: &mut Option<usize>) -> bool {
     match args.first() {
         None => true,
-        Some(first) if is_int_or_symint(&first.value) => true,
+        Some(first) if is_int_or_symint::<B>(&first.value) => true,
         Some(_) => {
             let _ = param;
             *failed = Some(0);
@@ -188,24 +187,24 @@ fn varargs_match<T: TensorFacts>(param: &Param, args: &[Arg<'_, T>], failed: &mu
 
 /// PyTorch's `FunctionParameter::check`. A tensor list with a non-tensor item is an error
 /// whatever the mode (PyTorch raises it from the check itself).
-pub fn check<T: TensorFacts>(
+pub fn check<B: TensorFacts>(
     param: &Param,
-    arg: &Arg<'_, T>,
+    arg: &Arg<'_, B::Tensor>,
     argnum: usize,
     failed_idx: &mut Option<usize>,
 ) -> Result<bool, ParseError> {
     let v = &arg.value;
     Ok(match param.ty {
         ParamType::Tensor => matches!(v, Value::Tensor(_)) || (param.numbers_as_tensors && v.is_number()),
-        ParamType::Scalar => v.is_number() || zero_dim_number(v),
+        ParamType::Scalar => v.is_number() || zero_dim_number::<B>(v),
         ParamType::Complex | ParamType::Double => {
             matches!(v, Value::Complex(_)) && param.ty == ParamType::Complex
                 || v.is_double()
-                || zero_dim_number(v)
+                || zero_dim_number::<B>(v)
         }
-        ParamType::Int64 => v.is_long() || zero_dim_integer(v),
-        ParamType::SymInt => is_int_or_symint(v),
-        ParamType::IntList | ParamType::SymIntList => is_int_list(v, param.size, failed_idx),
+        ParamType::Int64 => v.is_long() || zero_dim_integer::<B>(v),
+        ParamType::SymInt => is_int_or_symint::<B>(v),
+        ParamType::IntList | ParamType::SymIntList => is_int_list::<B>(v, param.size, failed_idx),
         ParamType::FloatList => match v {
             Value::List { items, .. } => items
                 .first()
@@ -235,23 +234,23 @@ pub fn check<T: TensorFacts>(
 }
 
 /// A zero-dim tensor that does not require grad, for a `float` or `Scalar` parameter.
-fn zero_dim_number<T: TensorFacts>(v: &Value<'_, T>) -> bool {
-    matches!(v, Value::Tensor(t) if !t.requires_grad() && t.ndim() == Some(0))
+fn zero_dim_number<B: TensorFacts>(v: &Value<'_, B::Tensor>) -> bool {
+    matches!(v, Value::Tensor(t) if !B::requires_grad(t) && B::ndim(t) == Some(0))
 }
 
 /// A zero-dim integer tensor (not bool) that does not require grad, for an `int` parameter.
-fn zero_dim_integer<T: TensorFacts>(v: &Value<'_, T>) -> bool {
-    matches!(v, Value::Tensor(t) if !t.requires_grad() && t.ndim() == Some(0)
-        && t.scalar_type().is_some_and(|d| is_integral(d, false)))
+fn zero_dim_integer<B: TensorFacts>(v: &Value<'_, B::Tensor>) -> bool {
+    matches!(v, Value::Tensor(t) if !B::requires_grad(t) && B::ndim(t) == Some(0)
+        && B::scalar_type(t).is_some_and(|d| is_integral(d, false)))
 }
 
 /// PyTorch's `is_int_or_symint`: an integer that is not a bool (anything with `__index__`),
 /// or a one-element integer tensor.
-fn is_int_or_symint<T: TensorFacts>(v: &Value<'_, T>) -> bool {
+fn is_int_or_symint<B: TensorFacts>(v: &Value<'_, B::Tensor>) -> bool {
     match v {
         Value::Int(_) | Value::BigInt | Value::Index(_) => true,
         Value::Tensor(t) => {
-            t.numel() == Some(1) && t.scalar_type().is_some_and(|d| is_integral(d, true))
+            B::numel(t) == Some(1) && B::scalar_type(t).is_some_and(|d| is_integral(d, true))
         }
         _ => false,
     }
@@ -259,17 +258,17 @@ fn is_int_or_symint<T: TensorFacts>(v: &Value<'_, T>) -> bool {
 
 /// PyTorch's `is_int_or_symint_list`: a list or tuple that is empty or starts with an
 /// integer (the other items are checked when converted), or, for a sized list, one integer.
-fn is_int_list<T: TensorFacts>(v: &Value<'_, T>, size: u32, failed_idx: &mut Option<usize>) -> bool {
+fn is_int_list<B: TensorFacts>(v: &Value<'_, B::Tensor>, size: u32, failed_idx: &mut Option<usize>) -> bool {
     match v {
         Value::List { items, .. } => match items.first() {
             None => true,
-            Some(first) if is_int_or_symint(&first.value) => true,
+            Some(first) if is_int_or_symint::<B>(&first.value) => true,
             Some(_) => {
                 *failed_idx = Some(0);
                 false
             }
         },
-        other => size > 0 && is_int_or_symint(other),
+        other => size > 0 && is_int_or_symint::<B>(other),
     }
 }
 

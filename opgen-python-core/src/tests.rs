@@ -34,9 +34,10 @@ impl Tensor for Mock {
 }
 
 impl TensorFacts for Mock {
+    type Tensor = Mock;
     const WRAPS_NUMBERS: bool = true;
-    fn item(&self) -> Result<Scalar, Error> {
-        self.value.ok_or_else(|| Error::from("no value"))
+    fn item(t: &Mock) -> Result<Scalar, Error> {
+        t.value.ok_or_else(|| Error::from("no value"))
     }
     fn wrapped_number(value: Scalar) -> Result<Mock, Error> {
         Ok(Mock { sizes: vec![], dtype: ScalarType::Double, value: Some(value) })
@@ -115,7 +116,7 @@ pub(crate) fn call(target: Target<'_>, args: &[V], kwargs: &[(&str, V)]) -> Resu
     let kwargs: Vec<(&str, Arg<'_, Mock>)> = kwargs.iter().map(|(k, v)| (*k, arg(v))).collect();
     let sigs: Vec<&crate::PySignature> = binding.overloads.iter().map(|o| &o.signature).collect();
     let call = CallArgs { args: &args, kwargs: &kwargs };
-    let Parsed { index, slots } = parse(&sigs, call).map_err(|e| e.to_string())?;
+    let Parsed { index, slots } = parse::<Mock, _>(&sigs, call).map_err(|e| e.to_string())?;
     let overload = &binding.overloads[index];
     let out_given = (overload.signature.out)
         .is_some_and(|o| !matches!(slots[o], crate::Slot::Absent | crate::Slot::None));

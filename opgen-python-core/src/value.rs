@@ -149,45 +149,52 @@ impl<T> Value<'_, T> {
     }
 }
 
-/// What the Python layer needs to know of a tensor beyond [`Tensor`]: its rank, element count
-/// and dtype (a zero-dim tensor can be passed for a number), its value when it has one
-/// element, and whether Python numbers can become tensors of this type.
+/// What the Python layer needs to know of a tensor type beyond [`Tensor`]: a tensor's rank,
+/// element count and dtype (a zero-dim tensor can be passed for a number), its value when it
+/// has one element, and whether Python numbers can become tensors of this type.
 ///
-/// The defaults use the [`Tensor`] hooks `sizes` and `options`.
-pub trait TensorFacts: Tensor {
+/// It is implemented on a type of the binding crate (a marker, say), not on the tensor type,
+/// so that a crate can bind a tensor type it does not own. The defaults use the [`Tensor`]
+/// hooks `sizes` and `options`.
+pub trait TensorFacts: 'static {
+    /// The tensor type.
+    type Tensor: Tensor;
+
     /// Whether [`TensorFacts::wrapped_number`] makes tensors: then the operators PyTorch lets
     /// take Python numbers for tensors (`add`, `mul`, `sub`, `div`, ...) do so, and their
     /// `Scalar` overloads are left out of the functions and methods, as in PyTorch.
     const WRAPS_NUMBERS: bool = false;
 
     /// The number of dimensions.
-    fn ndim(&self) -> Option<usize> {
-        self.sizes().ok().map(|s| s.len())
+    fn ndim(t: &Self::Tensor) -> Option<usize> {
+        t.sizes().ok().map(|s| s.len())
     }
 
     /// The number of elements.
-    fn numel(&self) -> Option<i64> {
-        self.sizes().ok().map(|s| s.iter().product())
+    fn numel(t: &Self::Tensor) -> Option<i64> {
+        t.sizes().ok().map(|s| s.iter().product())
     }
 
     /// The dtype.
-    fn scalar_type(&self) -> Option<ScalarType> {
-        self.options().ok().and_then(|o| o.dtype)
+    fn scalar_type(t: &Self::Tensor) -> Option<ScalarType> {
+        t.options().ok().and_then(|o| o.dtype)
     }
 
     /// Whether the tensor requires gradients (such tensors are not taken for numbers).
-    fn requires_grad(&self) -> bool {
+    fn requires_grad(t: &Self::Tensor) -> bool {
+        let _ = t;
         false
     }
 
     /// The value of a one-element tensor (PyTorch's `item()`).
-    fn item(&self) -> Result<Scalar, Error> {
+    fn item(t: &Self::Tensor) -> Result<Scalar, Error> {
+        let _ = t;
         Err(Error::from("this tensor type cannot read a tensor's value as a number"))
     }
 
     /// A Python number as a zero-dim tensor that type promotion treats as a number
     /// (PyTorch's wrapped number), if the type has them (see [`TensorFacts::WRAPS_NUMBERS`]).
-    fn wrapped_number(value: Scalar) -> Result<Self, Error> {
+    fn wrapped_number(value: Scalar) -> Result<Self::Tensor, Error> {
         let _ = value;
         Err(Error::from("this tensor type has no wrapped numbers"))
     }

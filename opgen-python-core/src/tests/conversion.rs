@@ -17,7 +17,7 @@ fn stack(function: &str, args: &[V], kwargs: &[(&str, V)]) -> (String, Vec<IValu
     let k: Vec<(&str, Arg<'_, Mock>)> = kwargs.iter().map(|(n, v)| (*n, arg(v))).collect();
     let sigs: Vec<&PySignature> = binding.overloads.iter().map(|o| &o.signature).collect();
     let call = CallArgs { args: &a, kwargs: &k };
-    let parsed = parse(&sigs, call).unwrap();
+    let parsed = parse::<Mock, _>(&sigs, call).unwrap();
     let overload = &binding.overloads[parsed.index];
     let out = overload.signature.out.is_some_and(|o| matches!(parsed.slots[o], crate::Slot::Pos(_) | crate::Slot::Kw(_)));
     let op = if out { overload.outplace.unwrap() } else { overload.base };
@@ -74,7 +74,7 @@ fn numbers_convert_to_the_schema_type() {
     let args = [I(3), T(zero), I(2), B(true)];
     let a: Vec<Arg<'_, Mock>> = args.iter().map(arg).collect();
     let call = CallArgs { args: &a, kwargs: &[] };
-    let parsed = parse(&[&sig], call).unwrap();
+    let parsed = parse::<Mock, _>(&[&sig], call).unwrap();
     let plan = Plan::<Mock>::new(&sig, Arc::new(sig_schema));
     let s = plan.stack(&sig, &parsed.slots, call, None).unwrap().into_vec();
     assert_eq!(
