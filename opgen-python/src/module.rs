@@ -75,6 +75,7 @@ pub fn bind<B: PyTensor>(module: &Bound<'_, PyModule>, dispatcher: &Dispatcher, 
     }
     b.add_ops(&bindings)?;
     b.add_helpers(&bindings)?;
+    add_introspection(module, dispatcher)?;
     Ok(())
 }
 
@@ -322,7 +323,6 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             f: trace_fn::<B>,
         };
         self.module.add("trace", new_callable(py, Kind::Function, Box::new(trace))?)?;
-        self.module.add_class::<TraceContext>()?;
         let files = stub_files(bindings, &self.ops, &stub_options());
         let stubs = PyDict::new(py);
         for (path, text) in files {
@@ -331,6 +331,38 @@ impl<'py, B: PyTensor> Builder<'py, B> {
         self.module.add("_stubs", stubs)?;
         Ok(())
     }
+}
+
+/// `_dispatch_table("aten::mul_.Tensor")` (which registration serves each key, as PyTorch's
+/// `torch._C._dispatch_dump_table`) and `_catalog()` (every operator as JSON, the format of
+/// `opgen json`).
+fn add_introspection(module: &Bound<'_, PyModule>, dispatcher: &Dispatcher) -> PyResult<()> {
+    let py = module.py();
+    let d = dispatcher.clone();
+    let table = FnCallee {
+        name: "_dispatch_table",
+        doc: "_dispatch_table(name) -> str\n\nThe dispatch table of `ns::op.overload`.",
+        f: move |py: Python<'_>, args: &[&Bound<'_, PyAny>], _: &[(String, Bound<'_, PyAny>)]| -> PyResult<Py<PyAny>> {
+            let name: String = match args {
+                [one] => one.extract()?,
+                _ => return Err(PyTypeError::new_err("_dispatch_table() takes 1 positional argument")),
+            };
+            let (op, overload) = name.split_once('.').unwrap_or((name.as_str(), ""));
+            let handle = d.find(op, overload).map_err(crate::errors::dispatch_error)?;
+            Ok(handle.dispatch_table().to_string().into_pyobject(py)?.into_any().unbind())
+        },
+    };
+    module.add("_dispatch_table", new_callable(py, Kind::Function, Box::new(table))?)?;
+    let d = dispatcher.clone();
+    let catalog = FnCallee {
+        name: "_catalog",
+        doc: "_catalog() -> str\n\nEvery operator of the dispatcher as JSON (the format of `opgen json`).",
+        f: move |py: Python<'_>, _: &[&Bound<'_, PyAny>], _: &[(String, Bound<'_, PyAny>)]| -> PyResult<Py<PyAny>> {
+            Ok(d.catalog_json().to_string().into_pyobject(py)?.into_any().unbind())
+        },
+    };
+    module.add("_catalog", new_callable(py, Kind::Function, Box::new(catalog))?)?;
+    Ok(())
 }
 
 /// `ops` attribute of an overload: its name, `default` for none.
