@@ -132,8 +132,8 @@ fn python_only_default<T>(sig: &PySignature, p: usize) -> Option<IValue<T>> {
 
 fn given<'s, 'a, T>(call: CallArgs<'s, 'a, T>, slot: Slot) -> &'s Arg<'a, T> {
     match slot {
-        Slot::Kw(k) => &call.kwargs[k].1,
-        Slot::Pos(p) => &call.args[p],
+        Slot::Kw(k) => &call.kwargs[k as usize].1,
+        Slot::Pos(p) => &call.args[p as usize],
         Slot::Absent | Slot::None | Slot::Varargs => &call.args[0],
     }
 }

@@ -188,7 +188,11 @@ impl Bindings {
         let mut functions: BTreeMap<(String, String), Vec<(usize, PySignature)>> = BTreeMap::new();
         let mut methods: BTreeMap<String, Vec<(usize, PySignature)>> = BTreeMap::new();
         for (i, op) in ops.iter().enumerate() {
-            let ops_sig = PySignature::new(&op.schema, Flavor::Ops, options);
+            // `torch.ops` names the operator with its namespace: `aten::add`.
+            let ops_sig = PySignature::new(&op.schema, Flavor::Ops, options).map(|mut sig| {
+                sig.name = format!("{}::{}", op.namespace, op.name());
+                sig
+            });
             let packet = b.packets.entry((op.namespace.clone(), op.name())).or_default();
             if let Ok(sig) = &ops_sig {
                 packet.overloads.push((i, sig.clone()));

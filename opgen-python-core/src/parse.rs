@@ -4,6 +4,8 @@
 
 use std::borrow::Borrow;
 
+use smallvec::SmallVec;
+
 use crate::errors::{ParseError, format_invalid_args};
 use crate::signature::{Param, PySignature};
 use crate::types::ParamType;
@@ -34,12 +36,15 @@ pub enum Slot {
     /// Given as `None` where `None` is accepted.
     None,
     /// The positional argument at this index.
-    Pos(usize),
+    Pos(u32),
     /// The keyword argument at this index.
-    Kw(usize),
+    Kw(u32),
     /// All the positional arguments, as one int list (`view(2, 3)` for `view((2, 3))`).
     Varargs,
 }
+
+/// One slot per parameter, inline for the usual number of parameters.
+pub type Slots = SmallVec<[Slot; 8]>;
 
 /// The signature a call matched, and each parameter's slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +52,7 @@ pub struct Parsed {
     /// The index of the signature in the list given to [`parse`].
     pub index: usize,
     /// One slot per parameter of that signature.
-    pub slots: Vec<Slot>,
+    pub slots: Slots,
 }
 
 /// PyTorch's `PythonArgParser::raw_parse`: with one signature, its errors are raised as they
@@ -98,7 +103,7 @@ pub fn parse_signature<B: TensorFacts>(
     sig: &PySignature,
     call: CallArgs<'_, '_, B::Tensor>,
     raise: bool,
-) -> Result<Option<Vec<Slot>>, ParseError> {
+) -> Result<Option<Slots>, ParseError> {
     let nargs = call.args.len();
     let mut remaining_kwargs = call.kwargs.len();
     let mut arg_pos = 0;
@@ -108,16 +113,16 @@ pub fn parse_signature<B: TensorFacts>(
     if nargs > max_pos && !varargs_intlist {
         return fail(extra_args(sig, nargs));
     }
-    let mut slots = Vec::with_capacity(sig.params.len());
+    let mut slots = Slots::new();
     for (i, param) in sig.params.iter().enumerate() {
         let (slot, is_kwd) = if arg_pos < nargs {
             if param.keyword_only {
                 return fail(extra_args(sig, nargs));
             }
-            (Some(Slot::Pos(arg_pos)), false)
+            (Some(Slot::Pos(arg_pos as u32)), false)
         } else {
             match find_kwarg(param, call.kwargs) {
-                Some(k) => (Some(Slot::Kw(k)), true),
+                Some(k) => (Some(Slot::Kw(k as u32)), true),
                 None => (None, false),
             }
         };
@@ -159,8 +164,8 @@ pub fn parse_signature<B: TensorFacts>(
 
 fn arg_of<'s, 'a, T>(call: CallArgs<'s, 'a, T>, slot: Slot) -> &'s Arg<'a, T> {
     match slot {
-        Slot::Kw(k) => &call.kwargs[k].1,
-        Slot::Pos(p) => &call.args[p],
+        Slot::Kw(k) => &call.kwargs[k as usize].1,
+        Slot::Pos(p) => &call.args[p as usize],
         // Only positional and keyword slots are looked up.
         Slot::Absent | Slot::None | Slot::Varargs => &call.args[0],
     }

@@ -8,12 +8,13 @@ use opgen_python_core::{Arg, CallArgs, DunderKind, Plan, PySignature, Slot, Valu
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use smallvec::SmallVec;
 
 use crate::classify::{ListItems, classify};
 use crate::errors::{dispatch_error, parse_error};
 use crate::ffi::{Args, Callee};
 use crate::returns::{Shape, returns};
-use crate::tensor::PyTensor;
+use crate::tensor::{PyTensor, TensorObject};
 
 /// An operator to call, with how a signature's arguments fill its stack and how its returns
 /// come back.
@@ -45,14 +46,12 @@ pub(crate) struct BindingCallee<B: PyTensor> {
 impl<B: PyTensor> Callee for BindingCallee<B> {
     fn call<'py>(&self, py: Python<'py>, args: Args<'_, 'py>) -> PyResult<Py<PyAny>> {
         let (receiver, positional) = match (self.method, args.args.split_first()) {
-            (true, Some((first, rest))) => (Some(&**first), rest),
+            (true, Some((first, rest))) => (Some(first), rest),
             (true, None) => return Err(PyTypeError::new_err(format!("descriptor '{}' needs an argument", self.name))),
             (false, _) => (None, args.args),
         };
         let kwnames = kw_names(&args)?;
-        let positional: Vec<&Bound<'py, PyAny>> = positional.iter().map(|b| &**b).collect();
-        let kwvalues: Vec<&Bound<'py, PyAny>> = args.kwvalues.iter().map(|b| &**b).collect();
-        let result = self.call_with(py, receiver, &positional, &kwnames, &kwvalues);
+        let result = self.call_with(py, receiver, positional, &kwnames, args.kwvalues);
         match result {
             Err(e) if self.not_implemented_on_type_error && e.is_instance_of::<PyTypeError>(py) => {
                 Ok(py.NotImplemented())
@@ -85,8 +84,8 @@ impl<B: PyTensor> Callee for BindingCallee<B> {
     }
 }
 
-fn kw_names<'py>(args: &Args<'_, 'py>) -> PyResult<Vec<Bound<'py, PyString>>> {
-    let Some(names) = &args.kwnames else { return Ok(Vec::new()) };
+fn kw_names<'py>(args: &Args<'_, 'py>) -> PyResult<SmallVec<[Bound<'py, PyString>; 4]>> {
+    let Some(names) = &args.kwnames else { return Ok(SmallVec::new()) };
     names.iter().map(|n| Ok(n.cast_into::<PyString>()?)).collect()
 }
 
@@ -95,13 +94,14 @@ impl<B: PyTensor> BindingCallee<B> {
     pub(crate) fn call_with<'py>(
         &self,
         py: Python<'py>,
-        receiver: Option<&Bound<'py, PyAny>>,
-        positional: &[&Bound<'py, PyAny>],
+        receiver: Option<&Borrowed<'_, 'py, PyAny>>,
+        positional: &[Borrowed<'_, 'py, PyAny>],
         kwnames: &[Bound<'py, PyString>],
-        kwvalues: &[&Bound<'py, PyAny>],
+        kwvalues: &[Borrowed<'_, 'py, PyAny>],
     ) -> PyResult<Py<PyAny>> {
+        let receiver: Option<&Bound<'py, PyAny>> = receiver.map(|r| &**r);
         let mut lists = ListItems::default();
-        for obj in receiver.into_iter().chain(positional.iter().copied()).chain(kwvalues.iter().copied()) {
+        for obj in receiver.into_iter().chain(positional.iter().map(|b| &**b)).chain(kwvalues.iter().map(|b| &**b)) {
             lists.collect(obj);
         }
         let mut next = 0;
@@ -114,9 +114,10 @@ impl<B: PyTensor> BindingCallee<B> {
                 )));
             }
         }
-        let args: Vec<Arg<'_, B::Tensor>> = positional.iter().map(|o| classify::<B>(o, &lists, &mut next)).collect();
-        let names: Vec<&str> = kwnames.iter().map(|n| n.to_str()).collect::<PyResult<_>>()?;
-        let kwargs: Vec<(&str, Arg<'_, B::Tensor>)> = (names.iter().copied())
+        let args: SmallVec<[Arg<'_, B::Tensor>; 4]> =
+            positional.iter().map(|o| classify::<B>(o, &lists, &mut next)).collect();
+        let names: SmallVec<[&str; 4]> = kwnames.iter().map(|n| n.to_str()).collect::<PyResult<_>>()?;
+        let kwargs: SmallVec<[(&str, Arg<'_, B::Tensor>); 4]> = (names.iter().copied())
             .zip(kwvalues.iter().map(|o| classify::<B>(o, &lists, &mut next)))
             .collect();
         let call = CallArgs { args: &args, kwargs: &kwargs };
@@ -131,12 +132,18 @@ impl<B: PyTensor> BindingCallee<B> {
         let mut stack = target.plan.stack(sig, &parsed.slots, call, receiver_arg.as_ref()).map_err(parse_error)?;
         let op = &target.op;
         py.detach(|| op.call_boxed(&mut stack)).map_err(dispatch_error)?;
-        let mut inputs: Vec<(&Bound<'py, PyAny>, &B::Tensor)> = Vec::new();
-        let objects = receiver.into_iter().chain(positional.iter().copied()).chain(kwvalues.iter().copied());
-        let classified = receiver_arg.iter().chain(args.iter()).chain(kwargs.iter().map(|(_, a)| a));
-        for (obj, arg) in objects.zip(classified) {
-            if let Value::Tensor(t) = arg.value {
-                inputs.push((obj, t));
+        // The tensors given, top-level and in lists (`out=(values, indices)`), so that a result
+        // that is one of them comes back as the same object.
+        let mut inputs: SmallVec<[(&Bound<'py, PyAny>, &B::Tensor); 4]> = SmallVec::new();
+        let objects = (receiver.into_iter())
+            .chain(positional.iter().map(|b| &**b))
+            .chain(kwvalues.iter().map(|b| &**b))
+            .chain(lists.items());
+        for obj in objects {
+            if let Ok(t) = obj.cast::<TensorObject>() {
+                if let Some(t) = t.get().get::<B>() {
+                    inputs.push((obj, t));
+                }
             }
         }
         returns::<B>(py, stack, &target.shape, &inputs)
@@ -153,20 +160,20 @@ pub(crate) struct DunderCallee<B: PyTensor> {
 
 impl<B: PyTensor> Callee for DunderCallee<B> {
     fn call<'py>(&self, py: Python<'py>, args: Args<'_, 'py>) -> PyResult<Py<PyAny>> {
-        let all: Vec<&Bound<'py, PyAny>> = args.args.iter().map(|b| &**b).collect();
-        let Some((this, rest)) = all.split_first() else {
+        let Some((this, rest)) = args.args.split_first() else {
             return Err(PyTypeError::new_err(format!("descriptor '{}' needs an argument", self.name)));
         };
         let result = match self.kind {
             DunderKind::Method | DunderKind::Unary => self.inner.call_with(py, Some(this), rest, &[], &[]),
             DunderKind::Function => {
-                let mut swapped = vec![*this];
+                let mut swapped: SmallVec<[Borrowed<'_, 'py, PyAny>; 4]> = SmallVec::new();
+                swapped.push(*this);
                 swapped.extend_from_slice(rest);
                 self.inner.call_with(py, None, &swapped, &[], &[])
             }
             DunderKind::Reflected => {
-                let mut swapped: Vec<&Bound<'py, PyAny>> = rest.to_vec();
-                swapped.push(this);
+                let mut swapped: SmallVec<[Borrowed<'_, 'py, PyAny>; 4]> = rest.iter().copied().collect();
+                swapped.push(*this);
                 self.inner.call_with(py, None, &swapped, &[], &[])
             }
         };

@@ -18,6 +18,11 @@ use crate::values::{PyDevice, PyDtype, PyLayout, PyMemoryFormat, PyQScheme};
 pub(crate) struct ListItems<'py>(Vec<Vec<Bound<'py, PyAny>>>);
 
 impl<'py> ListItems<'py> {
+    /// Every item collected.
+    pub(crate) fn items(&self) -> impl Iterator<Item = &Bound<'py, PyAny>> {
+        self.0.iter().flatten()
+    }
+
     /// Collects the items of `obj` if it is a list or a tuple, depth first.
     pub(crate) fn collect(&mut self, obj: &Bound<'py, PyAny>) {
         let items: Vec<Bound<'py, PyAny>> = if let Ok(l) = obj.cast::<PyList>() {

@@ -402,7 +402,8 @@ fn stub_options() -> StubOptions {
          def __exit__(self, *args: Any) -> _bool: ...\n    @property\n    def graph(self) -> str: ..."
             .to_string(),
     );
-    module_members.push("def __getattr__(name: str) -> Any: ...".to_string());
+    module_members.push("def _dispatch_table(name: str) -> str: ...".to_string());
+    module_members.push("def _catalog() -> str: ...".to_string());
     let dunders = DUNDERS.iter().map(|(d, t, _)| (d.to_string(), t.to_string())).collect();
     StubOptions { tensor_members: tensor_stub_lines(), module_members, dunders }
 }

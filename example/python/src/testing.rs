@@ -51,7 +51,7 @@ const TYPES: [(&str, &str); 32] = [
 
 /// The other operators: overloads to pick from, keyword-only and defaulted arguments, an
 /// out overload, returns of every shape, and functions placed by `python_module`.
-const OTHERS: [&str; 20] = [
+const OTHERS: [&str; 21] = [
     "pick.int(Tensor x, int a) -> str",
     "pick.float(Tensor x, float a) -> str",
     "pick.Tensor(Tensor x, Tensor a) -> str",
@@ -72,6 +72,7 @@ const OTHERS: [&str; 20] = [
     "special_same(Tensor self) -> Tensor",
     "gelu_like(Tensor self) -> Tensor",
     "fails(Tensor self) -> Tensor",
+    "cpu_only(Tensor self) -> Tensor",
 ];
 
 /// How a value arrived, for the tests: `int 3`, `int[] [2, 2]`, `Tensor Float[2, 3]`.
@@ -90,6 +91,7 @@ fn describe(v: &IValue<MiniTensor>) -> String {
         IValue::Str(s) => format!("str {s:?}"),
         IValue::ScalarType(d) => format!("ScalarType {d}"),
         IValue::Device(d) => format!("Device {d}"),
+        IValue::None => "None".to_string(),
         other => format!("{} {}", other.kind(), match other {
             IValue::Int(i) => i.to_string(),
             IValue::Float(f) => format!("{f:?}"),
@@ -172,6 +174,11 @@ fn define(d: &Dispatcher) -> Result<(), Error> {
     for schema in schemas {
         lib.def(&schema)?.forget();
         let op_name = schema.split('(').next().unwrap_or_default().to_string();
+        if op_name == "cpu_only" {
+            // Only a CPU kernel: a meta tensor reaches no kernel (NotImplementedError).
+            lib.impl_("cpu_only", DispatchKey::CPU, |t: &MiniTensor| t.share())?.forget();
+            continue;
+        }
         let kernel = boxed(|op: &OperatorHandle, _ks, stack: &mut Stack<MiniTensor>| {
             let n = op.schema().map_or(0, |s| s.arguments.len());
             let base = stack.len() - n;
@@ -182,6 +189,11 @@ fn define(d: &Dispatcher) -> Result<(), Error> {
         // BackendSelect is in every thread's included keys: the kernel serves calls with or
         // without tensors.
         lib.impl_(&op_name, DispatchKey::BackendSelect, kernel)?.forget();
+    }
+    // Tensors of the example carry ADInplaceOrView (and Tracer while tracing): skip those
+    // keys, as the global dispatcher does for operators without such kernels.
+    for key in [DispatchKey::ADInplaceOrView, DispatchKey::Tracer] {
+        lib.fallback_fallthrough(key)?.forget();
     }
     std::mem::forget(lib);
     Ok(())
