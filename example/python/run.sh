@@ -23,7 +23,13 @@ fi
 
 # One thread for NumPy's BLAS: the operators run in Rust, and the machine may be small.
 export OPENBLAS_NUM_THREADS=1
-(cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
+# The tests reuse the workspace's debug build (what `cargo test` left); the tour and the
+# benchmark run the optimised module.
+profile=(--release)
+if [ "$cmd" = test ] || [ "$cmd" = stubs ]; then
+    profile=()
+fi
+(cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop "${profile[@]}" --quiet)
 
 cd "$here"
 case "$cmd" in

@@ -17,9 +17,16 @@ use crate::value::{Arg, TensorFacts, Value};
 #[derive(Debug, Clone)]
 enum From<T> {
     /// A parameter; the value used when it is left out or `None` for a non-optional type.
-    Param { param: usize, absent: Result<IValue<T>, String> },
+    Param {
+        param: usize,
+        absent: Result<IValue<T>, String>,
+    },
     /// Item `index` of the `out` parameter holding `of` tensors.
-    Out { param: usize, index: usize, of: usize },
+    Out {
+        param: usize,
+        index: usize,
+        of: usize,
+    },
     /// The method's receiver.
     Receiver,
     /// No parameter: the schema default.
@@ -35,7 +42,11 @@ pub struct Plan<B: TensorFacts> {
 impl<B: TensorFacts> Plan<B> {
     /// The plan for calling `schema`'s operator from `sig` (a method's receiver is `self`).
     pub fn new(sig: &PySignature, schema: Arc<Schema>) -> Plan<B> {
-        let self_index = if sig.method { schema.self_index() } else { None };
+        let self_index = if sig.method {
+            schema.self_index()
+        } else {
+            None
+        };
         let from = (schema.arguments.iter().enumerate())
             .map(|(i, arg)| {
                 if Some(i) == self_index {
@@ -44,7 +55,12 @@ impl<B: TensorFacts> Plan<B> {
                 let default = || {
                     (arg.default.as_ref())
                         .and_then(|d| default_ivalue(&arg.ty, &d.value))
-                        .ok_or_else(|| format!("argument `{}` of `{}` has no default", arg.name, schema.name))
+                        .ok_or_else(|| {
+                            format!(
+                                "argument `{}` of `{}` has no default",
+                                arg.name, schema.name
+                            )
+                        })
                 };
                 for (p, param) in sig.params.iter().enumerate() {
                     match &param.source {
@@ -57,7 +73,11 @@ impl<B: TensorFacts> Plan<B> {
                         }
                         Source::Out(names) => {
                             if let Some(index) = names.iter().position(|n| *n == arg.name) {
-                                return From::Out { param: p, index, of: names.len() };
+                                return From::Out {
+                                    param: p,
+                                    index,
+                                    of: names.len(),
+                                };
                             }
                         }
                         Source::Arg(_) => {}
@@ -82,7 +102,11 @@ impl<B: TensorFacts> Plan<B> {
             let value = match from {
                 From::Receiver => match receiver {
                     Some(r) => to_ivalue::<B>(r, &arg.ty, None, sig)?,
-                    None => return Err(ParseError::Internal("a method call without receiver".into())),
+                    None => {
+                        return Err(ParseError::Internal(
+                            "a method call without receiver".into(),
+                        ));
+                    }
                 },
                 From::Default(d) => d.clone().map_err(ParseError::Internal)?,
                 From::Param { param, absent } => {
@@ -99,13 +123,15 @@ impl<B: TensorFacts> Plan<B> {
                     let p = &sig.params[*param];
                     let a = given(call, slots[*param]);
                     let item = match (&a.value, of) {
-                        (Value::List { items, .. }, _) if *of > 1 => items.get(*index).ok_or_else(|| {
-                            ParseError::Value(format!(
-                                "{}(): argument 'out' must be a tuple of {of} tensors, not {}",
-                                sig.name,
-                                items.len()
-                            ))
-                        })?,
+                        (Value::List { items, .. }, _) if *of > 1 => {
+                            items.get(*index).ok_or_else(|| {
+                                ParseError::Value(format!(
+                                    "{}(): argument 'out' must be a tuple of {of} tensors, not {}",
+                                    sig.name,
+                                    items.len()
+                                ))
+                            })?
+                        }
                         _ => a,
                     };
                     to_ivalue::<B>(item, &arg.ty, Some(p), sig)?
@@ -139,7 +165,11 @@ fn given<'s, 'a, T>(call: CallArgs<'s, 'a, T>, slot: Slot) -> &'s Arg<'a, T> {
 }
 
 /// `view(2, 3)`: the positional arguments as one int list.
-fn varargs<B: TensorFacts>(args: &[Arg<'_, B::Tensor>], param: &Param, sig: &PySignature) -> Result<IValue<B::Tensor>, ParseError> {
+fn varargs<B: TensorFacts>(
+    args: &[Arg<'_, B::Tensor>],
+    param: &Param,
+    sig: &PySignature,
+) -> Result<IValue<B::Tensor>, ParseError> {
     let ints = (args.iter().enumerate())
         .map(|(i, a)| list_int::<B>(a, i, param, sig))
         .collect::<Result<Vec<i64>, _>>()?;
@@ -167,10 +197,17 @@ fn to_ivalue<B: TensorFacts>(
 }
 
 fn unconvertible<T>(arg: &Arg<'_, T>, ty: &ArgType, sig: &PySignature) -> ParseError {
-    ParseError::Internal(format!("{}(): cannot convert {} to `{ty}`", sig.name, arg.type_name))
+    ParseError::Internal(format!(
+        "{}(): cannot convert {} to `{ty}`",
+        sig.name, arg.type_name
+    ))
 }
 
-fn base_value<B: TensorFacts>(arg: &Arg<'_, B::Tensor>, base: BaseType, sig: &PySignature) -> Result<IValue<B::Tensor>, ParseError> {
+fn base_value<B: TensorFacts>(
+    arg: &Arg<'_, B::Tensor>,
+    base: BaseType,
+    sig: &PySignature,
+) -> Result<IValue<B::Tensor>, ParseError> {
     let v = &arg.value;
     let bad = || unconvertible(arg, &ArgType::Base(base), sig);
     Ok(match base {
@@ -229,16 +266,21 @@ fn base_value<B: TensorFacts>(arg: &Arg<'_, B::Tensor>, base: BaseType, sig: &Py
             _ => return Err(bad()),
         },
         BaseType::Stream => match v {
-            Value::Stream(s) => IValue::Stream(Arc::new(s.clone())),
+            Value::Stream(s) => IValue::Stream(Arc::new(*s)),
             _ => return Err(bad()),
         },
-        BaseType::DimVector => return list_value::<B>(arg, &ArgType::Base(BaseType::Int), 0, None, sig),
+        BaseType::DimVector => {
+            return list_value::<B>(arg, &ArgType::Base(BaseType::Int), 0, None, sig);
+        }
         BaseType::GraphModule => return Err(bad()),
     })
 }
 
 /// PyTorch's `scalar_slow`: a number, or the value of a zero-dim tensor.
-fn scalar<B: TensorFacts>(v: &Value<'_, B::Tensor>, bad: &dyn Fn() -> ParseError) -> Result<Scalar, ParseError> {
+fn scalar<B: TensorFacts>(
+    v: &Value<'_, B::Tensor>,
+    bad: &dyn Fn() -> ParseError,
+) -> Result<Scalar, ParseError> {
     match v {
         Value::Tensor(t) => item::<B>(t),
         Value::BigInt => Err(overflow()),
@@ -279,12 +321,20 @@ fn list_value<B: TensorFacts>(
     param: Option<&Param>,
     sig: &PySignature,
 ) -> Result<IValue<B::Tensor>, ParseError> {
-    let bad = || unconvertible(arg, &ArgType::list(elem.clone(), (size > 0).then_some(size)), sig);
+    let bad = || {
+        unconvertible(
+            arg,
+            &ArgType::list(elem.clone(), (size > 0).then_some(size)),
+            sig,
+        )
+    };
     let items = match &arg.value {
         Value::List { items, .. } => items,
         // `int[2] stride=2`: one int stands for the whole list.
         Value::Int(i) if size > 0 => return Ok(IValue::from(vec![*i; size as usize])),
-        Value::Tensor(_) if size > 0 && matches!(elem.base(), Some(BaseType::Int | BaseType::SymInt)) => {
+        Value::Tensor(_)
+            if size > 0 && matches!(elem.base(), Some(BaseType::Int | BaseType::SymInt)) =>
+        {
             let i = match base_value::<B>(arg, BaseType::Int, sig)? {
                 IValue::Int(i) => i,
                 _ => return Err(bad()),
@@ -329,26 +379,35 @@ fn list_value<B: TensorFacts>(
                 })
                 .collect::<Result<Vec<B::Tensor>, _>>()?,
         )),
-        ArgType::Optional(t) if **t == ArgType::Base(BaseType::Tensor) => IValue::OptionalTensorList(Arc::new(
-            (items.iter())
-                .map(|a| match a.value {
-                    Value::Tensor(t) => Ok(Some(t.clone())),
-                    Value::None => Ok(None),
-                    _ => Err(bad()),
-                })
-                .collect::<Result<Vec<Option<B::Tensor>>, _>>()?,
-        )),
+        ArgType::Optional(t) if **t == ArgType::Base(BaseType::Tensor) => {
+            IValue::OptionalTensorList(Arc::new(
+                (items.iter())
+                    .map(|a| match a.value {
+                        Value::Tensor(t) => Ok(Some(t.clone())),
+                        Value::None => Ok(None),
+                        _ => Err(bad()),
+                    })
+                    .collect::<Result<Vec<Option<B::Tensor>>, _>>()?,
+            ))
+        }
         _ => return Err(bad()),
     })
 }
 
 /// An int-list item (PyTorch's `intlist`: `__index__`, a `bool` too, or a one-element tensor).
-fn list_int<B: TensorFacts>(a: &Arg<'_, B::Tensor>, i: usize, param: &Param, sig: &PySignature) -> Result<i64, ParseError> {
+fn list_int<B: TensorFacts>(
+    a: &Arg<'_, B::Tensor>,
+    i: usize,
+    param: &Param,
+    sig: &PySignature,
+) -> Result<i64, ParseError> {
     match &a.value {
         Value::Int(v) | Value::Index(v) => Ok(*v),
         Value::Bool(b) => Ok(i64::from(*b)),
         Value::BigInt => Err(overflow()),
-        Value::Tensor(t) => item::<B>(t)?.to_i64().ok_or_else(|| element_error(param, a, i, sig)),
+        Value::Tensor(t) => item::<B>(t)?
+            .to_i64()
+            .ok_or_else(|| element_error(param, a, i, sig)),
         _ => Err(element_error(param, a, i, sig)),
     }
 }

@@ -47,7 +47,11 @@ fn cpp_default(d: &str, ty: &ArgType) -> String {
     if d == "None" && ty.is_optional_of(BaseType::Tensor) {
         return "{}".into();
     }
-    if *ty == ArgType::Base(BaseType::Str) && d.len() >= 2 && d.starts_with('\'') && d.ends_with('\'') {
+    if *ty == ArgType::Base(BaseType::Str)
+        && d.len() >= 2
+        && d.starts_with('\'')
+        && d.ends_with('\'')
+    {
         return cpp_string(d);
     }
     match ty {
@@ -143,7 +147,11 @@ pub fn py_float_repr(x: f64) -> String {
     let decpt = exp + 1; // digits `d1 d2 ...` stand for `0.d1d2... × 10^decpt`
     if decpt <= -4 || decpt > 16 {
         let (first, rest) = digits.split_at(1);
-        let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         return format!("{sign}{first}{frac}e{esign}{:02}", exp.abs());
     }
@@ -284,7 +292,12 @@ mod tests {
         let got: Vec<Option<String>> = s.arguments.iter().map(pyi_default).collect();
         assert_eq!(
             got,
-            [Some("(0,1)".into()), Some("(-1,)".into()), Some("contiguous_format".into()), Some("...".into())]
+            [
+                Some("(0,1)".into()),
+                Some("(-1,)".into()),
+                Some("contiguous_format".into()),
+                Some("...".into())
+            ]
         );
     }
 

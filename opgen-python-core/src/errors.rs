@@ -90,11 +90,18 @@ pub enum ParseError {
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParseError::ExtraArgs { name, min, max, given } if min != max => write!(
+            ParseError::ExtraArgs {
+                name,
+                min,
+                max,
+                given,
+            } if min != max => write!(
                 f,
                 "{name}() takes from {min} to {max} positional arguments but {given} were given"
             ),
-            ParseError::ExtraArgs { name, max, given, .. } => write!(
+            ParseError::ExtraArgs {
+                name, max, given, ..
+            } => write!(
                 f,
                 "{name}() takes {max} positional argument{} but {given} {} given",
                 if *max == 1 { "" } else { "s" },
@@ -111,19 +118,43 @@ impl fmt::Display for ParseError {
                     list.join(", ")
                 )
             }
-            ParseError::WrongType { name, param, position, expected, got } => match position {
-                Some(p) => write!(f, "{name}(): argument '{param}' (position {p}) must be {expected}, not {got}"),
-                None => write!(f, "{name}(): argument '{param}' must be {expected}, not {got}"),
+            ParseError::WrongType {
+                name,
+                param,
+                position,
+                expected,
+                got,
+            } => match position {
+                Some(p) => write!(
+                    f,
+                    "{name}(): argument '{param}' (position {p}) must be {expected}, not {got}"
+                ),
+                None => write!(
+                    f,
+                    "{name}(): argument '{param}' must be {expected}, not {got}"
+                ),
             },
-            ParseError::WrongElement { name, param, position, expected, element, index } => {
-                let at = position.map(|p| format!(" (position {p})")).unwrap_or_default();
+            ParseError::WrongElement {
+                name,
+                param,
+                position,
+                expected,
+                element,
+                index,
+            } => {
+                let at = position
+                    .map(|p| format!(" (position {p})"))
+                    .unwrap_or_default();
                 write!(
                     f,
                     "{name}(): argument '{param}'{at} must be {expected}, but found element of type {element} at pos {index}"
                 )
             }
             ParseError::TensorListItem { index, argnum, got } => {
-                write!(f, "expected Tensor as element {index} in argument {argnum}, but got {got}")
+                write!(
+                    f,
+                    "expected Tensor as element {index} in argument {argnum}, but got {got}"
+                )
             }
             ParseError::UnexpectedKeyword { name, keyword } => {
                 write!(f, "{name}() got an unexpected keyword argument '{keyword}'")
@@ -132,7 +163,9 @@ impl fmt::Display for ParseError {
                 write!(f, "{name}() got multiple values for argument '{keyword}'")
             }
             ParseError::InvalidCombination(text) | ParseError::Value(text) => f.write_str(text),
-            ParseError::Internal(text) => write!(f, "opgen-python internal error: {text}; please report it"),
+            ParseError::Internal(text) => {
+                write!(f, "opgen-python internal error: {text}; please report it")
+            }
         }
     }
 }
@@ -159,7 +192,11 @@ fn parse_option(option: &str) -> Vec<OptionArg> {
                 type_name: arg.to_string(),
             },
             Some(end) => {
-                let type_end = if arg.contains("...") { end.saturating_sub(4) } else { end };
+                let type_end = if arg.contains("...") {
+                    end.saturating_sub(4)
+                } else {
+                    end
+                };
                 OptionArg {
                     name: arg[end + 1..].to_string(),
                     type_name: arg.get(..type_end).unwrap_or("").to_string(),
@@ -182,7 +219,11 @@ fn type_matches(option_type: &str, python_type: &str) -> bool {
 /// PyTorch's `format_invalid_args`: `add() received an invalid combination of arguments -
 /// got (Tensor, str), but expected one of: ...`, each signature with, when the argument
 /// count fits, the arguments that do not match marked (`!str!`, in red on a terminal).
-pub fn format_invalid_args<T>(call: CallArgs<'_, '_, T>, function: &str, options: &[String]) -> String {
+pub fn format_invalid_args<T>(
+    call: CallArgs<'_, '_, T>,
+    function: &str,
+    options: &[String],
+) -> String {
     let mut msg = format!("{function} received an invalid combination of arguments - ");
     let color = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     if let [option] = options {
@@ -214,7 +255,9 @@ pub fn format_invalid_args<T>(call: CallArgs<'_, '_, T>, function: &str, options
         if argcount_match(&parsed, call) {
             let unmatched = unmatched_kwargs(&parsed, call);
             if unmatched.is_empty() {
-                msg.push_str("      didn't match because some of the arguments have invalid types: ");
+                msg.push_str(
+                    "      didn't match because some of the arguments have invalid types: ",
+                );
                 msg.push_str(&formatted_arg_desc(&parsed, call, color));
             } else {
                 msg.push_str("      didn't match because some of the keywords were incorrect: ");
@@ -245,14 +288,22 @@ fn unmatched_kwargs<T>(option: &[OptionArg], call: CallArgs<'_, '_, T>) -> Vec<S
 /// PyTorch's `_argDesc`: `(Tensor, str, alpha=int)`.
 fn arg_desc<T>(call: CallArgs<'_, '_, T>) -> String {
     let mut parts: Vec<String> = call.args.iter().map(|a| a.type_name.to_string()).collect();
-    parts.extend(call.kwargs.iter().map(|(k, a)| format!("{k}={}", a.type_name)));
+    parts.extend(
+        call.kwargs
+            .iter()
+            .map(|(k, a)| format!("{k}={}", a.type_name)),
+    );
     joined(parts, call.args.is_empty())
 }
 
 /// `(a, b)`. PyTorch trims the last `", "` only when there are positional arguments, so
 /// keyword arguments alone print as `(alpha=int, )`.
 fn joined(parts: Vec<String>, no_positional: bool) -> String {
-    let trailing = if no_positional && !parts.is_empty() { ", " } else { "" };
+    let trailing = if no_positional && !parts.is_empty() {
+        ", "
+    } else {
+        ""
+    };
     format!("({}{trailing})", parts.join(", "))
 }
 

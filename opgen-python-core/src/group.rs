@@ -111,20 +111,79 @@ pub struct Bindings {
 /// names PyTorch binds by hand with the schema's own signature (`contiguous`, `copy_`), which
 /// this layer binds like any other.
 const SKIP_PYTHON_BINDINGS: [&str; 73] = [
-    "alias", "is_cuda", "is_sparse", "is_sparse_csr", "size", "stride", "sym_size",
-    "sym_stride", "sym_storage_offset", "sym_numel", ".*_backward",
-    ".*_backward_(out|input|weight|bias)", ".*_forward", ".*_forward_out", ".*_jvp",
-    "_unsafe_view", "tensor", "_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*", "_range.*",
-    "_sparse_add_out", "_sparse_div.*", "_sparse_mul.*", "_sparse_sub.*", "_sparse_dense_add_out",
-    "index", "index_out", "unique_dim_consecutive", "_cumsum.*", "_cumprod.*", "_sum.*", "_prod.*",
-    "_th_.*", "_thnn_.*", "range.*", "_solve.*", "_inverse.*", "_cholesky.*",
-    "_triangular_solve.*", "_qr.*", "_svd.*", "slice", "item", "_local_scalar_dense", "to",
-    "_to_copy", "_to_copy_out", "_reshape_copy", "_reshape_copy_out", "copy_sparse_to_sparse_",
-    "_foreach_copy", "numpy_T", "matrix_H", "mT", "mH", "nonzero(_(out|numpy))?", "set_data",
-    ".*_overrideable", "data", "is_leaf", "output_nr", "_version", "requires_grad_",
-    "retains_grad", "set_", "_fw_primal", "fake_quantize_per_tensor_affine_cachemask",
-    "fake_quantize_per_channel_affine_cachemask", "_new_zeros_with_same_feature_meta",
-    "_has_same_storage_numel", "_reshape_alias", "replace_", "copy", "lift.*",
+    "alias",
+    "is_cuda",
+    "is_sparse",
+    "is_sparse_csr",
+    "size",
+    "stride",
+    "sym_size",
+    "sym_stride",
+    "sym_storage_offset",
+    "sym_numel",
+    ".*_backward",
+    ".*_backward_(out|input|weight|bias)",
+    ".*_forward",
+    ".*_forward_out",
+    ".*_jvp",
+    "_unsafe_view",
+    "tensor",
+    "_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*",
+    "_range.*",
+    "_sparse_add_out",
+    "_sparse_div.*",
+    "_sparse_mul.*",
+    "_sparse_sub.*",
+    "_sparse_dense_add_out",
+    "index",
+    "index_out",
+    "unique_dim_consecutive",
+    "_cumsum.*",
+    "_cumprod.*",
+    "_sum.*",
+    "_prod.*",
+    "_th_.*",
+    "_thnn_.*",
+    "range.*",
+    "_solve.*",
+    "_inverse.*",
+    "_cholesky.*",
+    "_triangular_solve.*",
+    "_qr.*",
+    "_svd.*",
+    "slice",
+    "item",
+    "_local_scalar_dense",
+    "to",
+    "_to_copy",
+    "_to_copy_out",
+    "_reshape_copy",
+    "_reshape_copy_out",
+    "copy_sparse_to_sparse_",
+    "_foreach_copy",
+    "numpy_T",
+    "matrix_H",
+    "mT",
+    "mH",
+    "nonzero(_(out|numpy))?",
+    "set_data",
+    ".*_overrideable",
+    "data",
+    "is_leaf",
+    "output_nr",
+    "_version",
+    "requires_grad_",
+    "retains_grad",
+    "set_",
+    "_fw_primal",
+    "fake_quantize_per_tensor_affine_cachemask",
+    "fake_quantize_per_channel_affine_cachemask",
+    "_new_zeros_with_same_feature_meta",
+    "_has_same_storage_numel",
+    "_reshape_alias",
+    "replace_",
+    "copy",
+    "lift.*",
 ];
 
 /// torchgen's `SKIP_PYTHON_BINDINGS_SIGNATURES`: the `Scalar` overloads of the arithmetic
@@ -142,7 +201,12 @@ const SKIP_PYTHON_BINDINGS_SIGNATURES: [&str; 8] = [
 
 fn skip_patterns() -> &'static [Pattern] {
     static PATTERNS: OnceLock<Vec<Pattern>> = OnceLock::new();
-    PATTERNS.get_or_init(|| SKIP_PYTHON_BINDINGS.iter().filter_map(|p| Pattern::new(p)).collect())
+    PATTERNS.get_or_init(|| {
+        SKIP_PYTHON_BINDINGS
+            .iter()
+            .filter_map(|p| Pattern::new(p))
+            .collect()
+    })
 }
 
 /// Whether torchgen generates a Python binding for the schema (`should_generate_py_binding`).
@@ -193,7 +257,10 @@ impl Bindings {
                 sig.name = format!("{}::{}", op.namespace, op.name());
                 sig
             });
-            let packet = b.packets.entry((op.namespace.clone(), op.name())).or_default();
+            let packet = b
+                .packets
+                .entry((op.namespace.clone(), op.name()))
+                .or_default();
             if let Ok(sig) = &ops_sig {
                 packet.overloads.push((i, sig.clone()));
             }
@@ -205,10 +272,13 @@ impl Bindings {
             if variants.function {
                 match PySignature::new(&op.schema, Flavor::Function, options) {
                     Ok(sig) => {
-                        let (module, name) = module_placement(op.python_module.as_deref(), &op.name());
+                        let (module, name) =
+                            module_placement(op.python_module.as_deref(), &op.name());
                         functions.entry((module, name)).or_default().push((i, sig));
                     }
-                    Err(e) => b.notes.push(format!("{}: no function: {e}", op.schema.name)),
+                    Err(e) => b
+                        .notes
+                        .push(format!("{}: no function: {e}", op.schema.name)),
                 }
             }
             if variants.method && op.python_module.is_none() {
@@ -220,7 +290,10 @@ impl Bindings {
         }
         for packet in b.packets.values_mut() {
             let order = sort_order(packet.overloads.iter().map(|(_, s)| s).collect());
-            packet.overloads = order.into_iter().map(|i| packet.overloads[i].clone()).collect();
+            packet.overloads = order
+                .into_iter()
+                .map(|i| packet.overloads[i].clone())
+                .collect();
         }
         for ((module, name), pairs) in functions {
             let binding = group_overloads(&name, pairs, ops, &mut b.notes);
@@ -269,21 +342,34 @@ fn group_overloads(
                 if let Some(out) = sig.out {
                     sig.params[out].default = None;
                 }
-                overloads.push(Overload { signature: sig, base: i, outplace: None });
+                overloads.push(Overload {
+                    signature: sig,
+                    base: i,
+                    outplace: None,
+                });
             }
             continue;
         }
         let (base, base_sig) = bases[&key].clone();
         let overload = match outs.get(&key) {
-            None => Overload { signature: base_sig, base, outplace: None },
+            None => Overload {
+                signature: base_sig,
+                base,
+                outplace: None,
+            },
             Some((out, out_sig)) => {
                 // The out signature parses both; the tensor options come from the functional.
                 let mut sig = out_sig.clone();
                 sig.params.truncate(sig.params.len() - sig.tensor_options);
                 let n = base_sig.tensor_options;
-                sig.params.extend_from_slice(&base_sig.params[base_sig.params.len() - n..]);
+                sig.params
+                    .extend_from_slice(&base_sig.params[base_sig.params.len() - n..]);
                 sig.tensor_options = n;
-                Overload { signature: sig, base, outplace: Some(*out) }
+                Overload {
+                    signature: sig,
+                    base,
+                    outplace: Some(*out),
+                }
             }
         };
         overloads.push(overload);
@@ -338,13 +424,22 @@ pub fn sort_order(sigs: Vec<&PySignature>) -> Vec<usize> {
 /// torchgen's `is_smaller`: same number of parameters (without out), every type equal or
 /// `is_arg_smaller`, and not all equal.
 fn is_smaller(s1: &PySignature, s2: &PySignature) -> bool {
-    let a1: Vec<String> = s1.params_without_out().map(|p| p.schema_type.to_string()).collect();
-    let a2: Vec<String> = s2.params_without_out().map(|p| p.schema_type.to_string()).collect();
+    let a1: Vec<String> = s1
+        .params_without_out()
+        .map(|p| p.schema_type.to_string())
+        .collect();
+    let a2: Vec<String> = s2
+        .params_without_out()
+        .map(|p| p.schema_type.to_string())
+        .collect();
     if a1.len() != a2.len() {
         return false;
     }
     let equal = a1 == a2;
-    let smaller_or_equal = a1.iter().zip(&a2).all(|(t1, t2)| t1 == t2 || is_arg_smaller(t1, t2));
+    let smaller_or_equal = a1
+        .iter()
+        .zip(&a2)
+        .all(|(t1, t2)| t1 == t2 || is_arg_smaller(t1, t2));
     smaller_or_equal && !equal
 }
 
@@ -379,20 +474,44 @@ pub enum DunderKind {
 pub const DUNDERS: [(&str, &str, DunderKind); 39] = {
     use DunderKind::{Function as F, Method as M, Reflected as R, Unary as U};
     [
-        ("__add__", "add", M), ("__radd__", "add", M), ("__iadd__", "add_", M),
-        ("__sub__", "sub", M), ("__isub__", "sub_", M), ("__rsub__", "rsub", F),
-        ("__mul__", "mul", M), ("__rmul__", "mul", M), ("__imul__", "mul_", M),
-        ("__truediv__", "div", M), ("__div__", "div", M), ("__itruediv__", "div_", M),
-        ("__idiv__", "div_", M), ("__floordiv__", "floor_divide", M),
-        ("__ifloordiv__", "floor_divide_", M), ("__rfloordiv__", "floor_divide", R),
-        ("__mod__", "remainder", M), ("__imod__", "remainder_", M), ("__rmod__", "remainder", R),
-        ("__pow__", "pow", M), ("__ipow__", "pow_", M), ("__rpow__", "pow", R),
-        ("__matmul__", "matmul", M), ("__rmatmul__", "matmul", R),
-        ("__eq__", "eq", M), ("__ne__", "ne", M), ("__lt__", "lt", M), ("__le__", "le", M),
-        ("__gt__", "gt", M), ("__ge__", "ge", M),
-        ("__rand__", "bitwise_and", M), ("__ror__", "bitwise_or", M), ("__rxor__", "bitwise_xor", M),
-        ("__rlshift__", "bitwise_left_shift", R), ("__rrshift__", "bitwise_right_shift", R),
-        ("__neg__", "neg", U), ("__pos__", "positive", U), ("__abs__", "abs", U),
+        ("__add__", "add", M),
+        ("__radd__", "add", M),
+        ("__iadd__", "add_", M),
+        ("__sub__", "sub", M),
+        ("__isub__", "sub_", M),
+        ("__rsub__", "rsub", F),
+        ("__mul__", "mul", M),
+        ("__rmul__", "mul", M),
+        ("__imul__", "mul_", M),
+        ("__truediv__", "div", M),
+        ("__div__", "div", M),
+        ("__itruediv__", "div_", M),
+        ("__idiv__", "div_", M),
+        ("__floordiv__", "floor_divide", M),
+        ("__ifloordiv__", "floor_divide_", M),
+        ("__rfloordiv__", "floor_divide", R),
+        ("__mod__", "remainder", M),
+        ("__imod__", "remainder_", M),
+        ("__rmod__", "remainder", R),
+        ("__pow__", "pow", M),
+        ("__ipow__", "pow_", M),
+        ("__rpow__", "pow", R),
+        ("__matmul__", "matmul", M),
+        ("__rmatmul__", "matmul", R),
+        ("__eq__", "eq", M),
+        ("__ne__", "ne", M),
+        ("__lt__", "lt", M),
+        ("__le__", "le", M),
+        ("__gt__", "gt", M),
+        ("__ge__", "ge", M),
+        ("__rand__", "bitwise_and", M),
+        ("__ror__", "bitwise_or", M),
+        ("__rxor__", "bitwise_xor", M),
+        ("__rlshift__", "bitwise_left_shift", R),
+        ("__rrshift__", "bitwise_right_shift", R),
+        ("__neg__", "neg", U),
+        ("__pos__", "positive", U),
+        ("__abs__", "abs", U),
         ("__invert__", "bitwise_not", U),
     ]
 };

@@ -45,6 +45,8 @@ pub use group::{
     should_generate_py_binding, sort_order,
 };
 pub use parse::{CallArgs, Parsed, Slot, Slots, check, parse, parse_signature};
-pub use signature::{Flavor, Param, PySignature, SignatureOptions, Source, Unsupported, allows_numbers_as_tensors};
+pub use signature::{
+    Flavor, Param, PySignature, SignatureOptions, Source, Unsupported, allows_numbers_as_tensors,
+};
 pub use types::{ParamType, param_type, parser_type_str, pyi_arg_type, pyi_return_type};
 pub use value::{Arg, TensorFacts, Value, is_integral};

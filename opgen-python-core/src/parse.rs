@@ -76,16 +76,19 @@ pub fn parse<B: TensorFacts, S: Borrow<PySignature>>(
 }
 
 /// PyTorch's `print_error`.
-fn no_match<B: TensorFacts, S: Borrow<PySignature>>(signatures: &[S], call: CallArgs<'_, '_, B::Tensor>) -> ParseError {
+fn no_match<B: TensorFacts, S: Borrow<PySignature>>(
+    signatures: &[S],
+    call: CallArgs<'_, '_, B::Tensor>,
+) -> ParseError {
     let num_args = call.args.len() + call.kwargs.len();
     let plausible: Vec<&PySignature> = (signatures.iter())
         .map(Borrow::borrow)
         .filter(|s| num_args >= s.min_args() && num_args <= s.max_args())
         .collect();
-    if let [only] = plausible.as_slice() {
-        if let Err(e) = parse_signature::<B>(only, call, true) {
-            return e;
-        }
+    if let [only] = plausible.as_slice()
+        && let Err(e) = parse_signature::<B>(only, call, true)
+    {
+        return e;
     }
     let name = signatures.first().map_or("", |s| s.borrow().name.as_str());
     let options: Vec<String> = signatures.iter().map(|s| s.borrow().to_string()).collect();
@@ -138,12 +141,15 @@ pub fn parse_signature<B: TensorFacts>(
             (Some(s), Some(a)) => {
                 if check::<B>(param, a, i, &mut failed_idx)? {
                     slots.push(s);
-                } else if varargs_eligible && varargs_match::<B>(param, call.args, &mut failed_idx) {
+                } else if varargs_eligible && varargs_match::<B>(param, call.args, &mut failed_idx)
+                {
                     slots.push(Slot::Varargs);
                     arg_pos = nargs;
                     continue;
                 } else if raise {
-                    return Err(wrong_type(sig, param, a, is_kwd, arg_pos, failed_idx, call.args));
+                    return Err(wrong_type(
+                        sig, param, a, is_kwd, arg_pos, failed_idx, call.args,
+                    ));
                 } else {
                     return Ok(None);
                 }
@@ -178,7 +184,11 @@ fn find_kwarg<T>(param: &Param, kwargs: &[(&str, Arg<'_, T>)]) -> Option<usize> 
 }
 
 /// `view(2, 3)`: the positional arguments together as the one int-list parameter.
-fn varargs_match<B: TensorFacts>(param: &Param, args: &[Arg<'_, B::Tensor>], failed: &mut Option<usize>) -> bool {
+fn varargs_match<B: TensorFacts>(
+    param: &Param,
+    args: &[Arg<'_, B::Tensor>],
+    failed: &mut Option<usize>,
+) -> bool {
     match args.first() {
         None => true,
         Some(first) if is_int_or_symint::<B>(&first.value) => true,
@@ -200,7 +210,9 @@ pub fn check<B: TensorFacts>(
 ) -> Result<bool, ParseError> {
     let v = &arg.value;
     Ok(match param.ty {
-        ParamType::Tensor => matches!(v, Value::Tensor(_)) || (param.numbers_as_tensors && v.is_number()),
+        ParamType::Tensor => {
+            matches!(v, Value::Tensor(_)) || (param.numbers_as_tensors && v.is_number())
+        }
         ParamType::Scalar => v.is_number() || zero_dim_number::<B>(v),
         ParamType::Complex | ParamType::Double => {
             matches!(v, Value::Complex(_)) && param.ty == ParamType::Complex
@@ -263,7 +275,11 @@ fn is_int_or_symint<B: TensorFacts>(v: &Value<'_, B::Tensor>) -> bool {
 
 /// PyTorch's `is_int_or_symint_list`: a list or tuple that is empty or starts with an
 /// integer (the other items are checked when converted), or, for a sized list, one integer.
-fn is_int_list<B: TensorFacts>(v: &Value<'_, B::Tensor>, size: u32, failed_idx: &mut Option<usize>) -> bool {
+fn is_int_list<B: TensorFacts>(
+    v: &Value<'_, B::Tensor>,
+    size: u32,
+    failed_idx: &mut Option<usize>,
+) -> bool {
     match v {
         Value::List { items, .. } => match items.first() {
             None => true,
@@ -279,7 +295,9 @@ fn is_int_list<B: TensorFacts>(v: &Value<'_, B::Tensor>, size: u32, failed_idx: 
 
 /// PyTorch's `is_tensor_list_and_append_overloaded(.., throw_error=true)`.
 fn tensor_list<T>(v: &Value<'_, T>, argnum: usize) -> Result<bool, ParseError> {
-    let Value::List { items, .. } = v else { return Ok(false) };
+    let Value::List { items, .. } = v else {
+        return Ok(false);
+    };
     for (idx, item) in items.iter().enumerate() {
         if !matches!(item.value, Value::Tensor(_)) {
             return Err(ParseError::TensorListItem {
@@ -302,7 +320,10 @@ fn extra_args(sig: &PySignature, nargs: usize) -> ParseError {
 }
 
 fn missing_args(sig: &PySignature, from: usize) -> ParseError {
-    let missing = sig.params[from..].iter().filter(|p| !p.optional()).map(|p| p.name.to_string());
+    let missing = sig.params[from..]
+        .iter()
+        .filter(|p| !p.optional())
+        .map(|p| p.name.to_string());
     ParseError::MissingArgs {
         name: sig.name.clone(),
         missing: missing.collect(),

@@ -82,16 +82,23 @@ fn match_seq(seq: &[Piece], text: &[char], k: &mut dyn FnMut(&[char]) -> bool) -
     match first.repeat {
         None => match_atom(&first.atom, text, &mut |t| match_seq(rest, t, k)),
         Some('?') => {
-            match_atom(&first.atom, text, &mut |t| match_seq(rest, t, k)) || match_seq(rest, text, k)
+            match_atom(&first.atom, text, &mut |t| match_seq(rest, t, k))
+                || match_seq(rest, text, k)
         }
         _ => match_star(&first.atom, rest, text, k),
     }
 }
 
-fn match_star(atom: &Atom, rest: &[Piece], text: &[char], k: &mut dyn FnMut(&[char]) -> bool) -> bool {
+fn match_star(
+    atom: &Atom,
+    rest: &[Piece],
+    text: &[char],
+    k: &mut dyn FnMut(&[char]) -> bool,
+) -> bool {
     // Greedy: one more repetition (that consumes something) first, then stop here.
-    match_atom(atom, text, &mut |t| t.len() < text.len() && match_star(atom, rest, t, k))
-        || match_seq(rest, text, k)
+    match_atom(atom, text, &mut |t| {
+        t.len() < text.len() && match_star(atom, rest, t, k)
+    }) || match_seq(rest, text, k)
 }
 
 fn match_atom(atom: &Atom, text: &[char], k: &mut dyn FnMut(&[char]) -> bool) -> bool {
@@ -114,12 +121,21 @@ mod tests {
     fn torchgens_patterns_match_as_python_does() {
         assert!(m(".*_backward", "max_pool2d_backward"));
         assert!(!m(".*_backward", "max_pool2d_backward_out"));
-        assert!(m(".*_backward_(out|input|weight|bias)", "conv_backward_input"));
+        assert!(m(
+            ".*_backward_(out|input|weight|bias)",
+            "conv_backward_input"
+        ));
         assert!(m("nonzero(_(out|numpy))?", "nonzero"));
         assert!(m("nonzero(_(out|numpy))?", "nonzero_numpy"));
         assert!(!m("nonzero(_(out|numpy))?", "nonzero_static"));
-        assert!(m("_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*", "sparse_coo_tensor"));
-        assert!(m("_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*", "_sparse_csr_tensor_unsafe"));
+        assert!(m(
+            "_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*",
+            "sparse_coo_tensor"
+        ));
+        assert!(m(
+            "_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*",
+            "_sparse_csr_tensor_unsafe"
+        ));
         assert!(m("fill.Tensor", "fill.Tensor"));
         assert!(m("lift.*", "lift_fresh"));
         assert!(!m("alias", "alias_copy"));

@@ -135,7 +135,9 @@ impl PySignature {
     ) -> Result<PySignature, Unsupported> {
         let mut sig = match flavor {
             Flavor::Ops => ops_signature(schema)?,
-            Flavor::Function | Flavor::Method => torchgen_signature(schema, flavor == Flavor::Method)?,
+            Flavor::Function | Flavor::Method => {
+                torchgen_signature(schema, flavor == Flavor::Method)?
+            }
         };
         let numbers = options.numbers_as_tensors && allows_numbers_as_tensors(&sig.name);
         for p in &mut sig.params {
@@ -224,11 +226,38 @@ impl std::fmt::Display for PySignature {
 /// Python numbers.
 pub fn allows_numbers_as_tensors(name: &str) -> bool {
     const ALLOWED: [&str; 32] = [
-        "add", "add_", "add_out", "div", "div_", "div_out", "divide", "divide_", "divide_out",
-        "mul", "mul_", "mul_out", "multiply", "multiply_", "multiply_out", "sub", "sub_",
-        "sub_out", "subtract", "subtract_", "subtract_out", "true_divide", "true_divide_",
-        "true_divide_out", "to", "_to_copy", "copy_", "copy", "floor_divide", "floor_divide_",
-        "floor_divide_out", "_conj",
+        "add",
+        "add_",
+        "add_out",
+        "div",
+        "div_",
+        "div_out",
+        "divide",
+        "divide_",
+        "divide_out",
+        "mul",
+        "mul_",
+        "mul_out",
+        "multiply",
+        "multiply_",
+        "multiply_out",
+        "sub",
+        "sub_",
+        "sub_out",
+        "subtract",
+        "subtract_",
+        "subtract_out",
+        "true_divide",
+        "true_divide_",
+        "true_divide_out",
+        "to",
+        "_to_copy",
+        "copy_",
+        "copy",
+        "floor_divide",
+        "floor_divide_",
+        "floor_divide_out",
+        "_conj",
     ];
     ALLOWED.contains(&name)
 }
@@ -321,7 +350,10 @@ fn out_param(outs: &[Argument]) -> Result<Option<Param>, Unsupported> {
             });
         }
         let n = u32::try_from(outs.len()).unwrap_or(u32::MAX);
-        (SmolStr::new("out"), ArgType::list(ArgType::Base(BaseType::Tensor), Some(n)))
+        (
+            SmolStr::new("out"),
+            ArgType::list(ArgType::Base(BaseType::Tensor), Some(n)),
+        )
     };
     let (pty, size, _) = param_type(&ty).ok_or_else(|| Unsupported {
         argument: name.to_string(),
@@ -344,7 +376,9 @@ fn out_param(outs: &[Argument]) -> Result<Option<Param>, Unsupported> {
 fn is_factory(schema: &Schema) -> bool {
     let out_start = schema.out_start();
     schema.has_tensor_like_return()
-        && !schema.arguments[..out_start].iter().any(|a| a.ty.is_tensor_like())
+        && !schema.arguments[..out_start]
+            .iter()
+            .any(|a| a.ty.is_tensor_like())
 }
 
 fn is_like_or_new(schema: &Schema) -> bool {
@@ -387,7 +421,12 @@ mod tests {
     use opgen_core::schema::parse_schema;
 
     fn sig(schema: &str, flavor: Flavor) -> PySignature {
-        PySignature::new(&parse_schema(schema).unwrap(), flavor, SignatureOptions::default()).unwrap()
+        PySignature::new(
+            &parse_schema(schema).unwrap(),
+            flavor,
+            SignatureOptions::default(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -409,9 +448,15 @@ mod tests {
 
     #[test]
     fn methods_drop_self() {
-        let s = sig("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", Flavor::Method);
+        let s = sig(
+            "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+            Flavor::Method,
+        );
         assert_eq!(s.parser_str(), "add(Tensor other, *, Scalar alpha=1)");
-        let w = sig("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", Flavor::Method);
+        let w = sig(
+            "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+            Flavor::Method,
+        );
         assert_eq!(w.parser_str(), "where(Tensor condition, Tensor other)");
     }
 
@@ -425,8 +470,14 @@ mod tests {
             s.parser_str(),
             "max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"
         );
-        assert_eq!(s.params[3].source, Source::Out(vec!["max".into(), "max_values".into()]));
-        assert_eq!(s.parser_str_with(true), "max(Tensor input, int64_t dim, bool keepdim=False)");
+        assert_eq!(
+            s.params[3].source,
+            Source::Out(vec!["max".into(), "max_values".into()])
+        );
+        assert_eq!(
+            s.parser_str_with(true),
+            "max(Tensor input, int64_t dim, bool keepdim=False)"
+        );
     }
 
     #[test]
@@ -449,15 +500,32 @@ mod tests {
             Flavor::Ops,
         );
         assert_eq!(s.name, "aten::add");
-        assert_eq!(s.to_string(), "(Tensor self, Tensor other, *, Number alpha = 1, Tensor out)");
+        assert_eq!(
+            s.to_string(),
+            "(Tensor self, Tensor other, *, Number alpha = 1, Tensor out)"
+        );
     }
 
     #[test]
     fn numbers_as_tensors_only_where_pytorch_allows() {
-        let opts = SignatureOptions { numbers_as_tensors: true };
-        let add = parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor").unwrap();
+        let opts = SignatureOptions {
+            numbers_as_tensors: true,
+        };
+        let add =
+            parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+                .unwrap();
         let mm = parse_schema("mm(Tensor self, Tensor mat2) -> Tensor").unwrap();
-        assert!(PySignature::new(&add, Flavor::Function, opts).unwrap().params[1].numbers_as_tensors);
-        assert!(!PySignature::new(&mm, Flavor::Function, opts).unwrap().params[1].numbers_as_tensors);
+        assert!(
+            PySignature::new(&add, Flavor::Function, opts)
+                .unwrap()
+                .params[1]
+                .numbers_as_tensors
+        );
+        assert!(
+            !PySignature::new(&mm, Flavor::Function, opts)
+                .unwrap()
+                .params[1]
+                .numbers_as_tensors
+        );
     }
 }

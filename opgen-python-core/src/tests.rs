@@ -40,16 +40,28 @@ impl TensorFacts for Mock {
         t.value.ok_or_else(|| Error::from("no value"))
     }
     fn wrapped_number(value: Scalar) -> Result<Mock, Error> {
-        Ok(Mock { sizes: vec![], dtype: ScalarType::Double, value: Some(value) })
+        Ok(Mock {
+            sizes: vec![],
+            dtype: ScalarType::Double,
+            value: Some(value),
+        })
     }
 }
 
 pub(crate) fn t2() -> Mock {
-    Mock { sizes: vec![2, 3], dtype: ScalarType::Float, value: None }
+    Mock {
+        sizes: vec![2, 3],
+        dtype: ScalarType::Float,
+        value: None,
+    }
 }
 
 pub(crate) fn t0(value: i64) -> Mock {
-    Mock { sizes: vec![], dtype: ScalarType::Long, value: Some(Scalar::Int(value)) }
+    Mock {
+        sizes: vec![],
+        dtype: ScalarType::Long,
+        value: Some(Scalar::Int(value)),
+    }
 }
 
 /// The corpus's operators and their bindings, as PyTorch makes them (numbers as tensors).
@@ -64,8 +76,17 @@ pub(crate) fn corpus() -> &'static Corpus {
         let yaml = include_str!("../../opgen-core/tests/data/native_functions.yaml");
         let tags = include_str!("../../opgen-core/tests/data/tags.yaml");
         let nfs = load_native_functions(yaml, tags).unwrap_or_else(|e| panic!("{}", e[0]));
-        let ops: Vec<OpInfo> = nfs.functions().iter().map(OpInfo::from_native_function).collect();
-        let bindings = Bindings::new(&ops, SignatureOptions { numbers_as_tensors: true });
+        let ops: Vec<OpInfo> = nfs
+            .functions()
+            .iter()
+            .map(OpInfo::from_native_function)
+            .collect();
+        let bindings = Bindings::new(
+            &ops,
+            SignatureOptions {
+                numbers_as_tensors: true,
+            },
+        );
         Corpus { ops, bindings }
     })
 }
@@ -91,8 +112,14 @@ pub(crate) fn arg(v: &V) -> Arg<'_, Mock> {
         V::B(b) => Value::Bool(*b),
         V::S(s) => Value::Str((*s).into()),
         V::N => Value::None,
-        V::Tup(items) => Value::List { tuple: true, items: items.iter().map(arg).collect() },
-        V::List(items) => Value::List { tuple: false, items: items.iter().map(arg).collect() },
+        V::Tup(items) => Value::List {
+            tuple: true,
+            items: items.iter().map(arg).collect(),
+        },
+        V::List(items) => Value::List {
+            tuple: false,
+            items: items.iter().map(arg).collect(),
+        },
         V::Dtype(d) => Value::ScalarType(*d),
     })
 }
@@ -115,7 +142,10 @@ pub(crate) fn call(target: Target<'_>, args: &[V], kwargs: &[(&str, V)]) -> Resu
     let args: Vec<Arg<'_, Mock>> = args.iter().map(arg).collect();
     let kwargs: Vec<(&str, Arg<'_, Mock>)> = kwargs.iter().map(|(k, v)| (*k, arg(v))).collect();
     let sigs: Vec<&crate::PySignature> = binding.overloads.iter().map(|o| &o.signature).collect();
-    let call = CallArgs { args: &args, kwargs: &kwargs };
+    let call = CallArgs {
+        args: &args,
+        kwargs: &kwargs,
+    };
     let Parsed { index, slots } = parse::<Mock, _>(&sigs, call).map_err(|e| e.to_string())?;
     let overload = &binding.overloads[index];
     let out_given = (overload.signature.out)
@@ -128,7 +158,8 @@ pub(crate) fn call(target: Target<'_>, args: &[V], kwargs: &[(&str, V)]) -> Resu
     let plan = crate::Plan::<Mock>::new(&overload.signature, schema.clone());
     let receiver = t2();
     let receiver = matches!(target, Target::Method(_)).then(|| Arg::new(Value::Tensor(&receiver)));
-    plan.stack(&overload.signature, &slots, call, receiver.as_ref()).map_err(|e| e.to_string())?;
+    plan.stack(&overload.signature, &slots, call, receiver.as_ref())
+        .map_err(|e| e.to_string())?;
     Ok(match &schema.name.overload {
         Some(o) => format!("{}.{o}", schema.name.name),
         None => schema.name.name.to_string(),
@@ -146,5 +177,8 @@ pub(crate) fn schema_of(name: &str) -> Arc<opgen_core::schema::Schema> {
         };
         full == name
     });
-    found.unwrap_or_else(|| panic!("no operator {name}")).schema.clone()
+    found
+        .unwrap_or_else(|| panic!("no operator {name}"))
+        .schema
+        .clone()
 }

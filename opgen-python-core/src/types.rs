@@ -151,7 +151,9 @@ pub fn parser_type_str(ty: &ArgType) -> String {
                 None => name.to_string(),
             };
             match &**elem {
-                ArgType::Base(BaseType::Bool) => format!("::std::array<bool,{}>", size.unwrap_or(0)),
+                ArgType::Base(BaseType::Bool) => {
+                    format!("::std::array<bool,{}>", size.unwrap_or(0))
+                }
                 ArgType::Base(BaseType::Int) => sized("IntArrayRef"),
                 ArgType::Base(BaseType::SymInt) => sized("SymIntArrayRef"),
                 ArgType::Base(BaseType::Tensor) => sized("TensorList"),
@@ -279,11 +281,26 @@ mod tests {
 
     #[test]
     fn param_types_follow_the_parsers_type_map() {
-        assert_eq!(param_type(&ty("Tensor?")), Some((ParamType::Tensor, 0, true)));
-        assert_eq!(param_type(&ty("int[2]")), Some((ParamType::IntList, 2, false)));
-        assert_eq!(param_type(&ty("SymInt[]?")), Some((ParamType::SymIntList, 0, true)));
-        assert_eq!(param_type(&ty("Tensor?[]")), Some((ParamType::TensorList, 0, false)));
-        assert_eq!(param_type(&ty("DeviceIndex")), Some((ParamType::Int64, 0, false)));
+        assert_eq!(
+            param_type(&ty("Tensor?")),
+            Some((ParamType::Tensor, 0, true))
+        );
+        assert_eq!(
+            param_type(&ty("int[2]")),
+            Some((ParamType::IntList, 2, false))
+        );
+        assert_eq!(
+            param_type(&ty("SymInt[]?")),
+            Some((ParamType::SymIntList, 0, true))
+        );
+        assert_eq!(
+            param_type(&ty("Tensor?[]")),
+            Some((ParamType::TensorList, 0, false))
+        );
+        assert_eq!(
+            param_type(&ty("DeviceIndex")),
+            Some((ParamType::Int64, 0, false))
+        );
         assert_eq!(param_type(&ty("GraphModule")), None);
         assert_eq!(param_type(&ty("str[]")), None);
         assert_eq!(ParamType::Scalar.type_name(), "Number");
@@ -294,9 +311,15 @@ mod tests {
     fn stub_types_are_torchgens() {
         assert_eq!(pyi_arg_type(&ty("Scalar")), "Union[Number, _complex]");
         assert_eq!(pyi_arg_type(&ty("int[1]?")), "Optional[Union[_int, _size]]");
-        assert_eq!(pyi_arg_type(&ty("Tensor?[]")), "Optional[Union[tuple[Tensor, ...], list[Tensor]]]");
+        assert_eq!(
+            pyi_arg_type(&ty("Tensor?[]")),
+            "Optional[Union[tuple[Tensor, ...], list[Tensor]]]"
+        );
         assert_eq!(pyi_arg_type(&ty("ScalarType?")), "Optional[_dtype]");
-        assert_eq!(pyi_arg_type(&ty("SymInt[]")), "Sequence[Union[_int, SymInt]]");
+        assert_eq!(
+            pyi_arg_type(&ty("SymInt[]")),
+            "Sequence[Union[_int, SymInt]]"
+        );
         assert_eq!(pyi_return_type(&ty("Tensor[]")), "tuple[Tensor, ...]");
         assert_eq!(pyi_return_type(&ty("Device")), "_device");
     }

@@ -131,7 +131,12 @@ impl<T> Value<'_, T> {
     pub fn is_number(&self) -> bool {
         matches!(
             self,
-            Value::Bool(_) | Value::Int(_) | Value::BigInt | Value::Float(_) | Value::NumpyBool(_) | Value::Complex(_)
+            Value::Bool(_)
+                | Value::Int(_)
+                | Value::BigInt
+                | Value::Float(_)
+                | Value::NumpyBool(_)
+                | Value::Complex(_)
         )
     }
 
@@ -189,7 +194,9 @@ pub trait TensorFacts: 'static {
     /// The value of a one-element tensor (PyTorch's `item()`).
     fn item(t: &Self::Tensor) -> Result<Scalar, Error> {
         let _ = t;
-        Err(Error::from("this tensor type cannot read a tensor's value as a number"))
+        Err(Error::from(
+            "this tensor type cannot read a tensor's value as a number",
+        ))
     }
 
     /// A Python number as a zero-dim tensor that type promotion treats as a number

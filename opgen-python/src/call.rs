@@ -16,6 +16,9 @@ use crate::ffi::{Args, Callee};
 use crate::returns::{Shape, returns};
 use crate::tensor::{PyTensor, TensorObject};
 
+/// The keyword arguments of a call, inline for a few.
+type Kwargs<'s, 'a, T> = SmallVec<[(&'s str, Arg<'a, T>); 4]>;
+
 /// An operator to call, with how a signature's arguments fill its stack and how its returns
 /// come back.
 pub(crate) struct Target<B: PyTensor> {
@@ -47,7 +50,12 @@ impl<B: PyTensor> Callee for BindingCallee<B> {
     fn call<'py>(&self, py: Python<'py>, args: Args<'_, 'py>) -> PyResult<Py<PyAny>> {
         let (receiver, positional) = match (self.method, args.args.split_first()) {
             (true, Some((first, rest))) => (Some(first), rest),
-            (true, None) => return Err(PyTypeError::new_err(format!("descriptor '{}' needs an argument", self.name))),
+            (true, None) => {
+                return Err(PyTypeError::new_err(format!(
+                    "descriptor '{}' needs an argument",
+                    self.name
+                )));
+            }
             (false, _) => (None, args.args),
         };
         let kwnames = kw_names(&args)?;
@@ -85,8 +93,13 @@ impl<B: PyTensor> Callee for BindingCallee<B> {
 }
 
 fn kw_names<'py>(args: &Args<'_, 'py>) -> PyResult<SmallVec<[Bound<'py, PyString>; 4]>> {
-    let Some(names) = &args.kwnames else { return Ok(SmallVec::new()) };
-    names.iter().map(|n| Ok(n.cast_into::<PyString>()?)).collect()
+    let Some(names) = &args.kwnames else {
+        return Ok(SmallVec::new());
+    };
+    names
+        .iter()
+        .map(|n| Ok(n.cast_into::<PyString>()?))
+        .collect()
 }
 
 impl<B: PyTensor> BindingCallee<B> {
@@ -101,37 +114,56 @@ impl<B: PyTensor> BindingCallee<B> {
     ) -> PyResult<Py<PyAny>> {
         let receiver: Option<&Bound<'py, PyAny>> = receiver.map(|r| &**r);
         let mut lists = ListItems::default();
-        for obj in receiver.into_iter().chain(positional.iter().map(|b| &**b)).chain(kwvalues.iter().map(|b| &**b)) {
+        for obj in receiver
+            .into_iter()
+            .chain(positional.iter().map(|b| &**b))
+            .chain(kwvalues.iter().map(|b| &**b))
+        {
             lists.collect(obj);
         }
         let mut next = 0;
-        let receiver_arg: Option<Arg<'_, B::Tensor>> = receiver.map(|r| classify::<B>(r, &lists, &mut next));
-        if let Some(r) = &receiver_arg {
-            if !matches!(r.value, Value::Tensor(_)) {
-                return Err(PyTypeError::new_err(format!(
-                    "descriptor '{}' for 'Tensor' objects doesn't apply to a '{}' object",
-                    self.name, r.type_name
-                )));
-            }
+        let receiver_arg: Option<Arg<'_, B::Tensor>> =
+            receiver.map(|r| classify::<B>(r, &lists, &mut next));
+        if let Some(r) = &receiver_arg
+            && !matches!(r.value, Value::Tensor(_))
+        {
+            return Err(PyTypeError::new_err(format!(
+                "descriptor '{}' for 'Tensor' objects doesn't apply to a '{}' object",
+                self.name, r.type_name
+            )));
         }
-        let args: SmallVec<[Arg<'_, B::Tensor>; 4]> =
-            positional.iter().map(|o| classify::<B>(o, &lists, &mut next)).collect();
-        let names: SmallVec<[&str; 4]> = kwnames.iter().map(|n| n.to_str()).collect::<PyResult<_>>()?;
-        let kwargs: SmallVec<[(&str, Arg<'_, B::Tensor>); 4]> = (names.iter().copied())
+        let args: SmallVec<[Arg<'_, B::Tensor>; 4]> = positional
+            .iter()
+            .map(|o| classify::<B>(o, &lists, &mut next))
+            .collect();
+        let names: SmallVec<[&str; 4]> = kwnames
+            .iter()
+            .map(|n| n.to_str())
+            .collect::<PyResult<_>>()?;
+        let kwargs: Kwargs<'_, '_, B::Tensor> = (names.iter().copied())
             .zip(kwvalues.iter().map(|o| classify::<B>(o, &lists, &mut next)))
             .collect();
-        let call = CallArgs { args: &args, kwargs: &kwargs };
+        let call = CallArgs {
+            args: &args,
+            kwargs: &kwargs,
+        };
         let parsed = parse::<B, _>(&self.signatures, call).map_err(parse_error)?;
         let sig = &self.signatures[parsed.index];
         let route = &self.routes[parsed.index];
-        let out_given = sig.out.is_some_and(|o| matches!(parsed.slots[o], Slot::Pos(_) | Slot::Kw(_)));
+        let out_given = sig
+            .out
+            .is_some_and(|o| matches!(parsed.slots[o], Slot::Pos(_) | Slot::Kw(_)));
         let target = match (&route.outplace, out_given) {
             (Some(out), true) => out,
             _ => &route.base,
         };
-        let mut stack = target.plan.stack(sig, &parsed.slots, call, receiver_arg.as_ref()).map_err(parse_error)?;
+        let mut stack = target
+            .plan
+            .stack(sig, &parsed.slots, call, receiver_arg.as_ref())
+            .map_err(parse_error)?;
         let op = &target.op;
-        py.detach(|| op.call_boxed(&mut stack)).map_err(dispatch_error)?;
+        py.detach(|| op.call_boxed(&mut stack))
+            .map_err(dispatch_error)?;
         // The tensors given, top-level and in lists (`out=(values, indices)`), so that a result
         // that is one of them comes back as the same object.
         let mut inputs: SmallVec<[(&Bound<'py, PyAny>, &B::Tensor); 4]> = SmallVec::new();
@@ -140,10 +172,10 @@ impl<B: PyTensor> BindingCallee<B> {
             .chain(kwvalues.iter().map(|b| &**b))
             .chain(lists.items());
         for obj in objects {
-            if let Ok(t) = obj.cast::<TensorObject>() {
-                if let Some(t) = t.get().get::<B>() {
-                    inputs.push((obj, t));
-                }
+            if let Ok(t) = obj.cast::<TensorObject>()
+                && let Some(t) = t.get().get::<B>()
+            {
+                inputs.push((obj, t));
             }
         }
         returns::<B>(py, stack, &target.shape, &inputs)
@@ -161,10 +193,15 @@ pub(crate) struct DunderCallee<B: PyTensor> {
 impl<B: PyTensor> Callee for DunderCallee<B> {
     fn call<'py>(&self, py: Python<'py>, args: Args<'_, 'py>) -> PyResult<Py<PyAny>> {
         let Some((this, rest)) = args.args.split_first() else {
-            return Err(PyTypeError::new_err(format!("descriptor '{}' needs an argument", self.name)));
+            return Err(PyTypeError::new_err(format!(
+                "descriptor '{}' needs an argument",
+                self.name
+            )));
         };
         let result = match self.kind {
-            DunderKind::Method | DunderKind::Unary => self.inner.call_with(py, Some(this), rest, &[], &[]),
+            DunderKind::Method | DunderKind::Unary => {
+                self.inner.call_with(py, Some(this), rest, &[], &[])
+            }
             DunderKind::Function => {
                 let mut swapped: SmallVec<[Borrowed<'_, 'py, PyAny>; 4]> = SmallVec::new();
                 swapped.push(*this);
@@ -172,13 +209,16 @@ impl<B: PyTensor> Callee for DunderCallee<B> {
                 self.inner.call_with(py, None, &swapped, &[], &[])
             }
             DunderKind::Reflected => {
-                let mut swapped: SmallVec<[Borrowed<'_, 'py, PyAny>; 4]> = rest.iter().copied().collect();
+                let mut swapped: SmallVec<[Borrowed<'_, 'py, PyAny>; 4]> =
+                    rest.iter().copied().collect();
                 swapped.push(*this);
                 self.inner.call_with(py, None, &swapped, &[], &[])
             }
         };
         match result {
-            Err(e) if self.kind != DunderKind::Unary && e.is_instance_of::<PyTypeError>(py) => Ok(py.NotImplemented()),
+            Err(e) if self.kind != DunderKind::Unary && e.is_instance_of::<PyTypeError>(py) => {
+                Ok(py.NotImplemented())
+            }
             other => other,
         }
     }
@@ -209,7 +249,11 @@ pub(crate) struct FnCallee<F> {
 
 impl<F> Callee for FnCallee<F>
 where
-    F: for<'py> Fn(Python<'py>, &[&Bound<'py, PyAny>], &[(String, Bound<'py, PyAny>)]) -> PyResult<Py<PyAny>>
+    F: for<'py> Fn(
+            Python<'py>,
+            &[&Bound<'py, PyAny>],
+            &[(String, Bound<'py, PyAny>)],
+        ) -> PyResult<Py<PyAny>>
         + Send
         + Sync
         + 'static,

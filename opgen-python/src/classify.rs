@@ -71,7 +71,10 @@ pub(crate) fn classify<'a, 'py, B: PyTensor>(
         let index = *next;
         *next += 1;
         let items = lists.0.get(index).map_or(&[][..], Vec::as_slice);
-        let items = items.iter().map(|item| classify::<B>(item, lists, next)).collect();
+        let items = items
+            .iter()
+            .map(|item| classify::<B>(item, lists, next))
+            .collect();
         let name = name_of(obj, if tuple { "tuple" } else { "list" });
         return Arg::named(Value::List { tuple, items }, name);
     }
@@ -105,7 +108,10 @@ fn classify_other<'a, T>(obj: &'a Bound<'_, PyAny>) -> Arg<'a, T> {
         return named(Value::QScheme(q.get().value));
     }
     if let Ok(c) = obj.cast::<PyComplex>() {
-        return named(Value::Complex(Complex { re: c.real(), im: c.imag() }));
+        return named(Value::Complex(Complex {
+            re: c.real(),
+            im: c.imag(),
+        }));
     }
     // `float`, `int`, `bool`, `complex` themselves stand for dtypes (PyTorch's
     // `THPPythonScalarType_Check`).
@@ -120,15 +126,18 @@ fn classify_other<'a, T>(obj: &'a Bound<'_, PyAny>) -> Arg<'a, T> {
         }
     }
     let name = type_name(obj);
-    if name.starts_with("numpy.") {
-        if let Some(v) = numpy_scalar(obj, &name) {
-            return Arg::named(v, name);
-        }
+    if name.starts_with("numpy.")
+        && let Some(v) = numpy_scalar(obj, &name)
+    {
+        return Arg::named(v, name);
     }
-    if obj.hasattr("__index__").unwrap_or(false) {
-        if let Ok(i) = obj.call_method0("__index__").and_then(|i| i.extract::<i64>()) {
-            return Arg::named(Value::Index(i), name);
-        }
+    let index = obj.hasattr("__index__").unwrap_or(false);
+    if index
+        && let Ok(i) = obj
+            .call_method0("__index__")
+            .and_then(|i| i.extract::<i64>())
+    {
+        return Arg::named(Value::Index(i), name);
     }
     Arg::named(Value::Other, name)
 }
@@ -141,15 +150,28 @@ fn numpy_scalar<'a, T>(obj: &Bound<'_, PyAny>, name: &str) -> Option<Value<'a, T
         return obj.is_truthy().ok().map(Value::NumpyBool);
     }
     if kind.starts_with("int") || kind.starts_with("uint") {
-        return obj.call_method0("__index__").ok()?.extract::<i64>().ok().map(Value::Int);
+        return obj
+            .call_method0("__index__")
+            .ok()?
+            .extract::<i64>()
+            .ok()
+            .map(Value::Int);
     }
     if kind.starts_with("float") {
-        return obj.call_method0("__float__").ok()?.extract::<f64>().ok().map(Value::Float);
+        return obj
+            .call_method0("__float__")
+            .ok()?
+            .extract::<f64>()
+            .ok()
+            .map(Value::Float);
     }
     if kind.starts_with("complex") {
         let c = obj.call_method0("__complex__").ok()?;
         let c = c.cast::<PyComplex>().ok()?;
-        return Some(Value::Complex(Complex { re: c.real(), im: c.imag() }));
+        return Some(Value::Complex(Complex {
+            re: c.real(),
+            im: c.imag(),
+        }));
     }
     None
 }
@@ -164,5 +186,9 @@ fn name_of(obj: &Bound<'_, PyAny>, exact: &'static str) -> Cow<'static, str> {
         "str" => obj.is_exact_instance_of::<PyString>(),
         _ => true,
     };
-    if exact_type { Cow::Borrowed(exact) } else { Cow::Owned(type_name(obj)) }
+    if exact_type {
+        Cow::Borrowed(exact)
+    } else {
+        Cow::Owned(type_name(obj))
+    }
 }

@@ -91,7 +91,11 @@ unsafe extern "C" fn vectorcall(
     // SAFETY: `PyVectorcall_NARGS` only masks the flag bit of `nargsf`.
     let nargs = unsafe { ffi::PyVectorcall_NARGS(nargsf) } as usize;
     // SAFETY: a non-null `kwnames` is a tuple of strings (the vectorcall protocol).
-    let nkw = if kwnames.is_null() { 0 } else { (unsafe { ffi::PyTuple_GET_SIZE(kwnames) }) as usize };
+    let nkw = if kwnames.is_null() {
+        0
+    } else {
+        (unsafe { ffi::PyTuple_GET_SIZE(kwnames) }) as usize
+    };
     let all: &[Borrowed<'_, '_, PyAny>] = if nargs + nkw == 0 {
         &[]
     } else {
@@ -106,7 +110,11 @@ unsafe extern "C" fn vectorcall(
         unsafe { Borrowed::from_ptr(py, kwnames).cast_unchecked::<PyTuple>() }
     });
     let (args, kwvalues) = all.split_at(nargs);
-    let call = Args { args, kwnames, kwvalues };
+    let call = Args {
+        args,
+        kwnames,
+        kwvalues,
+    };
     match catch_unwind(AssertUnwindSafe(|| callee.call(py, call))) {
         Ok(Ok(result)) => result.into_ptr(),
         Ok(Err(err)) => {
@@ -162,7 +170,10 @@ unsafe extern "C" fn descr_get(
 }
 
 /// Runs `f` on the callee of `obj`, giving a new reference to a string (NULL on error).
-unsafe fn text_of(obj: *mut ffi::PyObject, f: impl FnOnce(&dyn Callee) -> String) -> *mut ffi::PyObject {
+unsafe fn text_of(
+    obj: *mut ffi::PyObject,
+    f: impl FnOnce(&dyn Callee) -> String,
+) -> *mut ffi::PyObject {
     // SAFETY: CPython calls our getters and `tp_repr` with the GIL on one of our objects.
     let py = unsafe { Python::assume_attached() };
     let holder = unsafe { (*obj.cast::<Object>()).callee };
@@ -175,12 +186,18 @@ unsafe fn text_of(obj: *mut ffi::PyObject, f: impl FnOnce(&dyn Callee) -> String
     PyString::new(py, &text).into_ptr()
 }
 
-unsafe extern "C" fn get_name(obj: *mut ffi::PyObject, _closure: *mut c_void) -> *mut ffi::PyObject {
+unsafe extern "C" fn get_name(
+    obj: *mut ffi::PyObject,
+    _closure: *mut c_void,
+) -> *mut ffi::PyObject {
     // SAFETY: as `text_of`.
     unsafe { text_of(obj, |c| c.name()) }
 }
 
-unsafe extern "C" fn get_qualname(obj: *mut ffi::PyObject, _closure: *mut c_void) -> *mut ffi::PyObject {
+unsafe extern "C" fn get_qualname(
+    obj: *mut ffi::PyObject,
+    _closure: *mut c_void,
+) -> *mut ffi::PyObject {
     // SAFETY: as `text_of`.
     unsafe { text_of(obj, |c| c.qualname()) }
 }
@@ -271,7 +288,11 @@ static FUNCTION_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static METHOD_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// A new callable of `kind` running `callee`.
-pub(crate) fn new_callable(py: Python<'_>, kind: Kind, callee: Box<dyn Callee>) -> PyResult<Py<PyAny>> {
+pub(crate) fn new_callable(
+    py: Python<'_>,
+    kind: Kind,
+    callee: Box<dyn Callee>,
+) -> PyResult<Py<PyAny>> {
     let cell = match kind {
         Kind::Function => &FUNCTION_TYPE,
         Kind::Method => &METHOD_TYPE,

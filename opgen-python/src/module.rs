@@ -39,7 +39,9 @@ pub struct Options {
 
 /// The `python_module` of every entry of a loaded `native_functions.yaml`, for
 /// [`Options::python_modules`].
-pub fn python_modules_of(functions: &opgen_core::native::NativeFunctions) -> HashMap<String, String> {
+pub fn python_modules_of(
+    functions: &opgen_core::native::NativeFunctions,
+) -> HashMap<String, String> {
     (functions.functions().iter())
         .filter_map(|f| Some((f.func.name.to_string(), f.python_module.clone()?)))
         .collect()
@@ -47,7 +49,11 @@ pub fn python_modules_of(functions: &opgen_core::native::NativeFunctions) -> Has
 
 /// Fills `module` with the Python binding of every operator of `dispatcher`, for the tensor
 /// type `T` (see the crate documentation).
-pub fn bind<B: PyTensor>(module: &Bound<'_, PyModule>, dispatcher: &Dispatcher, options: &Options) -> PyResult<()> {
+pub fn bind<B: PyTensor>(
+    module: &Bound<'_, PyModule>,
+    dispatcher: &Dispatcher,
+    options: &Options,
+) -> PyResult<()> {
     let py = module.py();
     let package = options.package.clone().unwrap_or_else(|| {
         let name = module.name().map(|n| n.to_string()).unwrap_or_default();
@@ -58,7 +64,12 @@ pub fn bind<B: PyTensor>(module: &Bound<'_, PyModule>, dispatcher: &Dispatcher, 
     module.add_class::<TensorObject>()?;
     module.getattr("Tensor")?.setattr("__module__", &package)?;
     let (handles, ops) = operators(dispatcher, options);
-    let bindings = Bindings::new(&ops, SignatureOptions { numbers_as_tensors: B::WRAPS_NUMBERS });
+    let bindings = Bindings::new(
+        &ops,
+        SignatureOptions {
+            numbers_as_tensors: B::WRAPS_NUMBERS,
+        },
+    );
     let mut b = Builder::<B> {
         py,
         module: module.clone(),
@@ -110,7 +121,11 @@ fn schema_key(schema: &Schema) -> String {
 }
 
 /// `parent.<path>` (dotted), made and registered in `sys.modules` as `package.path` if new.
-fn submodule<'py>(parent: &Bound<'py, PyModule>, package: &str, path: &str) -> PyResult<Bound<'py, PyModule>> {
+fn submodule<'py>(
+    parent: &Bound<'py, PyModule>,
+    package: &str,
+    path: &str,
+) -> PyResult<Bound<'py, PyModule>> {
     let py = parent.py();
     let mut current = parent.clone();
     let mut full = package.to_string();
@@ -151,7 +166,11 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             _ if named && named_fields(sig).is_some() => Shape::Named(self.named_tuple(op)?),
             _ => Shape::Tuple,
         };
-        Ok(Target { op: self.handles[op].clone(), plan: Plan::new(sig, schema), shape })
+        Ok(Target {
+            op: self.handles[op].clone(),
+            plan: Plan::new(sig, schema),
+            shape,
+        })
     }
 
     /// `return_types.<name>`: a named tuple per operator name with named returns (`max`,
@@ -167,17 +186,27 @@ impl<'py, B: PyTensor> Builder<'py, B> {
         let kwargs = PyDict::new(self.py);
         kwargs.set_item("module", format!("{}.return_types", self.package))?;
         let namedtuple = self.py.import("collections")?.getattr("namedtuple")?;
-        let ty = namedtuple.call((&name, fields), Some(&kwargs))?.cast_into::<PyType>()?;
+        let ty = namedtuple
+            .call((&name, fields), Some(&kwargs))?
+            .cast_into::<PyType>()?;
         self.return_types_module.add(name.as_str(), &ty)?;
         self.return_types.insert(name, ty.clone().unbind());
         Ok(ty.unbind())
     }
 
-    fn binding_callee(&mut self, binding: &Binding, method: bool, qualname: String) -> PyResult<BindingCallee<B>> {
+    fn binding_callee(
+        &mut self,
+        binding: &Binding,
+        method: bool,
+        qualname: String,
+    ) -> PyResult<BindingCallee<B>> {
         let mut routes = Vec::new();
         for o in &binding.overloads {
             let base = self.target(o.base, &o.signature, true)?;
-            let outplace = o.outplace.map(|i| self.target(i, &o.signature, true)).transpose()?;
+            let outplace = o
+                .outplace
+                .map(|i| self.target(i, &o.signature, true))
+                .transpose()?;
             routes.push(Route { base, outplace });
         }
         let dunder = binding.name.starts_with("__") && binding.name.ends_with("__");
@@ -186,7 +215,11 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             qualname,
             method,
             not_implemented_on_type_error: dunder,
-            signatures: binding.overloads.iter().map(|o| o.signature.clone()).collect(),
+            signatures: binding
+                .overloads
+                .iter()
+                .map(|o| o.signature.clone())
+                .collect(),
             routes,
         })
     }
@@ -200,7 +233,10 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             };
             for (name, binding) in functions {
                 let callee = self.binding_callee(binding, false, name.clone())?;
-                target.add(name.as_str(), new_callable(self.py, Kind::Function, Box::new(callee))?)?;
+                target.add(
+                    name.as_str(),
+                    new_callable(self.py, Kind::Function, Box::new(callee))?,
+                )?;
             }
         }
         Ok(())
@@ -211,7 +247,10 @@ impl<'py, B: PyTensor> Builder<'py, B> {
         let mut callees: HashMap<String, Arc<BindingCallee<B>>> = HashMap::new();
         for (name, binding) in &bindings.methods {
             let callee = Arc::new(self.binding_callee(binding, true, format!("Tensor.{name}"))?);
-            class.setattr(name.as_str(), new_callable(self.py, Kind::Method, Box::new(ArcCallee(callee.clone())))?)?;
+            class.setattr(
+                name.as_str(),
+                new_callable(self.py, Kind::Method, Box::new(ArcCallee(callee.clone())))?,
+            )?;
             callees.insert(name.clone(), callee);
         }
         let functions = bindings.functions.get("");
@@ -220,13 +259,24 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             let inner = match kind {
                 K::Method | K::Unary => callees.get(target).cloned(),
                 K::Reflected | K::Function => match functions.and_then(|f| f.get(target)) {
-                    Some(b) => Some(Arc::new(self.binding_callee(b, false, target.to_string())?)),
+                    Some(b) => Some(Arc::new(self.binding_callee(
+                        b,
+                        false,
+                        target.to_string(),
+                    )?)),
                     None => None,
                 },
             };
             let Some(inner) = inner else { continue };
-            let callee = DunderCallee { name: dunder.to_string(), kind, inner };
-            class.setattr(dunder, new_callable(self.py, Kind::Method, Box::new(callee))?)?;
+            let callee = DunderCallee {
+                name: dunder.to_string(),
+                kind,
+                inner,
+            };
+            class.setattr(
+                dunder,
+                new_callable(self.py, Kind::Method, Box::new(callee))?,
+            )?;
         }
         Ok(())
     }
@@ -251,7 +301,10 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             let mut overload_names = Vec::new();
             for (op, sig) in &packet.overloads {
                 signatures.push(sig.clone());
-                routes.push(Route { base: self.target(*op, sig, false)?, outplace: None });
+                routes.push(Route {
+                    base: self.target(*op, sig, false)?,
+                    outplace: None,
+                });
                 overload_names.push(overload_attr(self.ops[*op].overload()));
             }
             let call = BindingCallee::<B> {
@@ -263,7 +316,14 @@ impl<'py, B: PyTensor> Builder<'py, B> {
                 routes,
             };
             let call = new_callable(py, Kind::Function, Box::new(call))?;
-            let packet_obj = Bound::new(py, OpPacket { qualname: qualname.clone(), overload_names, call })?;
+            let packet_obj = Bound::new(
+                py,
+                OpPacket {
+                    qualname: qualname.clone(),
+                    overload_names,
+                    call,
+                },
+            )?;
             self.add_overloads(&packet_obj, bindings, ns, name)?;
             namespace.setattr(name.as_str(), packet_obj)?;
         }
@@ -272,7 +332,13 @@ impl<'py, B: PyTensor> Builder<'py, B> {
     }
 
     /// `ops.<ns>.<name>.<overload>` for every overload of `ns::name`, in registration order.
-    fn add_overloads(&mut self, packet: &Bound<'py, OpPacket>, bindings: &Bindings, ns: &str, name: &str) -> PyResult<()> {
+    fn add_overloads(
+        &mut self,
+        packet: &Bound<'py, OpPacket>,
+        bindings: &Bindings,
+        ns: &str,
+        name: &str,
+    ) -> PyResult<()> {
         for (i, op) in self.ops.clone().iter().enumerate() {
             if op.namespace != ns || op.name() != name {
                 continue;
@@ -287,7 +353,10 @@ impl<'py, B: PyTensor> Builder<'py, B> {
                         method: false,
                         not_implemented_on_type_error: false,
                         signatures: vec![sig.clone()],
-                        routes: vec![Route { base: self.target(i, sig, false)?, outplace: None }],
+                        routes: vec![Route {
+                            base: self.target(i, sig, false)?,
+                            outplace: None,
+                        }],
                     };
                     new_callable(self.py, Kind::Function, Box::new(callee))?
                 }
@@ -296,8 +365,13 @@ impl<'py, B: PyTensor> Builder<'py, B> {
                     let f = FnCallee {
                         name: "unsupported",
                         doc: "an operator whose arguments Python cannot convert",
-                        f: move |_py: Python<'_>, _: &[&Bound<'_, PyAny>], _: &[(String, Bound<'_, PyAny>)]| -> PyResult<Py<PyAny>> {
-                            Err(pyo3::exceptions::PyNotImplementedError::new_err(message.clone()))
+                        f: move |_py: Python<'_>,
+                                 _: &[&Bound<'_, PyAny>],
+                                 _: &[(String, Bound<'_, PyAny>)]|
+                              -> PyResult<Py<PyAny>> {
+                            Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                                message.clone(),
+                            ))
                         },
                     };
                     new_callable(self.py, Kind::Function, Box::new(f))?
@@ -316,13 +390,17 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             doc: "tensor(data, *, dtype=None, device=None) -> Tensor\n\nA tensor with a copy of `data` (a NumPy array, a list, a number).",
             f: tensor_fn::<B>,
         };
-        self.module.add("tensor", new_callable(py, Kind::Function, Box::new(tensor))?)?;
+        self.module.add(
+            "tensor",
+            new_callable(py, Kind::Function, Box::new(tensor))?,
+        )?;
         let trace = FnCallee {
             name: "trace",
             doc: "trace(*inputs) -> context manager\n\nRecords the calls made inside `with`; `.graph` is the trace as text.",
             f: trace_fn::<B>,
         };
-        self.module.add("trace", new_callable(py, Kind::Function, Box::new(trace))?)?;
+        self.module
+            .add("trace", new_callable(py, Kind::Function, Box::new(trace))?)?;
         let files = stub_files(bindings, &self.ops, &stub_options());
         let stubs = PyDict::new(py);
         for (path, text) in files {
@@ -342,32 +420,63 @@ fn add_introspection(module: &Bound<'_, PyModule>, dispatcher: &Dispatcher) -> P
     let table = FnCallee {
         name: "_dispatch_table",
         doc: "_dispatch_table(name) -> str\n\nThe dispatch table of `ns::op.overload`.",
-        f: move |py: Python<'_>, args: &[&Bound<'_, PyAny>], _: &[(String, Bound<'_, PyAny>)]| -> PyResult<Py<PyAny>> {
+        f: move |py: Python<'_>,
+                 args: &[&Bound<'_, PyAny>],
+                 _: &[(String, Bound<'_, PyAny>)]|
+              -> PyResult<Py<PyAny>> {
             let name: String = match args {
                 [one] => one.extract()?,
-                _ => return Err(PyTypeError::new_err("_dispatch_table() takes 1 positional argument")),
+                _ => {
+                    return Err(PyTypeError::new_err(
+                        "_dispatch_table() takes 1 positional argument",
+                    ));
+                }
             };
             let (op, overload) = name.split_once('.').unwrap_or((name.as_str(), ""));
-            let handle = d.find(op, overload).map_err(crate::errors::dispatch_error)?;
-            Ok(handle.dispatch_table().to_string().into_pyobject(py)?.into_any().unbind())
+            let handle = d
+                .find(op, overload)
+                .map_err(crate::errors::dispatch_error)?;
+            Ok(handle
+                .dispatch_table()
+                .to_string()
+                .into_pyobject(py)?
+                .into_any()
+                .unbind())
         },
     };
-    module.add("_dispatch_table", new_callable(py, Kind::Function, Box::new(table))?)?;
+    module.add(
+        "_dispatch_table",
+        new_callable(py, Kind::Function, Box::new(table))?,
+    )?;
     let d = dispatcher.clone();
     let catalog = FnCallee {
         name: "_catalog",
         doc: "_catalog() -> str\n\nEvery operator of the dispatcher as JSON (the format of `opgen json`).",
-        f: move |py: Python<'_>, _: &[&Bound<'_, PyAny>], _: &[(String, Bound<'_, PyAny>)]| -> PyResult<Py<PyAny>> {
-            Ok(d.catalog_json().to_string().into_pyobject(py)?.into_any().unbind())
+        f: move |py: Python<'_>,
+                 _: &[&Bound<'_, PyAny>],
+                 _: &[(String, Bound<'_, PyAny>)]|
+              -> PyResult<Py<PyAny>> {
+            Ok(d.catalog_json()
+                .to_string()
+                .into_pyobject(py)?
+                .into_any()
+                .unbind())
         },
     };
-    module.add("_catalog", new_callable(py, Kind::Function, Box::new(catalog))?)?;
+    module.add(
+        "_catalog",
+        new_callable(py, Kind::Function, Box::new(catalog))?,
+    )?;
     Ok(())
 }
 
 /// `ops` attribute of an overload: its name, `default` for none.
 fn overload_attr(overload: &str) -> String {
-    if overload.is_empty() { "default".to_string() } else { overload.to_string() }
+    if overload.is_empty() {
+        "default".to_string()
+    } else {
+        overload.to_string()
+    }
 }
 
 /// A shared binding as a method (the dunders call the same binding).
@@ -404,8 +513,15 @@ fn stub_options() -> StubOptions {
     );
     module_members.push("def _dispatch_table(name: str) -> str: ...".to_string());
     module_members.push("def _catalog() -> str: ...".to_string());
-    let dunders = DUNDERS.iter().map(|(d, t, _)| (d.to_string(), t.to_string())).collect();
-    StubOptions { tensor_members: tensor_stub_lines(), module_members, dunders }
+    let dunders = DUNDERS
+        .iter()
+        .map(|(d, t, _)| (d.to_string(), t.to_string()))
+        .collect();
+    StubOptions {
+        tensor_members: tensor_stub_lines(),
+        module_members,
+        dunders,
+    }
 }
 
 /// `tensor(data, *, dtype=None, device=None)`.
@@ -416,29 +532,52 @@ fn tensor_fn<B: PyTensor>(
 ) -> PyResult<Py<PyAny>> {
     let mut data = args.first().map(|a| (*a).clone());
     if args.len() > 1 {
-        return Err(PyTypeError::new_err(format!("tensor() takes 1 positional argument but {} were given", args.len())));
+        return Err(PyTypeError::new_err(format!(
+            "tensor() takes 1 positional argument but {} were given",
+            args.len()
+        )));
     }
     let (mut dtype, mut device) = (None, None);
     for (name, value) in kwargs {
         match name.as_str() {
             "data" if data.is_none() => data = Some(value.clone()),
             "dtype" if value.is_none() => {}
-            "dtype" => dtype = Some(value.cast::<PyDtype>().map_err(|_| {
-                PyTypeError::new_err(format!("tensor(): argument 'dtype' must be torch.dtype, not {}", crate::ffi::type_name(value)))
-            })?.get().value),
+            "dtype" => {
+                dtype = Some(
+                    value
+                        .cast::<PyDtype>()
+                        .map_err(|_| {
+                            PyTypeError::new_err(format!(
+                                "tensor(): argument 'dtype' must be torch.dtype, not {}",
+                                crate::ffi::type_name(value)
+                            ))
+                        })?
+                        .get()
+                        .value,
+                )
+            }
             "device" if value.is_none() => {}
             "device" => {
                 device = Some(match value.cast::<PyDevice>() {
                     Ok(d) => d.get().value,
                     Err(_) => parse_device(&value.extract::<String>().map_err(|_| {
-                        PyTypeError::new_err(format!("tensor(): argument 'device' must be torch.device, not {}", crate::ffi::type_name(value)))
+                        PyTypeError::new_err(format!(
+                            "tensor(): argument 'device' must be torch.device, not {}",
+                            crate::ffi::type_name(value)
+                        ))
                     })?)?,
                 })
             }
-            other => return Err(PyTypeError::new_err(format!("tensor() got an unexpected keyword argument '{other}'"))),
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "tensor() got an unexpected keyword argument '{other}'"
+                )));
+            }
         }
     }
-    let data = data.ok_or_else(|| PyTypeError::new_err("tensor() missing 1 required positional arguments: \"data\""))?;
+    let data = data.ok_or_else(|| {
+        PyTypeError::new_err("tensor() missing 1 required positional arguments: \"data\"")
+    })?;
     let t = B::from_python(&data, dtype, device)?;
     Ok(Py::new(py, TensorObject::new::<B>(t))?.into_any())
 }
@@ -450,9 +589,17 @@ fn trace_fn<B: PyTensor>(
     kwargs: &[(String, Bound<'_, PyAny>)],
 ) -> PyResult<Py<PyAny>> {
     if let Some((name, _)) = kwargs.first() {
-        return Err(PyTypeError::new_err(format!("trace() got an unexpected keyword argument '{name}'")));
+        return Err(PyTypeError::new_err(format!(
+            "trace() got an unexpected keyword argument '{name}'"
+        )));
     }
     let inputs = PyTuple::new(py, args.iter().map(|a| (*a).clone()))?.unbind();
-    let ctx = TraceContext { start: start::<B>, inputs, running: None, graph: None, _not_send: PhantomData };
+    let ctx = TraceContext {
+        start: start::<B>,
+        inputs,
+        running: None,
+        graph: None,
+        _not_send: PhantomData,
+    };
     Ok(Py::new(py, ctx)?.into_any())
 }

@@ -63,6 +63,9 @@ impl OpPacket {
     }
 
     fn __repr__(&self) -> String {
-        format!("<OpOverloadPacket(op='{}')>", self.qualname.replace("::", "."))
+        format!(
+            "<OpOverloadPacket(op='{}')>",
+            self.qualname.replace("::", ".")
+        )
     }
 }

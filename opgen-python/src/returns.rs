@@ -8,7 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyList, PyTuple, PyType};
 
 use crate::tensor::{PyTensor, TensorObject};
-use crate::values::{device_object, dtype_object, layout_object, memory_format_object, qscheme_object};
+use crate::values::{
+    device_object, dtype_object, layout_object, memory_format_object, qscheme_object,
+};
 
 /// How a call's returns become one Python object.
 pub(crate) enum Shape {
@@ -50,13 +52,20 @@ fn tuple<'py, B: PyTensor>(
     values: Vec<IValue<B::Tensor>>,
     inputs: &[(&Bound<'_, PyAny>, &B::Tensor)],
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let items = values.into_iter().map(|v| value::<B>(py, v, inputs)).collect::<PyResult<Vec<_>>>()?;
+    let items = values
+        .into_iter()
+        .map(|v| value::<B>(py, v, inputs))
+        .collect::<PyResult<Vec<_>>>()?;
     PyTuple::new(py, items)
 }
 
 /// A tensor as a Python object: the input it is (by the tensor type's `is_same`), else a new
 /// handle.
-pub(crate) fn tensor<B: PyTensor>(py: Python<'_>, t: B::Tensor, inputs: &[(&Bound<'_, PyAny>, &B::Tensor)]) -> PyResult<Py<PyAny>> {
+pub(crate) fn tensor<B: PyTensor>(
+    py: Python<'_>,
+    t: B::Tensor,
+    inputs: &[(&Bound<'_, PyAny>, &B::Tensor)],
+) -> PyResult<Py<PyAny>> {
     for (obj, input) in inputs {
         if t.is_same(input).unwrap_or(false) {
             return Ok((*obj).clone().unbind());
@@ -75,7 +84,11 @@ pub(crate) fn scalar_object(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
     })
 }
 
-fn value<B: PyTensor>(py: Python<'_>, v: IValue<B::Tensor>, inputs: &[(&Bound<'_, PyAny>, &B::Tensor)]) -> PyResult<Py<PyAny>> {
+fn value<B: PyTensor>(
+    py: Python<'_>,
+    v: IValue<B::Tensor>,
+    inputs: &[(&Bound<'_, PyAny>, &B::Tensor)],
+) -> PyResult<Py<PyAny>> {
     Ok(match v {
         IValue::Tensor(t) => return tensor::<B>(py, t, inputs),
         IValue::None => py.None(),
@@ -88,7 +101,10 @@ fn value<B: PyTensor>(py: Python<'_>, v: IValue<B::Tensor>, inputs: &[(&Bound<'_
         IValue::FloatList(l) => PyTuple::new(py, l.iter())?.into_any().unbind(),
         IValue::BoolList(l) => PyTuple::new(py, l.iter())?.into_any().unbind(),
         IValue::ScalarList(l) => {
-            let items = l.iter().map(|s| scalar_object(py, *s)).collect::<PyResult<Vec<_>>>()?;
+            let items = l
+                .iter()
+                .map(|s| scalar_object(py, *s))
+                .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, items)?.into_any().unbind()
         }
         IValue::TensorList(l) => {
@@ -99,7 +115,10 @@ fn value<B: PyTensor>(py: Python<'_>, v: IValue<B::Tensor>, inputs: &[(&Bound<'_
         }
         IValue::OptionalTensorList(l) => {
             let items = (l.iter())
-                .map(|t| t.clone().map_or_else(|| Ok(py.None()), |t| tensor::<B>(py, t, inputs)))
+                .map(|t| {
+                    t.clone()
+                        .map_or_else(|| Ok(py.None()), |t| tensor::<B>(py, t, inputs))
+                })
                 .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any().unbind()
         }

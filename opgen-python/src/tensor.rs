@@ -47,7 +47,10 @@ pub trait PyTensor: TensorFacts {
 
     /// `repr(t)`. The default shows the shape, dtype and device.
     fn repr(t: &Self::Tensor) -> String {
-        let sizes = t.sizes().map(|s| format!("{s:?}")).unwrap_or_else(|_| "?".into());
+        let sizes = t
+            .sizes()
+            .map(|s| format!("{s:?}"))
+            .unwrap_or_else(|_| "?".into());
         match t.options() {
             Ok(o) => format!(
                 "tensor(shape={sizes}, dtype={}, device={})",
@@ -115,7 +118,9 @@ pub struct TensorObject {
 impl TensorObject {
     /// Wraps a tensor of the binding `B`.
     pub(crate) fn new<B: PyTensor>(tensor: B::Tensor) -> TensorObject {
-        TensorObject { inner: Box::new(Held::<B>(tensor)) }
+        TensorObject {
+            inner: Box::new(Held::<B>(tensor)),
+        }
     }
 
     /// The tensor, if it is one of the binding `B`.
@@ -141,8 +146,13 @@ fn dim_index(dim: i64, ndim: usize) -> PyResult<usize> {
 impl TensorObject {
     #[new]
     #[pyo3(signature = (*_args, **_kwargs))]
-    fn py_new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<Self> {
-        Err(PyTypeError::new_err("use tensor(data, dtype=None, device=None) to make a tensor"))
+    fn py_new(
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<Self> {
+        Err(PyTypeError::new_err(
+            "use tensor(data, dtype=None, device=None) to make a tensor",
+        ))
     }
 
     /// The shape, as a tuple of ints.
@@ -172,7 +182,8 @@ impl TensorObject {
     /// Whether the tensor is on the `meta` device.
     #[getter]
     fn is_meta(&self) -> PyResult<bool> {
-        Ok(self.inner.device().map_err(runtime_error)?.kind == opgen_core::dispatch::DeviceType::Meta)
+        Ok(self.inner.device().map_err(runtime_error)?.kind
+            == opgen_core::dispatch::DeviceType::Meta)
     }
 
     /// The version counter (bumped by in-place operators).
@@ -192,7 +203,10 @@ impl TensorObject {
         let sizes = self.inner.sizes().map_err(runtime_error)?;
         match dim {
             None => Ok(PyTuple::new(py, sizes)?.into_any().unbind()),
-            Some(d) => Ok(sizes[dim_index(d, sizes.len())?].into_pyobject(py)?.into_any().unbind()),
+            Some(d) => Ok(sizes[dim_index(d, sizes.len())?]
+                .into_pyobject(py)?
+                .into_any()
+                .unbind()),
         }
     }
 
@@ -202,7 +216,10 @@ impl TensorObject {
         let strides = self.inner.strides().map_err(runtime_error)?;
         match dim {
             None => Ok(PyTuple::new(py, strides)?.into_any().unbind()),
-            Some(d) => Ok(strides[dim_index(d, strides.len())?].into_pyobject(py)?.into_any().unbind()),
+            Some(d) => Ok(strides[dim_index(d, strides.len())?]
+                .into_pyobject(py)?
+                .into_any()
+                .unbind()),
         }
     }
 
@@ -244,7 +261,8 @@ impl TensorObject {
     }
 
     fn __float__(&self) -> PyResult<f64> {
-        self.one_value("only one element tensors can be converted to Python scalars").map(Scalar::to_f64)
+        self.one_value("only one element tensors can be converted to Python scalars")
+            .map(Scalar::to_f64)
     }
 
     fn __int__(&self) -> PyResult<i64> {

@@ -22,7 +22,9 @@ struct Tracing<B: PyTensor>(TracingGuard<B::Tensor>);
 
 impl<B: PyTensor> DynTracing for Tracing<B> {
     fn input(&self, tensor: &TensorObject) -> PyResult<()> {
-        let t = tensor.get::<B>().ok_or_else(|| PyTypeError::new_err("trace(): an input of another tensor type"))?;
+        let t = tensor
+            .get::<B>()
+            .ok_or_else(|| PyTypeError::new_err("trace(): an input of another tensor type"))?;
         self.0.input(t).map(|_| ()).map_err(runtime_error)
     }
     fn current(&self) -> PyResult<String> {
@@ -60,9 +62,9 @@ impl TraceContext {
             let tracing = (this.start)();
             let py = slf.py();
             for input in this.inputs.bind(py).iter() {
-                let t = input.cast::<TensorObject>().map_err(|_| {
-                    PyTypeError::new_err("trace(): the inputs must be tensors")
-                })?;
+                let t = input
+                    .cast::<TensorObject>()
+                    .map_err(|_| PyTypeError::new_err("trace(): the inputs must be tensors"))?;
                 tracing.input(t.get())?;
             }
             this.running = Some(tracing);

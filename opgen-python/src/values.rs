@@ -73,7 +73,10 @@ const QSCHEME_NAMES: [(QScheme, &str); 5] = [
     (QScheme::PerChannelAffine, "per_channel_affine"),
     (QScheme::PerTensorSymmetric, "per_tensor_symmetric"),
     (QScheme::PerChannelSymmetric, "per_channel_symmetric"),
-    (QScheme::PerChannelAffineFloatQParams, "per_channel_affine_float_qparams"),
+    (
+        QScheme::PerChannelAffineFloatQParams,
+        "per_channel_affine_float_qparams",
+    ),
 ];
 
 /// A tensor element type (PyTorch's `torch.dtype`).
@@ -95,15 +98,24 @@ impl PyDtype {
         use ScalarType as S;
         matches!(
             self.value,
-            S::Half | S::Float | S::Double | S::BFloat16 | S::Float8_e5m2 | S::Float8_e4m3fn
-                | S::Float8_e5m2fnuz | S::Float8_e4m3fnuz
+            S::Half
+                | S::Float
+                | S::Double
+                | S::BFloat16
+                | S::Float8_e5m2
+                | S::Float8_e4m3fn
+                | S::Float8_e5m2fnuz
+                | S::Float8_e4m3fnuz
         )
     }
 
     /// Whether the dtype is a complex type.
     #[getter]
     fn is_complex(&self) -> bool {
-        matches!(self.value, ScalarType::ComplexHalf | ScalarType::ComplexFloat | ScalarType::ComplexDouble)
+        matches!(
+            self.value,
+            ScalarType::ComplexHalf | ScalarType::ComplexFloat | ScalarType::ComplexDouble
+        )
     }
 }
 
@@ -138,7 +150,10 @@ impl PyDevice {
                     "type (string) must not include an index because index was passed explicitly",
                 ));
             }
-            Some(i) => Device { index: Some(index_of(i)?), ..device },
+            Some(i) => Device {
+                index: Some(index_of(i)?),
+                ..device
+            },
         };
         Ok(PyDevice { value: device })
     }
@@ -169,7 +184,10 @@ impl PyDevice {
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into())
 }
 
 fn kind_name(kind: DeviceType) -> &'static str {
@@ -187,14 +205,19 @@ fn kind_name(kind: DeviceType) -> &'static str {
 
 fn index_of(i: i64) -> PyResult<i8> {
     if i < 0 {
-        return Err(PyRuntimeError::new_err(format!("Device index must not be negative, got {i}")));
+        return Err(PyRuntimeError::new_err(format!(
+            "Device index must not be negative, got {i}"
+        )));
     }
     i8::try_from(i).map_err(|_| PyRuntimeError::new_err(format!("Device index {i} is too large")))
 }
 
 /// `device(0)`: an accelerator index (CUDA here, as PyTorch without another accelerator).
 fn device_of_index(i: i64) -> PyResult<Device> {
-    Ok(Device { kind: DeviceType::CUDA, index: Some(index_of(i)?) })
+    Ok(Device {
+        kind: DeviceType::CUDA,
+        index: Some(index_of(i)?),
+    })
 }
 
 /// A device string, with PyTorch's message for a bad one.
@@ -261,7 +284,18 @@ static SINGLETONS: PyOnceLock<Singletons> = PyOnceLock::new();
 fn singletons(py: Python<'_>) -> PyResult<&Singletons> {
     SINGLETONS.get_or_try_init(py, || {
         let dtypes = (DTYPE_NAMES.iter())
-            .map(|(v, names)| Ok((*v, Py::new(py, PyDtype { value: *v, name: names[0] })?)))
+            .map(|(v, names)| {
+                Ok((
+                    *v,
+                    Py::new(
+                        py,
+                        PyDtype {
+                            value: *v,
+                            name: names[0],
+                        },
+                    )?,
+                ))
+            })
             .collect::<PyResult<_>>()?;
         let layouts = (LAYOUT_NAMES.iter())
             .map(|(v, name)| Ok((*v, Py::new(py, PyLayout { value: *v, name })?)))
@@ -272,7 +306,12 @@ fn singletons(py: Python<'_>) -> PyResult<&Singletons> {
         let qschemes = (QSCHEME_NAMES.iter())
             .map(|(v, name)| Ok((*v, Py::new(py, PyQScheme { value: *v, name })?)))
             .collect::<PyResult<_>>()?;
-        Ok(Singletons { dtypes, layouts, memory_formats, qschemes })
+        Ok(Singletons {
+            dtypes,
+            layouts,
+            memory_formats,
+            qschemes,
+        })
     })
 }
 
@@ -280,7 +319,9 @@ fn lookup<V: PartialEq, P>(table: &[(V, Py<P>)], value: V, py: Python<'_>) -> Py
     (table.iter())
         .find(|(v, _)| *v == value)
         .map(|(_, p)| p.clone_ref(py).into_any())
-        .ok_or_else(|| PyRuntimeError::new_err("opgen-python internal error: a value without its object"))
+        .ok_or_else(|| {
+            PyRuntimeError::new_err("opgen-python internal error: a value without its object")
+        })
 }
 
 /// The object of a dtype.
@@ -357,7 +398,11 @@ pub(crate) fn value_stub_lines() -> Vec<String> {
         lines.extend(names.iter().map(|n| format!("{n}: dtype")));
     }
     lines.extend(LAYOUT_NAMES.iter().map(|(_, n)| format!("{n}: layout")));
-    lines.extend(MEMORY_FORMAT_NAMES.iter().map(|(_, n)| format!("{n}: memory_format")));
+    lines.extend(
+        MEMORY_FORMAT_NAMES
+            .iter()
+            .map(|(_, n)| format!("{n}: memory_format")),
+    );
     lines.extend(QSCHEME_NAMES.iter().map(|(_, n)| format!("{n}: qscheme")));
     lines
 }

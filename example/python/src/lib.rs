@@ -12,8 +12,8 @@ use opgen::dispatch::{DispatchKey, Scalar};
 use opgen::native::Variants;
 use opgen::prelude::*;
 use opgen_example::MiniTensor;
-use pyo3::prelude::*;
 use opgen_python::{Options, PyTensor, TensorFacts, bind};
+use pyo3::prelude::*;
 
 pub use numpy_conv::Mini;
 
@@ -22,14 +22,32 @@ pub use numpy_conv::Mini;
 /// the function and method variants.
 fn define_noop() -> Result<(), Error> {
     let lib = Dispatcher::global().library("bench")?;
-    lib.def_with_variants("noop(Tensor self) -> Tensor", Variants { function: true, method: true })?
+    lib.def_with_variants(
+        "noop(Tensor self) -> Tensor",
+        Variants {
+            function: true,
+            method: true,
+        },
+    )?
+    .forget();
+    lib.impl_("noop", DispatchKey::CPU, |t: &MiniTensor| t.share())?
         .forget();
-    lib.impl_("noop", DispatchKey::CPU, |t: &MiniTensor| t.share())?.forget();
     // A kernel that makes a new handle (a view of the same storage): the cost of wrapping a
     // new tensor object.
-    lib.def_with_variants("alias_noop(Tensor(a) self) -> Tensor(a)", Variants { function: true, method: true })?
-        .forget();
-    lib.impl_("alias_noop", DispatchKey::CPU, opgen_example::kernels::views::alias)?.forget();
+    lib.def_with_variants(
+        "alias_noop(Tensor(a) self) -> Tensor(a)",
+        Variants {
+            function: true,
+            method: true,
+        },
+    )?
+    .forget();
+    lib.impl_(
+        "alias_noop",
+        DispatchKey::CPU,
+        opgen_example::kernels::views::alias,
+    )?
+    .forget();
     std::mem::forget(lib);
     Ok(())
 }
@@ -47,7 +65,10 @@ fn c_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     if let Some(error) = Dispatcher::global_errors().first() {
         return Err(to_py(Error::from(error.to_string())));
     }
-    let options = Options { package: Some("opgen_example".into()), ..Options::default() };
+    let options = Options {
+        package: Some("opgen_example".into()),
+        ..Options::default()
+    };
     bind::<Mini>(m, Dispatcher::global(), &options)?;
     testing::add(m)?;
     Ok(())

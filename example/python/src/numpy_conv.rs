@@ -41,7 +41,12 @@ pub(crate) fn from_python(
         }
     };
     let device = device.unwrap_or(Device::CPU);
-    let sizes: Vec<i64> = array.cast::<PyUntypedArray>()?.shape().iter().map(|&n| n as i64).collect();
+    let sizes: Vec<i64> = array
+        .cast::<PyUntypedArray>()?
+        .shape()
+        .iter()
+        .map(|&n| n as i64)
+        .collect();
     if device.kind == opgen::dispatch::DeviceType::Meta {
         return MiniTensor::meta(&sizes, dtype).map_err(runtime);
     }
@@ -86,7 +91,11 @@ pub(crate) fn to_numpy<'py>(t: &MiniTensor, py: Python<'py>) -> PyResult<Bound<'
     })
 }
 
-fn array<'py, E: numpy::Element>(py: Python<'py>, values: Vec<E>, shape: Vec<usize>) -> PyResult<Bound<'py, PyAny>> {
+fn array<'py, E: numpy::Element>(
+    py: Python<'py>,
+    values: Vec<E>,
+    shape: Vec<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(PyArray1::from_vec(py, values).reshape(shape)?.into_any())
 }
 
@@ -101,13 +110,27 @@ pub(crate) fn repr(t: &MiniTensor) -> String {
     let device = t.device();
     if t.is_meta() {
         let dims: Vec<String> = t.shape().iter().map(i64::to_string).collect();
-        let size = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+        let size = if dims.len() == 1 {
+            format!("({},)", dims[0])
+        } else {
+            format!("({})", dims.join(", "))
+        };
         return format!("tensor(..., device='meta', size={size}{dtype_suffix})");
     }
-    let suffix = if device == Device::CPU { dtype_suffix } else { format!(", device='{device}'{dtype_suffix}") };
+    let suffix = if device == Device::CPU {
+        dtype_suffix
+    } else {
+        format!(", device='{device}'{dtype_suffix}")
+    };
     let values: Vec<String> = match t.dtype() {
-        ScalarType::Bool => t.to_vec::<bool>().map(|v| v.iter().map(|b| if *b { "True".into() } else { "False".into() }).collect()),
-        ScalarType::Long => t.to_vec::<i64>().map(|v| v.iter().map(i64::to_string).collect()),
+        ScalarType::Bool => t.to_vec::<bool>().map(|v| {
+            v.iter()
+                .map(|b| if *b { "True".into() } else { "False".into() })
+                .collect()
+        }),
+        ScalarType::Long => t
+            .to_vec::<i64>()
+            .map(|v| v.iter().map(i64::to_string).collect()),
         _ => t.to_vec::<f64>().map(|v| {
             let whole = v.iter().all(|x| x.fract() == 0.0);
             v.iter().map(|x| float_text(*x, whole)).collect()
@@ -130,9 +153,19 @@ fn opgen_example_dtype(d: ScalarType) -> &'static str {
 /// (`2.7183`).
 fn float_text(x: f64, whole: bool) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
-    if whole { format!("{x:.0}.") } else { format!("{x:.4}") }
+    if whole {
+        format!("{x:.0}.")
+    } else {
+        format!("{x:.4}")
+    }
 }
 
 fn nested(values: &[String], shape: &[i64]) -> String {
@@ -141,7 +174,9 @@ fn nested(values: &[String], shape: &[i64]) -> String {
         Some((&n, rest)) => {
             let n = n.max(0) as usize;
             let chunk = values.len().checked_div(n).unwrap_or(0);
-            let parts: Vec<String> = (0..n).map(|i| nested(&values[i * chunk..(i + 1) * chunk], rest)).collect();
+            let parts: Vec<String> = (0..n)
+                .map(|i| nested(&values[i * chunk..(i + 1) * chunk], rest))
+                .collect();
             format!("[{}]", parts.join(", "))
         }
     }

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use opgen::dispatch::{DispatchKey, IValue, OperatorHandle, Stack, boxed};
 use opgen::prelude::*;
 use opgen_example::MiniTensor;
-use pyo3::prelude::*;
 use opgen_python::{Options, bind};
+use pyo3::prelude::*;
 
 use crate::numpy_conv::Mini;
 
@@ -81,7 +81,10 @@ fn describe(v: &IValue<MiniTensor>) -> String {
         IValue::Tensor(t) => format!("Tensor {}{:?}", t.dtype(), t.shape()),
         IValue::TensorList(l) => format!("Tensor[] {}", l.len()),
         IValue::OptionalTensorList(l) => {
-            let items: Vec<&str> = l.iter().map(|t| if t.is_some() { "Tensor" } else { "None" }).collect();
+            let items: Vec<&str> = l
+                .iter()
+                .map(|t| if t.is_some() { "Tensor" } else { "None" })
+                .collect();
             format!("Tensor?[] [{}]", items.join(", "))
         }
         IValue::ScalarList(l) => format!("Scalar[] {:?}", l.as_slice()),
@@ -92,16 +95,20 @@ fn describe(v: &IValue<MiniTensor>) -> String {
         IValue::ScalarType(d) => format!("ScalarType {d}"),
         IValue::Device(d) => format!("Device {d}"),
         IValue::None => "None".to_string(),
-        other => format!("{} {}", other.kind(), match other {
-            IValue::Int(i) => i.to_string(),
-            IValue::Float(f) => format!("{f:?}"),
-            IValue::Bool(b) => b.to_string(),
-            IValue::Complex(c) => format!("{}+{}j", c.re, c.im),
-            IValue::Layout(l) => l.to_string(),
-            IValue::MemoryFormat(m) => m.to_string(),
-            IValue::QScheme(q) => q.to_string(),
-            _ => String::new(),
-        }),
+        other => format!(
+            "{} {}",
+            other.kind(),
+            match other {
+                IValue::Int(i) => i.to_string(),
+                IValue::Float(f) => format!("{f:?}"),
+                IValue::Bool(b) => b.to_string(),
+                IValue::Complex(c) => format!("{}+{}j", c.re, c.im),
+                IValue::Layout(l) => l.to_string(),
+                IValue::MemoryFormat(m) => m.to_string(),
+                IValue::QScheme(q) => q.to_string(),
+                _ => String::new(),
+            }
+        ),
     }
 }
 
@@ -116,12 +123,18 @@ fn description(op: &OperatorHandle, args: &[IValue<MiniTensor>]) -> IValue<MiniT
 }
 
 fn tensor_arg(args: &[IValue<MiniTensor>], i: usize) -> Result<MiniTensor, Error> {
-    args.get(i).and_then(IValue::as_tensor).cloned().ok_or_else(|| Error::from("a tensor argument is missing"))
+    args.get(i)
+        .and_then(IValue::as_tensor)
+        .cloned()
+        .ok_or_else(|| Error::from("a tensor argument is missing"))
 }
 
 /// The returns of `op` called with `args`: the description, or what the few operators that
 /// compute something return.
-fn returns(op: &OperatorHandle, args: Vec<IValue<MiniTensor>>) -> Result<Vec<IValue<MiniTensor>>, Error> {
+fn returns(
+    op: &OperatorHandle,
+    args: Vec<IValue<MiniTensor>>,
+) -> Result<Vec<IValue<MiniTensor>>, Error> {
     Ok(match (op.name(), op.overload()) {
         ("t::copyof", "") => vec![IValue::Tensor(tensor_arg(&args, 0)?.try_clone()?)],
         ("t::copyof", "out") => {
@@ -141,7 +154,9 @@ fn returns(op: &OperatorHandle, args: Vec<IValue<MiniTensor>>) -> Result<Vec<IVa
             let t = tensor_arg(&args, 0)?;
             vec![IValue::TensorList(std::sync::Arc::new(vec![t.share(), t]))]
         }
-        ("t::linalg_twice", _) => vec![IValue::Tensor(tensor_arg(&args, 0)?.try_mul_scalar(Scalar::Int(2))?)],
+        ("t::linalg_twice", _) => vec![IValue::Tensor(
+            tensor_arg(&args, 0)?.try_mul_scalar(Scalar::Int(2))?,
+        )],
         ("t::special_same" | "t::gelu_like", _) => vec![IValue::Tensor(tensor_arg(&args, 0)?)],
         ("t::fails", _) => return Err(Error::from("fails() always fails")),
         _ => vec![description(op, &args)],
@@ -159,10 +174,16 @@ pub(crate) fn add(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         ("special_same".to_string(), "special".to_string()),
         ("gelu_like".to_string(), "nn".to_string()),
     ]);
-    let options = Options { package: Some("opgen_example._testing".into()), python_modules, no_methods: true };
+    let options = Options {
+        package: Some("opgen_example._testing".into()),
+        python_modules,
+        no_methods: true,
+    };
     bind::<Mini>(&module, dispatcher, &options)?;
     parent.add("_testing", &module)?;
-    py.import("sys")?.getattr("modules")?.set_item("opgen_example._testing", module)?;
+    py.import("sys")?
+        .getattr("modules")?
+        .set_item("opgen_example._testing", module)?;
     Ok(())
 }
 
@@ -176,7 +197,8 @@ fn define(d: &Dispatcher) -> Result<(), Error> {
         let op_name = schema.split('(').next().unwrap_or_default().to_string();
         if op_name == "cpu_only" {
             // Only a CPU kernel: a meta tensor reaches no kernel (NotImplementedError).
-            lib.impl_("cpu_only", DispatchKey::CPU, |t: &MiniTensor| t.share())?.forget();
+            lib.impl_("cpu_only", DispatchKey::CPU, |t: &MiniTensor| t.share())?
+                .forget();
             continue;
         }
         let kernel = boxed(|op: &OperatorHandle, _ks, stack: &mut Stack<MiniTensor>| {
@@ -188,7 +210,8 @@ fn define(d: &Dispatcher) -> Result<(), Error> {
         });
         // BackendSelect is in every thread's included keys: the kernel serves calls with or
         // without tensors.
-        lib.impl_(&op_name, DispatchKey::BackendSelect, kernel)?.forget();
+        lib.impl_(&op_name, DispatchKey::BackendSelect, kernel)?
+            .forget();
     }
     // Tensors of the example carry ADInplaceOrView (and Tracer while tracing): skip those
     // keys, as the global dispatcher does for operators without such kernels.

@@ -25,8 +25,16 @@ fn z() -> V {
     T(t0(3))
 }
 
+/// A call (target, positional arguments, keyword arguments) and PyTorch's choice for it.
+type Row = (
+    Target<'static>,
+    Vec<V>,
+    Vec<(&'static str, V)>,
+    &'static str,
+);
+
 #[rustfmt::skip]
-fn table() -> Vec<(Target<'static>, Vec<V>, Vec<(&'static str, V)>, &'static str)> {
+fn table() -> Vec<Row> {
     vec![
         // add.Scalar has no Python binding: the number becomes a wrapped tensor.
         (f("add"), vec![t(), t()], vec![], "add.Tensor"),
@@ -135,7 +143,11 @@ fn overloads_are_chosen_as_pytorch_chooses_them() {
     for (target, args, kwargs, want) in table() {
         match call(target, &args, &kwargs) {
             Ok(got) if got == want => {}
-            other => wrong.push(format!("{target:?} with {} args, {:?}: want {want}, got {other:?}", args.len(), kwargs.iter().map(|k| k.0).collect::<Vec<_>>())),
+            other => wrong.push(format!(
+                "{target:?} with {} args, {:?}: want {want}, got {other:?}",
+                args.len(),
+                kwargs.iter().map(|k| k.0).collect::<Vec<_>>()
+            )),
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -145,7 +157,10 @@ fn overloads_are_chosen_as_pytorch_chooses_them() {
 fn signatures_are_tried_in_pytorchs_order() {
     let c = super::corpus();
     let names = |b: &crate::Binding| -> Vec<String> {
-        b.overloads.iter().map(|o| o.signature.to_string()).collect()
+        b.overloads
+            .iter()
+            .map(|o| o.signature.to_string())
+            .collect()
     };
     assert_eq!(
         names(&c.bindings.functions[""]["where"]),
@@ -180,7 +195,11 @@ fn signatures_are_tried_in_pytorchs_order() {
 fn without_wrapped_numbers_the_scalar_overloads_stay() {
     let c = super::corpus();
     let b = crate::Bindings::new(&c.ops, crate::SignatureOptions::default());
-    let add: Vec<String> = b.functions[""]["add"].overloads.iter().map(|o| o.signature.to_string()).collect();
+    let add: Vec<String> = b.functions[""]["add"]
+        .overloads
+        .iter()
+        .map(|o| o.signature.to_string())
+        .collect();
     assert_eq!(
         add,
         [

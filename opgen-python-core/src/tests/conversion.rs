@@ -16,14 +16,26 @@ fn stack(function: &str, args: &[V], kwargs: &[(&str, V)]) -> (String, Vec<IValu
     let a: Vec<Arg<'_, Mock>> = args.iter().map(arg).collect();
     let k: Vec<(&str, Arg<'_, Mock>)> = kwargs.iter().map(|(n, v)| (*n, arg(v))).collect();
     let sigs: Vec<&PySignature> = binding.overloads.iter().map(|o| &o.signature).collect();
-    let call = CallArgs { args: &a, kwargs: &k };
+    let call = CallArgs {
+        args: &a,
+        kwargs: &k,
+    };
     let parsed = parse::<Mock, _>(&sigs, call).unwrap();
     let overload = &binding.overloads[parsed.index];
-    let out = overload.signature.out.is_some_and(|o| matches!(parsed.slots[o], crate::Slot::Pos(_) | crate::Slot::Kw(_)));
-    let op = if out { overload.outplace.unwrap() } else { overload.base };
+    let out = overload
+        .signature
+        .out
+        .is_some_and(|o| matches!(parsed.slots[o], crate::Slot::Pos(_) | crate::Slot::Kw(_)));
+    let op = if out {
+        overload.outplace.unwrap()
+    } else {
+        overload.base
+    };
     let schema = c.ops[op].schema.clone();
     let plan = Plan::<Mock>::new(&overload.signature, schema.clone());
-    let stack = plan.stack(&overload.signature, &parsed.slots, call, None).unwrap();
+    let stack = plan
+        .stack(&overload.signature, &parsed.slots, call, None)
+        .unwrap();
     (schema.name.to_string(), stack.into_vec())
 }
 
@@ -31,17 +43,35 @@ fn stack(function: &str, args: &[V], kwargs: &[(&str, V)]) -> (String, Vec<IValu
 fn defaults_fill_the_rest() {
     let (op, s) = stack("sum", &[T(t2()), I(1)], &[]);
     assert_eq!(op, "sum.dim_IntList");
-    assert_eq!(s[1..], [IValue::from(vec![1i64]), IValue::Bool(false), IValue::None]);
+    assert_eq!(
+        s[1..],
+        [IValue::from(vec![1i64]), IValue::Bool(false), IValue::None]
+    );
     let (_, s) = stack("add", &[T(t2()), F(2.5)], &[]);
     // The number is a wrapped tensor; alpha=1.
-    assert_eq!(s[1], IValue::Tensor(Mock { sizes: vec![], dtype: ScalarType::Double, value: Some(2.5.into()) }));
+    assert_eq!(
+        s[1],
+        IValue::Tensor(Mock {
+            sizes: vec![],
+            dtype: ScalarType::Double,
+            value: Some(2.5.into())
+        })
+    );
     assert_eq!(s[2], IValue::Int(1));
 }
 
 #[test]
 fn out_goes_to_the_out_overload() {
-    let out = Mock { sizes: vec![3], dtype: ScalarType::Long, value: None };
-    let (op, s) = stack("max", &[T(t2()), I(0)], &[("out", Tup(vec![T(out.clone()), T(out.clone())]))]);
+    let out = Mock {
+        sizes: vec![3],
+        dtype: ScalarType::Long,
+        value: None,
+    };
+    let (op, s) = stack(
+        "max",
+        &[T(t2()), I(0)],
+        &[("out", Tup(vec![T(out.clone()), T(out.clone())]))],
+    );
     assert_eq!(op, "max.dim_max");
     assert_eq!(s.len(), 5);
     assert_eq!(s[3], IValue::Tensor(out.clone()));
@@ -51,11 +81,21 @@ fn out_goes_to_the_out_overload() {
 
 #[test]
 fn factories_bind_their_tensor_options() {
-    let (op, s) = stack("zeros", &[I(2), I(3)], &[("dtype", Dtype(ScalarType::Double))]);
+    let (op, s) = stack(
+        "zeros",
+        &[I(2), I(3)],
+        &[("dtype", Dtype(ScalarType::Double))],
+    );
     assert_eq!(op, "zeros");
     assert_eq!(
         s,
-        [IValue::from(vec![2i64, 3]), IValue::ScalarType(ScalarType::Double), IValue::None, IValue::None, IValue::Bool(false)]
+        [
+            IValue::from(vec![2i64, 3]),
+            IValue::ScalarType(ScalarType::Double),
+            IValue::None,
+            IValue::None,
+            IValue::Bool(false)
+        ]
     );
     let (_, s) = stack("full", &[Tup(vec![I(2)]), I(7)], &[("device", S("meta"))]);
     assert_eq!(s[1], IValue::Int(7));
@@ -73,10 +113,16 @@ fn numbers_convert_to_the_schema_type() {
     let zero = t0(4);
     let args = [I(3), T(zero), I(2), B(true)];
     let a: Vec<Arg<'_, Mock>> = args.iter().map(arg).collect();
-    let call = CallArgs { args: &a, kwargs: &[] };
+    let call = CallArgs {
+        args: &a,
+        kwargs: &[],
+    };
     let parsed = parse::<Mock, _>(&[&sig], call).unwrap();
     let plan = Plan::<Mock>::new(&sig, Arc::new(sig_schema));
-    let s = plan.stack(&sig, &parsed.slots, call, None).unwrap().into_vec();
+    let s = plan
+        .stack(&sig, &parsed.slots, call, None)
+        .unwrap()
+        .into_vec();
     assert_eq!(
         s,
         [

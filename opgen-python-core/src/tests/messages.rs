@@ -14,15 +14,39 @@ fn err(target: Target<'_>, args: &[V], kwargs: &[(&str, V)]) -> String {
 #[test]
 fn one_signature_reports_its_own_error() {
     let f = Target::Function;
-    assert_eq!(err(f("sub"), &[t(), List(vec![])], &[("out", N)]), "sub(): argument 'other' (position 2) must be Tensor, not list");
-    assert_eq!(err(f("sub"), &[], &[("input", N), ("other", t())]), "sub(): argument 'input' must be Tensor, not NoneType");
-    assert_eq!(err(f("add"), &[t(), I(2), I(1)], &[]), "add() takes 2 positional arguments but 3 were given");
-    assert_eq!(err(f("sub"), &[t(), t()], &[("x2", t())]), "sub() got an unexpected keyword argument 'x2'");
-    assert_eq!(err(f("add"), &[t(), t()], &[("input", t())]), "add() got multiple values for argument 'input'");
+    assert_eq!(
+        err(f("sub"), &[t(), List(vec![])], &[("out", N)]),
+        "sub(): argument 'other' (position 2) must be Tensor, not list"
+    );
+    assert_eq!(
+        err(f("sub"), &[], &[("input", N), ("other", t())]),
+        "sub(): argument 'input' must be Tensor, not NoneType"
+    );
+    assert_eq!(
+        err(f("add"), &[t(), I(2), I(1)], &[]),
+        "add() takes 2 positional arguments but 3 were given"
+    );
+    assert_eq!(
+        err(f("sub"), &[t(), t()], &[("x2", t())]),
+        "sub() got an unexpected keyword argument 'x2'"
+    );
+    assert_eq!(
+        err(f("add"), &[t(), t()], &[("input", t())]),
+        "add() got multiple values for argument 'input'"
+    );
     // PyTorch says "arguments" for one, "argument" for several.
-    assert_eq!(err(f("add"), &[t()], &[]), "add() missing 1 required positional arguments: \"other\"");
-    assert_eq!(err(f("add"), &[], &[]), "add() missing 2 required positional argument: \"input\", \"other\"");
-    assert_eq!(err(f("matmul"), &[t(), t()], &[("alpha", I(1))]), "matmul() got an unexpected keyword argument 'alpha'");
+    assert_eq!(
+        err(f("add"), &[t()], &[]),
+        "add() missing 1 required positional arguments: \"other\""
+    );
+    assert_eq!(
+        err(f("add"), &[], &[]),
+        "add() missing 2 required positional argument: \"input\", \"other\""
+    );
+    assert_eq!(
+        err(f("matmul"), &[t(), t()], &[("alpha", I(1))]),
+        "matmul() got an unexpected keyword argument 'alpha'"
+    );
     // Two plausible signatures: the list.
     assert_eq!(
         err(f("mm"), &[t(), t()], &[("alpha", I(1))]),
@@ -60,7 +84,10 @@ fn list_items_are_checked() {
         err(f("sum"), &[t(), Tup(vec![I(0), F(1.5)])], &[]),
         "sum(): argument 'dim' must be tuple of ints, but found element of type float at pos 2"
     );
-    assert_eq!(err(f("cat"), &[List(vec![t(), I(1)])], &[]), "expected Tensor as element 1 in argument 0, but got int");
+    assert_eq!(
+        err(f("cat"), &[List(vec![t(), I(1)])], &[]),
+        "expected Tensor as element 1 in argument 0, but got int"
+    );
     assert_eq!(
         err(Target::Method("view"), &[I(2), F(3.0)], &[]),
         "view(): argument 'size' must be tuple of ints, but found element of type float at pos 2"
