@@ -2,13 +2,16 @@
 
 `bench::noop(Tensor self) -> Tensor` returns its argument; `bench::alias_noop` returns a new
 handle (a view), so its case includes wrapping a new tensor object. A plain Python function
-is the baseline of the same run: the machine is shared, and the figures scale with its load.
+is the baseline of the same run. The timer is the process's CPU time (`time.process_time`):
+on a shared machine the time spent waiting for a core does not count (cache misses caused by
+other processes still do; the ratio to the baseline is the steadier figure).
 
     bash example/python/run.sh bench
 """
 
 import os
 import sys
+import time
 import timeit
 
 # NumPy's BLAS threads would compete for the two cores; the benchmark needs none.
@@ -37,7 +40,8 @@ def main():
     }
     results = {}
     for name, (stmt, env) in cases.items():
-        best = min(timeit.repeat(stmt, globals=env, number=NUMBER, repeat=REPEAT))
+        timer = timeit.Timer(stmt, timer=time.process_time, globals=env)
+        best = min(timer.repeat(number=NUMBER, repeat=REPEAT))
         results[name] = best / NUMBER * 1e9
     base = results["baseline: plain Python call f(t)"]
     print(f"python {sys.version.split()[0]}, {NUMBER} calls x {REPEAT} repeats, best")

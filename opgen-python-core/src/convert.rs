@@ -89,6 +89,11 @@ impl<B: TensorFacts> Plan<B> {
         Plan { from, schema }
     }
 
+    /// The schema of the operator the plan calls.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
     /// The stack of a call matched by `slots` (one per parameter of `sig`).
     pub fn stack(
         &self,
@@ -98,6 +103,19 @@ impl<B: TensorFacts> Plan<B> {
         receiver: Option<&Arg<'_, B::Tensor>>,
     ) -> Result<Stack<B::Tensor>, ParseError> {
         let mut stack = Stack::with_capacity(self.from.len());
+        self.fill(&mut stack, sig, slots, call, receiver)?;
+        Ok(stack)
+    }
+
+    /// [`Plan::stack`], pushing onto `stack` (a stack kept from an earlier call, say).
+    pub fn fill(
+        &self,
+        stack: &mut Stack<B::Tensor>,
+        sig: &PySignature,
+        slots: &[Slot],
+        call: CallArgs<'_, '_, B::Tensor>,
+        receiver: Option<&Arg<'_, B::Tensor>>,
+    ) -> Result<(), ParseError> {
         for (from, arg) in self.from.iter().zip(&self.schema.arguments) {
             let value = match from {
                 From::Receiver => match receiver {
@@ -139,7 +157,7 @@ impl<B: TensorFacts> Plan<B> {
             };
             stack.push(value);
         }
-        Ok(stack)
+        Ok(())
     }
 }
 

@@ -1,9 +1,9 @@
 //! What the generated callables do: classify the arguments, let PyTorch's parser pick the
 //! signature, fill the operator's stack, call it with the GIL released, return the result.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use opgen_core::dispatch::OperatorHandle;
+use opgen_core::dispatch::{OperatorHandle, Stack};
 use opgen_python_core::{Arg, CallArgs, DunderKind, Plan, PySignature, Slot, Value, parse};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 
 use crate::classify::{ListItems, classify};
 use crate::errors::{dispatch_error, parse_error};
+use crate::fast::AllTensors;
 use crate::ffi::{Args, Callee};
 use crate::returns::{Shape, returns};
 use crate::tensor::{PyTensor, TensorObject};
@@ -44,6 +45,11 @@ pub(crate) struct BindingCallee<B: PyTensor> {
     pub not_implemented_on_type_error: bool,
     pub signatures: Vec<PySignature>,
     pub routes: Vec<Route<B>>,
+    /// The stack of the last call, emptied, for the next (a call does not allocate one
+    /// unless another is running).
+    pub spare: Mutex<Option<Stack<B::Tensor>>>,
+    /// The short way, for a lone signature of tensors only.
+    pub fast: Option<AllTensors>,
 }
 
 impl<B: PyTensor> Callee for BindingCallee<B> {
@@ -103,6 +109,71 @@ fn kw_names<'py>(args: &Args<'_, 'py>) -> PyResult<SmallVec<[Bound<'py, PyString
 }
 
 impl<B: PyTensor> BindingCallee<B> {
+    /// A binding trying `signatures` in order, each calling its route.
+    pub(crate) fn new(
+        name: String,
+        qualname: String,
+        method: bool,
+        not_implemented_on_type_error: bool,
+        signatures: Vec<PySignature>,
+        routes: Vec<Route<B>>,
+    ) -> BindingCallee<B> {
+        let fast = match (signatures.as_slice(), routes.as_slice()) {
+            ([sig], [route]) if route.outplace.is_none() => {
+                AllTensors::new(sig, route.base.plan.schema(), method)
+            }
+            _ => None,
+        };
+        BindingCallee {
+            name,
+            qualname,
+            method,
+            not_implemented_on_type_error,
+            signatures,
+            routes,
+            spare: Mutex::new(None),
+            fast,
+        }
+    }
+
+    /// The stack kept from an earlier call, or a new one.
+    fn take_stack(&self) -> Stack<B::Tensor> {
+        (self.spare.try_lock().ok())
+            .and_then(|mut spare| spare.take())
+            .unwrap_or_default()
+    }
+
+    /// Keeps an emptied stack for the next call.
+    fn keep_stack(&self, mut stack: Stack<B::Tensor>) {
+        stack.clear();
+        if let Ok(mut spare) = self.spare.try_lock() {
+            *spare = Some(stack);
+        }
+    }
+
+    /// [`AllTensors`]' short way: `None` if an argument is not a tensor of this type.
+    fn call_fast<'py>(
+        &self,
+        py: Python<'py>,
+        fast: &AllTensors,
+        receiver: Option<&Bound<'py, PyAny>>,
+        positional: &[Borrowed<'_, 'py, PyAny>],
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let objects = receiver.into_iter().chain(positional.iter().map(|b| &**b));
+        let Some(tensors) = AllTensors::tensors::<B>(objects) else {
+            return Ok(None);
+        };
+        let target = &self.routes[0].base;
+        let mut stack = self.take_stack();
+        fast.fill(&mut stack, &tensors);
+        let op = &target.op;
+        py.detach(|| op.call_boxed(&mut stack))
+            .map_err(dispatch_error)?;
+        let result = returns::<B>(py, &mut stack, &target.shape, &tensors)?;
+        self.keep_stack(stack);
+        Ok(Some(result))
+    }
+
     /// The call, the receiver apart (`None` for a function).
     pub(crate) fn call_with<'py>(
         &self,
@@ -113,6 +184,13 @@ impl<B: PyTensor> BindingCallee<B> {
         kwvalues: &[Borrowed<'_, 'py, PyAny>],
     ) -> PyResult<Py<PyAny>> {
         let receiver: Option<&Bound<'py, PyAny>> = receiver.map(|r| &**r);
+        if let Some(fast) = &self.fast
+            && kwnames.is_empty()
+            && positional.len() == fast.positional
+            && let Some(result) = self.call_fast(py, fast, receiver, positional)?
+        {
+            return Ok(result);
+        }
         let mut lists = ListItems::default();
         for obj in receiver
             .into_iter()
@@ -136,13 +214,10 @@ impl<B: PyTensor> BindingCallee<B> {
             .iter()
             .map(|o| classify::<B>(o, &lists, &mut next))
             .collect();
-        let names: SmallVec<[&str; 4]> = kwnames
-            .iter()
-            .map(|n| n.to_str())
-            .collect::<PyResult<_>>()?;
-        let kwargs: Kwargs<'_, '_, B::Tensor> = (names.iter().copied())
-            .zip(kwvalues.iter().map(|o| classify::<B>(o, &lists, &mut next)))
-            .collect();
+        let mut kwargs: Kwargs<'_, '_, B::Tensor> = SmallVec::new();
+        for (name, value) in kwnames.iter().zip(kwvalues) {
+            kwargs.push((name.to_str()?, classify::<B>(value, &lists, &mut next)));
+        }
         let call = CallArgs {
             args: &args,
             kwargs: &kwargs,
@@ -157,9 +232,9 @@ impl<B: PyTensor> BindingCallee<B> {
             (Some(out), true) => out,
             _ => &route.base,
         };
-        let mut stack = target
-            .plan
-            .stack(sig, &parsed.slots, call, receiver_arg.as_ref())
+        let mut stack = self.take_stack();
+        (target.plan)
+            .fill(&mut stack, sig, &parsed.slots, call, receiver_arg.as_ref())
             .map_err(parse_error)?;
         let op = &target.op;
         py.detach(|| op.call_boxed(&mut stack))
@@ -167,18 +242,29 @@ impl<B: PyTensor> BindingCallee<B> {
         // The tensors given, top-level and in lists (`out=(values, indices)`), so that a result
         // that is one of them comes back as the same object.
         let mut inputs: SmallVec<[(&Bound<'py, PyAny>, &B::Tensor); 4]> = SmallVec::new();
-        let objects = (receiver.into_iter())
-            .chain(positional.iter().map(|b| &**b))
-            .chain(kwvalues.iter().map(|b| &**b))
-            .chain(lists.items());
-        for obj in objects {
+        let top = (receiver.into_iter().zip(&receiver_arg))
+            .chain(positional.iter().map(|b| &**b).zip(&args))
+            .chain(
+                kwvalues
+                    .iter()
+                    .map(|b| &**b)
+                    .zip(kwargs.iter().map(|(_, a)| a)),
+            );
+        for (obj, arg) in top {
+            if let Value::Tensor(t) = arg.value {
+                inputs.push((obj, t));
+            }
+        }
+        for obj in lists.items() {
             if let Ok(t) = obj.cast::<TensorObject>()
                 && let Some(t) = t.get().get::<B>()
             {
                 inputs.push((obj, t));
             }
         }
-        returns::<B>(py, stack, &target.shape, &inputs)
+        let result = returns::<B>(py, &mut stack, &target.shape, &inputs)?;
+        self.keep_stack(stack);
+        Ok(result)
     }
 }
 

@@ -31,6 +31,7 @@
 mod call;
 mod classify;
 mod errors;
+mod fast;
 mod ffi;
 mod module;
 mod ops;

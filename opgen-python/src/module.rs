@@ -210,18 +210,19 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             routes.push(Route { base, outplace });
         }
         let dunder = binding.name.starts_with("__") && binding.name.ends_with("__");
-        Ok(BindingCallee {
-            name: binding.name.clone(),
+        let signatures = binding
+            .overloads
+            .iter()
+            .map(|o| o.signature.clone())
+            .collect();
+        Ok(BindingCallee::new(
+            binding.name.clone(),
             qualname,
             method,
-            not_implemented_on_type_error: dunder,
-            signatures: binding
-                .overloads
-                .iter()
-                .map(|o| o.signature.clone())
-                .collect(),
+            dunder,
+            signatures,
             routes,
-        })
+        ))
     }
 
     fn add_functions(&mut self, bindings: &Bindings) -> PyResult<()> {
@@ -307,14 +308,14 @@ impl<'py, B: PyTensor> Builder<'py, B> {
                 });
                 overload_names.push(overload_attr(self.ops[*op].overload()));
             }
-            let call = BindingCallee::<B> {
-                name: qualname.clone(),
-                qualname: qualname.clone(),
-                method: false,
-                not_implemented_on_type_error: false,
+            let call = BindingCallee::<B>::new(
+                qualname.clone(),
+                qualname.clone(),
+                false,
+                false,
                 signatures,
                 routes,
-            };
+            );
             let call = new_callable(py, Kind::Function, Box::new(call))?;
             let packet_obj = Bound::new(
                 py,
@@ -347,17 +348,18 @@ impl<'py, B: PyTensor> Builder<'py, B> {
             let qualname = format!("{ns}::{name}.{attr}");
             let obj = match &bindings.ops[i] {
                 Ok(sig) => {
-                    let callee = BindingCallee::<B> {
-                        name: qualname.clone(),
-                        qualname,
-                        method: false,
-                        not_implemented_on_type_error: false,
-                        signatures: vec![sig.clone()],
-                        routes: vec![Route {
-                            base: self.target(i, sig, false)?,
-                            outplace: None,
-                        }],
+                    let route = Route {
+                        base: self.target(i, sig, false)?,
+                        outplace: None,
                     };
+                    let callee = BindingCallee::<B>::new(
+                        qualname.clone(),
+                        qualname,
+                        false,
+                        false,
+                        vec![sig.clone()],
+                        vec![route],
+                    );
                     new_callable(self.py, Kind::Function, Box::new(callee))?
                 }
                 Err(reason) => {

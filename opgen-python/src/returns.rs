@@ -28,20 +28,19 @@ pub(crate) enum Shape {
 /// their Python objects.
 pub(crate) fn returns<B: PyTensor>(
     py: Python<'_>,
-    stack: Stack<B::Tensor>,
+    stack: &mut Stack<B::Tensor>,
     shape: &Shape,
     inputs: &[(&Bound<'_, PyAny>, &B::Tensor)],
 ) -> PyResult<Py<PyAny>> {
-    let mut values = stack.into_vec();
     match shape {
         Shape::Nothing => Ok(py.None()),
-        Shape::One => match values.pop() {
+        Shape::One => match stack.pop() {
             Some(v) => value::<B>(py, v, inputs),
             None => Ok(py.None()),
         },
-        Shape::Tuple => tuple::<B>(py, values, inputs).map(|t| t.into_any().unbind()),
+        Shape::Tuple => tuple::<B>(py, stack, inputs).map(|t| t.into_any().unbind()),
         Shape::Named(ty) => {
-            let items = tuple::<B>(py, values, inputs)?;
+            let items = tuple::<B>(py, stack, inputs)?;
             Ok(ty.bind(py).call1(items)?.unbind())
         }
     }
@@ -49,11 +48,10 @@ pub(crate) fn returns<B: PyTensor>(
 
 fn tuple<'py, B: PyTensor>(
     py: Python<'py>,
-    values: Vec<IValue<B::Tensor>>,
+    stack: &mut Stack<B::Tensor>,
     inputs: &[(&Bound<'_, PyAny>, &B::Tensor)],
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let items = values
-        .into_iter()
+    let items = (stack.drain(..))
         .map(|v| value::<B>(py, v, inputs))
         .collect::<PyResult<Vec<_>>>()?;
     PyTuple::new(py, items)
