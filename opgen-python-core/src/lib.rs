@@ -23,6 +23,8 @@
 //! assert_eq!(err.to_string(), "sum(): argument 'dim' (position 2) must be tuple of ints, not str");
 //! ```
 
+#![warn(missing_docs)]
+
 mod convert;
 mod defaults;
 mod errors;

@@ -28,11 +28,14 @@
 //!
 //! `example/python` in the repository is the complete example (NumPy arrays in and out).
 
+#![warn(missing_docs)]
+
 mod call;
 mod classify;
 mod errors;
 mod fast;
 mod ffi;
+mod helpers;
 mod module;
 mod ops;
 mod returns;
