@@ -11,6 +11,9 @@ use smallvec::SmallVec;
 
 use crate::tensor::{PyTensor, TensorObject};
 
+/// The tensors of a call with their Python objects, inline for a few.
+pub(crate) type Tensors<'a, 'py, T> = SmallVec<[(&'a Bound<'py, PyAny>, &'a T); 4]>;
+
 /// For each schema argument, the tensor it takes: 0 the receiver of a method, else the
 /// positional argument (from 1 for a method, from 0 for a function).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +69,7 @@ impl AllTensors {
     /// The tensors of the call (receiver first), if every argument is one of type `B`.
     pub(crate) fn tensors<'a, 'py, B: PyTensor>(
         objects: impl Iterator<Item = &'a Bound<'py, PyAny>>,
-    ) -> Option<SmallVec<[(&'a Bound<'py, PyAny>, &'a B::Tensor); 4]>>
+    ) -> Option<Tensors<'a, 'py, B::Tensor>>
     where
         'py: 'a,
     {
