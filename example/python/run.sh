@@ -2,7 +2,8 @@
 # Builds the example's Python module (opgen_example) in a virtual environment and runs:
 #   tour   (default) the tour of example/src/tour.rs, from Python
 #   test   the pytest suite (argument rules, every schema type, overloads, methods, stubs)
-#   bench  the call-overhead benchmark
+#   bench  the call-overhead benchmark (timeit)
+#   instructions  instructions per call of the same cases (valgrind's callgrind)
 #   stubs  rewrites the committed .pyi stubs from the module
 # Needs Python 3.9+ with venv and pip, and a Rust toolchain. The environment goes to
 # $OPGEN_VENV (default: example/python/.venv); CI points it at a throwaway directory.
@@ -36,6 +37,7 @@ case "$cmd" in
     tour) "$venv/bin/python" tour.py ;;
     test) "$venv/bin/python" -m pytest -q tests ;;
     bench) "$venv/bin/python" bench.py ;;
+    instructions) "$venv/bin/python" instructions.py ;;
     stubs) "$venv/bin/python" -c "
 import pathlib, opgen_example._C as c
 root = pathlib.Path('opgen_example')
@@ -45,5 +47,5 @@ for path, text in c._stubs.items():
     target.write_text(text)
     print('wrote', target)
 " ;;
-    *) echo "usage: $0 [tour|test|bench|stubs]" >&2; exit 2 ;;
+    *) echo "usage: $0 [tour|test|bench|instructions|stubs]" >&2; exit 2 ;;
 esac

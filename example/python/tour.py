@@ -72,7 +72,7 @@ def main():
         "While tracing, the Tracer kernels record each call: operator, inputs, shapes.",
     )
     a, b = inputs()
-    with og.trace(a, b) as tracing:
+    with og.tracing(a, b) as tracing:
         program(a, b)
     print(tracing.graph, end="")
 

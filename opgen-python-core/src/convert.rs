@@ -208,6 +208,10 @@ fn to_ivalue<B: TensorFacts>(
             Value::None => Ok(IValue::None),
             _ => to_ivalue::<B>(arg, inner, param, sig),
         },
+        // `DimVector` is an int list.
+        ArgType::Base(BaseType::DimVector) => {
+            list_value::<B>(arg, &ArgType::Base(BaseType::Int), 0, param, sig)
+        }
         ArgType::Base(base) => base_value::<B>(arg, *base, sig),
         ArgType::List { elem, size } => list_value::<B>(arg, elem, size.unwrap_or(0), param, sig),
         ArgType::CustomClass(_) => Err(unconvertible(arg, ty, sig)),
@@ -287,10 +291,7 @@ fn base_value<B: TensorFacts>(
             Value::Stream(s) => IValue::Stream(Arc::new(*s)),
             _ => return Err(bad()),
         },
-        BaseType::DimVector => {
-            return list_value::<B>(arg, &ArgType::Base(BaseType::Int), 0, None, sig);
-        }
-        BaseType::GraphModule => return Err(bad()),
+        BaseType::DimVector | BaseType::GraphModule => return Err(bad()),
     })
 }
 

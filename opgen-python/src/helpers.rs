@@ -1,4 +1,4 @@
-//! The module's own functions: `tensor()`, `trace()`, `_stubs`, `_dispatch_table()`,
+//! The module's own functions: `tensor()`, `tracing()`, `_stubs`, `_dispatch_table()`,
 //! `_catalog()`.
 
 use std::marker::PhantomData;
@@ -16,7 +16,7 @@ use crate::tensor::{PyTensor, TensorObject, tensor_stub_lines};
 use crate::trace::{TraceContext, start};
 use crate::values::{PyDevice, PyDtype, parse_device, value_stub_lines};
 
-/// Adds `tensor()`, `trace()` and `_stubs` to `module`.
+/// Adds `tensor()`, `tracing()` and `_stubs` to `module`.
 pub(crate) fn add_helpers<B: PyTensor>(
     module: &Bound<'_, PyModule>,
     bindings: &Bindings,
@@ -32,12 +32,16 @@ pub(crate) fn add_helpers<B: PyTensor>(
         "tensor",
         new_callable(py, Kind::Function, Box::new(tensor))?,
     )?;
-    let trace = FnCallee {
-        name: "trace",
-        doc: "trace(*inputs) -> context manager\n\nRecords the calls made inside `with`; `.graph` is the trace as text.",
+    // Not `trace`: ATen's `trace` is the sum of a matrix's diagonal.
+    let tracing = FnCallee {
+        name: "tracing",
+        doc: "tracing(*inputs) -> context manager\n\nRecords the calls made inside `with`; `.graph` is the trace as text.",
         f: trace_fn::<B>,
     };
-    module.add("trace", new_callable(py, Kind::Function, Box::new(trace))?)?;
+    module.add(
+        "tracing",
+        new_callable(py, Kind::Function, Box::new(tracing))?,
+    )?;
     let stubs = PyDict::new(py);
     for (path, text) in stub_files(bindings, ops, &stub_options()) {
         stubs.set_item(path, text)?;
@@ -115,7 +119,7 @@ fn stub_options() -> StubOptions {
             .to_string(),
     );
     module_members.push(
-        "class trace:\n    def __init__(self, *inputs: Tensor) -> None: ...\n    def __enter__(self) -> trace: ...\n    \
+        "class tracing:\n    def __init__(self, *inputs: Tensor) -> None: ...\n    def __enter__(self) -> tracing: ...\n    \
          def __exit__(self, *args: Any) -> _bool: ...\n    @property\n    def graph(self) -> str: ..."
             .to_string(),
     );
@@ -190,7 +194,7 @@ fn tensor_fn<B: PyTensor>(
     Ok(Py::new(py, TensorObject::new::<B>(t))?.into_any())
 }
 
-/// `trace(*inputs)`.
+/// `tracing(*inputs)`.
 fn trace_fn<B: PyTensor>(
     py: Python<'_>,
     args: &[&Bound<'_, PyAny>],
@@ -198,7 +202,7 @@ fn trace_fn<B: PyTensor>(
 ) -> PyResult<Py<PyAny>> {
     if let Some((name, _)) = kwargs.first() {
         return Err(PyTypeError::new_err(format!(
-            "trace() got an unexpected keyword argument '{name}'"
+            "tracing() got an unexpected keyword argument '{name}'"
         )));
     }
     let inputs = PyTuple::new(py, args.iter().map(|a| (*a).clone()))?.unbind();

@@ -10,7 +10,7 @@
 //! * `ops.<ns>.<op>.<overload>` for every operator, as `torch.ops` (`default` for the
 //!   unnamed overload), and the packet `ops.<ns>.<op>(...)` picking the overload;
 //! * `dtype`, `device`, `layout`, `memory_format` objects (`float32`, `strided`, ...),
-//!   `tensor(data, dtype=, device=)`, `trace(*inputs)` and `_stubs` (the `.pyi` files).
+//!   `tensor(data, dtype=, device=)`, `tracing(*inputs)` and `_stubs` (the `.pyi` files).
 //!
 //! The tensor type implements [`PyTensor`] (conversion from and to Python objects) and
 //! [`TensorFacts`]; the argument rules themselves are plain Rust in `opgen-python-core`.

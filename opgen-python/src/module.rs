@@ -1,6 +1,6 @@
 //! Building the Python module of a dispatcher: its functions (in submodules by
 //! `python_module`), the tensor class's methods and dunders, `ops`, `return_types`, the value
-//! objects, `tensor()`, `trace()` and the stubs.
+//! objects, `tensor()`, `tracing()` and the stubs.
 
 use std::collections::BTreeMap;
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! `trace(*inputs)`: a context manager that records the calls made inside it with the
+//! `tracing(*inputs)`: a context manager that records the calls made inside it with the
 //! dispatcher's tracer (`opgen_core::cross::start_tracing`) and keeps the graph as text.
 
 use std::marker::PhantomData;
@@ -24,7 +24,7 @@ impl<B: PyTensor> DynTracing for Tracing<B> {
     fn input(&self, tensor: &TensorObject) -> PyResult<()> {
         let t = tensor
             .get::<B>()
-            .ok_or_else(|| PyTypeError::new_err("trace(): an input of another tensor type"))?;
+            .ok_or_else(|| PyTypeError::new_err("tracing(): an input of another tensor type"))?;
         self.0.input(t).map(|_| ()).map_err(runtime_error)
     }
     fn current(&self) -> PyResult<String> {
@@ -40,9 +40,9 @@ pub(crate) fn start<B: PyTensor>() -> Box<dyn DynTracing> {
     Box::new(Tracing::<B>(start_tracing::<B::Tensor>()))
 }
 
-/// `with trace(a, b) as t: ...; print(t.graph)`. The inputs given are numbered first
+/// `with tracing(a, b) as t: ...; print(t.graph)`. The inputs given are numbered first
 /// (`%0`, `%1`, ...), in that order.
-#[pyclass(unsendable, name = "trace", module = "opgen")]
+#[pyclass(unsendable, name = "tracing", module = "opgen")]
 pub struct TraceContext {
     pub(crate) start: fn() -> Box<dyn DynTracing>,
     pub(crate) inputs: Py<PyTuple>,
@@ -64,7 +64,7 @@ impl TraceContext {
             for input in this.inputs.bind(py).iter() {
                 let t = input
                     .cast::<TensorObject>()
-                    .map_err(|_| PyTypeError::new_err("trace(): the inputs must be tensors"))?;
+                    .map_err(|_| PyTypeError::new_err("tracing(): the inputs must be tensors"))?;
                 tracing.input(t.get())?;
             }
             this.running = Some(tracing);

@@ -7,6 +7,6 @@ rules. Tensors convert to and from NumPy arrays (``tensor(array)``, ``t.numpy()`
 
 from . import _C
 from ._C import *  # noqa: F401,F403 - the functions, Tensor, the dtypes, ops, ...
-from ._C import ops, return_types, tensor, trace, Tensor  # noqa: F401
+from ._C import ops, return_types, tensor, tracing, Tensor  # noqa: F401
 
 __all__ = [name for name in dir(_C) if not name.startswith("_")]

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use crate::numpy_conv::Mini;
 
 /// The schema types, each with the name of its `echo_<name>` operator.
-const TYPES: [(&str, &str); 32] = [
+const TYPES: [(&str, &str); 41] = [
     ("tensor", "Tensor"),
     ("opt_tensor", "Tensor?"),
     ("tensor_list", "Tensor[]"),
@@ -47,6 +47,15 @@ const TYPES: [(&str, &str); 32] = [
     ("device_index", "DeviceIndex"),
     ("symbool", "SymBool"),
     ("qscheme", "QScheme"),
+    ("opt_generator", "Generator?"),
+    ("opt_symint", "SymInt?"),
+    ("symint2", "SymInt[2]"),
+    ("opt_int_list", "int[]?"),
+    ("opt_float_list", "float[]?"),
+    ("opt_layout", "Layout?"),
+    ("opt_qscheme", "QScheme?"),
+    ("dimvector", "DimVector"),
+    ("graph", "GraphModule"),
 ];
 
 /// The other operators: overloads to pick from, keyword-only and defaulted arguments, an

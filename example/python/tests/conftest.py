@@ -16,7 +16,7 @@ def tensor(values, dtype=np.float32, device="cpu"):
 
 def traced(fn, *inputs):
     """The operators `fn(*inputs)` calls, as `ns::op.overload` (from the tracer)."""
-    with og.trace(*inputs) as t:
+    with og.tracing(*inputs) as t:
         fn(*inputs)
     ops = []
     for line in t.graph.splitlines()[1:]:

@@ -5,7 +5,7 @@ from conftest import tensor
 
 
 def test_trace_records_the_calls(a, b):
-    with og.trace(a, b) as t:
+    with og.tracing(a, b) as t:
         og.add(a, b, alpha=2)
         og.neg(a)
     assert t.graph == (
@@ -16,7 +16,7 @@ def test_trace_records_the_calls(a, b):
 
 
 def test_nothing_is_recorded_outside(a):
-    with og.trace(a) as t:
+    with og.tracing(a) as t:
         pass
     og.neg(a)
     assert t.graph == "graph(%0 : [2, 3]):\n"

@@ -67,6 +67,16 @@ T = og._testing
         ("echo_device_index", 1, "int 1"),
         ("echo_symbool", True, "bool true"),
         ("echo_qscheme", og.per_tensor_affine, "QScheme PerTensorAffine"),
+        ("echo_opt_generator", None, "None"),
+        ("echo_opt_symint", None, "None"),
+        ("echo_opt_symint", 4, "int 4"),
+        ("echo_symint2", 4, "int[] [4, 4]"),
+        ("echo_opt_int_list", None, "None"),
+        ("echo_opt_int_list", [1], "int[] [1]"),
+        ("echo_opt_float_list", None, "None"),
+        ("echo_opt_layout", og.strided, "Layout Strided"),
+        ("echo_opt_qscheme", None, "None"),
+        ("echo_dimvector", (2, 3), "int[] [2, 3]"),
     ],
 )
 def test_each_schema_type_takes_pytorchs_values(fn, value, received):
@@ -131,3 +141,10 @@ def test_returns_of_every_shape(a):
     assert T.returns_str() == "hello"
     first, second = T.returns_tensors(a)
     assert first is a and second is a
+
+
+def test_types_python_cannot_take_are_said_so():
+    # `GraphModule` has no Python value: no function, and the overload object says why.
+    assert not hasattr(T, "echo_graph")
+    with pytest.raises(NotImplementedError, match="argument `x` has type `GraphModule`"):
+        T.ops.t.echo_graph.default(1)

@@ -17,6 +17,6 @@ v: og.Tensor = a.view(3, 2)
 shape: tuple[int, ...] = a.shape
 n: int = a.dim()
 out: og.Tensor = og.add(a, a, out=z)
-with og.trace(a) as tracing:
+with og.tracing(a) as tracing:
     og.neg(a)
 graph: str = tracing.graph
