@@ -321,7 +321,7 @@ fn device<T>(v: &Value<'_, T>) -> Option<Result<Device, ParseError>> {
         Value::Device(d) => Ok(*d),
         Value::Str(s) => s.parse::<Device>().map_err(|_| {
             ParseError::Value(format!(
-                "Expected one of cpu, cuda, xpu, mps, meta, hpu, mtia, privateuseone device type at start of device string: {s}"
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {s}"
             ))
         }),
         Value::Int(i) if *i < 0 => Err(ParseError::Value("Device index must not be negative".into())),

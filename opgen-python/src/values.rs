@@ -191,16 +191,7 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 }
 
 fn kind_name(kind: DeviceType) -> &'static str {
-    match kind {
-        DeviceType::CPU => "cpu",
-        DeviceType::CUDA => "cuda",
-        DeviceType::MPS => "mps",
-        DeviceType::XPU => "xpu",
-        DeviceType::HPU => "hpu",
-        DeviceType::MTIA => "mtia",
-        DeviceType::Meta => "meta",
-        DeviceType::PrivateUse1 => "privateuseone",
-    }
+    kind.python_name()
 }
 
 fn index_of(i: i64) -> PyResult<i8> {
@@ -224,7 +215,7 @@ fn device_of_index(i: i64) -> PyResult<Device> {
 pub(crate) fn parse_device(text: &str) -> PyResult<Device> {
     text.parse::<Device>().map_err(|_| {
         PyRuntimeError::new_err(format!(
-            "Expected one of cpu, cuda, xpu, mps, meta, hpu, mtia, privateuseone device type at start of device string: {text}"
+            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {text}"
         ))
     })
 }
