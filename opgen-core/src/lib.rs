@@ -14,6 +14,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod autograd;
 pub mod catalog;
 pub mod cross;
 pub mod dispatch;
