@@ -7,14 +7,20 @@
 //! [`grad`](super::grad), only the nodes on a path to the requested inputs run, and the
 //! gradients of the inputs are captured instead of accumulated.
 
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::error::{AutogradError, AutogradErrorKind, as_autograd_error};
 use super::grad_mode::GradModeGuard;
 use super::meta::Differentiable;
-use super::node::{BackwardContext, Edge, Node};
+use smallvec::SmallVec;
+
+use super::node::{BackwardContext, Edge, Grads, Node};
 use crate::dispatch::{Error, Tensor};
+
+// Keys are node addresses: a fast hash is enough.
+type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
+type HashSet<K> = rustc_hash::FxHashSet<K>;
 
 type Key = usize;
 
@@ -33,7 +39,7 @@ struct ExecInfo {
 
 struct Ready<T: Tensor> {
     node: Arc<Node<T>>,
-    inputs: Vec<Option<T>>,
+    inputs: Grads<T>,
     order: u64,
 }
 
@@ -61,7 +67,7 @@ impl<T: Tensor> Ord for Ready<T> {
 pub(crate) struct GraphTask<T: Differentiable> {
     keep_graph: bool,
     dependencies: HashMap<Key, usize>,
-    not_ready: HashMap<Key, Vec<Option<T>>>,
+    not_ready: HashMap<Key, Grads<T>>,
     exec_info: Option<HashMap<Key, ExecInfo>>,
     captured: Vec<Option<T>>,
     ready: BinaryHeap<Ready<T>>,
@@ -78,8 +84,8 @@ impl<T: Differentiable> GraphTask<T> {
     ) -> GraphTask<T> {
         let mut task = GraphTask {
             keep_graph,
-            dependencies: HashMap::new(),
-            not_ready: HashMap::new(),
+            dependencies: HashMap::default(),
+            not_ready: HashMap::default(),
             exec_info: None,
             captured: Vec::new(),
             ready: BinaryHeap::new(),
@@ -94,7 +100,7 @@ impl<T: Differentiable> GraphTask<T> {
     }
 
     fn compute_dependencies(&mut self, roots: &[Edge<T>]) {
-        let mut seen: HashSet<Key> = HashSet::new();
+        let mut seen: HashSet<Key> = HashSet::default();
         let mut stack: Vec<Arc<Node<T>>> = Vec::new();
         for edge in roots {
             *self.dependencies.entry(key(&edge.node)).or_insert(0) += 1;
@@ -139,7 +145,7 @@ impl<T: Differentiable> GraphTask<T> {
         let buffer = self
             .not_ready
             .entry(k)
-            .or_insert_with(|| vec![None; edge.node.num_inputs().max(1)]);
+            .or_insert_with(|| (0..edge.node.num_inputs().max(1)).map(|_| None).collect());
         if let (Some(grad), Some(slot)) = (grad, buffer.get_mut(edge.input_nr as usize)) {
             *slot = Some(match slot.take() {
                 Some(old) => old.accumulate(&grad)?,
@@ -173,7 +179,7 @@ impl<T: Differentiable> GraphTask<T> {
         Ok(self.captured)
     }
 
-    fn evaluate(&mut self, node: Arc<Node<T>>, mut inputs: Vec<Option<T>>) -> Result<(), Error> {
+    fn evaluate(&mut self, node: Arc<Node<T>>, mut inputs: Grads<T>) -> Result<(), Error> {
         let context = |e: Error| with_context(e, node.name());
         let mut hooks_done = false;
         if let Some(info) = &self.exec_info {
@@ -198,7 +204,7 @@ impl<T: Differentiable> GraphTask<T> {
                 .map_err(context)?;
         }
         node.run_pre_hooks(&mut inputs).map_err(context)?;
-        let needed: Vec<bool> = (node.next_edges().iter())
+        let needed: SmallVec<[bool; 4]> = (node.next_edges().iter())
             .map(|e| e.as_ref().is_some_and(|e| self.should_execute(&e.node)))
             .collect();
         let mut ctx = BackwardContext::new(&node, inputs, &needed);
@@ -279,7 +285,7 @@ pub(crate) fn is_expandable_to(shape: &[i64], desired: &[i64]) -> bool {
 /// Which nodes must run and which capture a gradient, for `grad` (PyTorch's
 /// `init_to_execute`): a node runs if a captured node is reachable from it.
 fn exec_info<T: Tensor>(roots: &[Edge<T>], captures: &[Option<Edge<T>>]) -> HashMap<Key, ExecInfo> {
-    let mut info: HashMap<Key, ExecInfo> = HashMap::new();
+    let mut info: HashMap<Key, ExecInfo> = HashMap::default();
     for (position, edge) in captures.iter().enumerate() {
         if let Some(edge) = edge {
             let entry = info.entry(key(&edge.node)).or_default();
@@ -289,7 +295,7 @@ fn exec_info<T: Tensor>(roots: &[Edge<T>], captures: &[Option<Edge<T>>]) -> Hash
     let targets: HashSet<Key> = info.keys().copied().collect();
     // Post-order walk from the roots: (node, next child to visit). A node is needed when one
     // of its children is a target or needed.
-    let mut done: HashMap<Key, bool> = HashMap::new();
+    let mut done: HashMap<Key, bool> = HashMap::default();
     let mut stack: Vec<(Arc<Node<T>>, usize)> = roots.iter().map(|r| (r.node.clone(), 0)).collect();
     while let Some((node, i)) = stack.pop() {
         if i == 0 && done.contains_key(&key(&node)) {

@@ -191,7 +191,7 @@ fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Vec<bool> {
 /// # impl Tensor for T1 { fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() } }
 /// # struct NegBackward;
 /// # impl Backward<T1> for NegBackward {
-/// #     fn name(&self) -> &str { "NegBackward0" }
+/// #     fn name(&self) -> &'static str { "NegBackward0" }
 /// #     fn apply(&mut self, _: &mut BackwardContext<'_, T1>) -> Result<(), Error> { Ok(()) }
 /// # }
 /// static NEG: AutogradOp = AutogradOp::new("neg");
@@ -262,10 +262,12 @@ where
         record_views(&spec, &outputs);
     }
     after(&mut function, &outputs)?;
-    let mut differentiable = Vec::new();
+    let mut count = 0;
+    outputs.visit(&mut |position, _| count += usize::from(op.differentiable(position)));
+    let mut input_meta = Vec::with_capacity(count);
     outputs.visit(&mut |position, t| {
         if op.differentiable(position) {
-            differentiable.push(t.clone());
+            input_meta.push(InputMeta::of(t));
         }
     });
     let (next_edges, arg_edges) = edges;
@@ -273,12 +275,16 @@ where
         sequence_nr,
         next_edges,
         arg_edges,
-        input_meta: differentiable.iter().map(InputMeta::of).collect(),
+        input_meta,
     };
     let node = Node::new(parts, Box::new(function));
-    for (nr, t) in differentiable.iter().enumerate() {
-        set_history(t, &node, nr as u32);
-    }
+    let mut nr = 0;
+    outputs.visit(&mut |position, t| {
+        if op.differentiable(position) {
+            set_history(t, &node, nr);
+            nr += 1;
+        }
+    });
     Ok(outputs)
 }
 

@@ -387,13 +387,14 @@ pub(crate) fn gradient_edge<T: Tensor>(t: &T) -> Result<Option<Edge<T>>, Error> 
     let Some(meta) = t.autograd_meta() else {
         return Ok(None);
     };
-    let node = if meta.own_requires_grad() & IS_VIEW != 0 {
-        view::try_view_grad_fn(t, meta, false)?
+    let found = if meta.own_requires_grad() & IS_VIEW != 0 {
+        let node = view::try_view_grad_fn(t, meta, false)?;
+        node.map(|node| (node, meta.state().output_nr))
     } else {
-        meta.state().grad_fn.clone()
+        let state = meta.state();
+        state.grad_fn.clone().map(|node| (node, state.output_nr))
     };
-    if let Some(node) = node {
-        let input_nr = meta.state().output_nr;
+    if let Some((node, input_nr)) = found {
         return Ok(Some(Edge { node, input_nr }));
     }
     if !requires_grad(t) {
@@ -443,7 +444,7 @@ struct AccumulateGrad<T: Tensor> {
 }
 
 impl<T: Tensor> super::Backward<T> for AccumulateGrad<T> {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "AccumulateGrad"
     }
 

@@ -4,6 +4,7 @@
 use std::cell::Cell;
 use std::fmt;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use smallvec::SmallVec;
@@ -24,7 +25,7 @@ use crate::dispatch::{Error, Tensor};
 /// struct NegBackward<T> { neg: fn(&T) -> Result<T, Error> }
 ///
 /// impl<T: Tensor> Backward<T> for NegBackward<T> {
-///     fn name(&self) -> &str { "NegBackward0" }
+///     fn name(&self) -> &'static str { "NegBackward0" }
 ///     fn apply(&mut self, ctx: &mut BackwardContext<'_, T>) -> Result<(), Error> {
 ///         if let (true, Some(grad)) = (ctx.needs(0), ctx.grad(0)) {
 ///             let g = (self.neg)(grad)?;
@@ -37,7 +38,7 @@ use crate::dispatch::{Error, Tensor};
 pub trait Backward<T: Tensor>: Send + 'static {
     /// The node's name as PyTorch spells it (`MulBackward0`); error messages and graph dumps
     /// show it.
-    fn name(&self) -> &str;
+    fn name(&self) -> &'static str;
 
     /// Reads the gradients of the outputs from `ctx` ([`BackwardContext::grad`]) and sets
     /// those of the inputs that are needed ([`BackwardContext::needs`],
@@ -122,8 +123,10 @@ pub struct Node<T: Tensor> {
     arg_edges: Option<Box<[Range<u32>]>>,
     input_meta: Vec<InputMeta>,
     function: Mutex<Box<dyn Backward<T>>>,
-    name: Box<str>,
-    hooks: Mutex<Hooks<T>>,
+    name: &'static str,
+    /// Made on the first hook: most nodes have none, and `has_hooks` says so without a lock.
+    hooks: Mutex<Option<Box<Hooks<T>>>>,
+    has_hooks: AtomicBool,
 }
 
 thread_local! {
@@ -158,7 +161,7 @@ pub struct NodeParts<T: Tensor> {
 impl<T: Tensor> Node<T> {
     /// A node running `function`.
     pub fn new(parts: NodeParts<T>, function: Box<dyn Backward<T>>) -> Arc<Node<T>> {
-        let name = function.name().into();
+        let name = function.name();
         Arc::new(Node {
             sequence_nr: parts.sequence_nr,
             next_edges: parts.next_edges,
@@ -166,18 +169,14 @@ impl<T: Tensor> Node<T> {
             input_meta: parts.input_meta,
             function: Mutex::new(function),
             name,
-            hooks: Mutex::new(Hooks {
-                tensor: Vec::new(),
-                retains: Vec::new(),
-                pre: Vec::new(),
-                post: Vec::new(),
-            }),
+            hooks: Mutex::new(None),
+            has_hooks: AtomicBool::new(false),
         })
     }
 
     /// The node's name (`MulBackward0`, `AccumulateGrad`).
-    pub fn name(&self) -> &str {
-        &self.name
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 
     /// Its sequence number: the order of creation on its thread (`u64::MAX` for leaf
@@ -223,8 +222,22 @@ impl<T: Tensor> Node<T> {
         self.function.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn hooks(&self) -> MutexGuard<'_, Hooks<T>> {
+    fn hooks(&self) -> MutexGuard<'_, Option<Box<Hooks<T>>>> {
         self.hooks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Changes the hooks, making them on first use.
+    fn edit_hooks(&self, f: impl FnOnce(&mut Hooks<T>)) {
+        self.has_hooks.store(true, Ordering::Release);
+        let mut hooks = self.hooks();
+        f(hooks.get_or_insert_with(|| {
+            Box::new(Hooks {
+                tensor: Vec::new(),
+                retains: Vec::new(),
+                pre: Vec::new(),
+                post: Vec::new(),
+            })
+        }));
     }
 
     /// Frees the saved values of its function.
@@ -235,27 +248,25 @@ impl<T: Tensor> Node<T> {
     /// Registers a hook that runs before the node, with the gradients it receives (PyTorch's
     /// `Node.register_prehook`).
     pub fn register_prehook(&self, hook: PreHook<T>) {
-        self.hooks().pre.push(hook);
+        self.edit_hooks(|h| h.pre.push(hook));
     }
 
     /// Registers a hook that runs after the node (PyTorch's `Node.register_hook`).
     pub fn register_hook(&self, hook: PostHook<T>) {
-        self.hooks().post.push(hook);
+        self.edit_hooks(|h| h.post.push(hook));
     }
 
     pub(crate) fn add_tensor_hook(&self, input_nr: u32, hook: GradHook<T>) {
-        self.hooks().tensor.push((input_nr, hook));
+        self.edit_hooks(|h| h.tensor.push((input_nr, hook)));
     }
 
     pub(crate) fn add_retains_grad(&self, input_nr: u32, cell: Arc<Mutex<Option<T>>>) {
-        let mut hooks = self.hooks();
-        if !hooks
-            .retains
-            .iter()
-            .any(|(n, c)| *n == input_nr && Arc::ptr_eq(c, &cell))
-        {
-            hooks.retains.push((input_nr, cell));
-        }
+        self.edit_hooks(|h| {
+            let known = (h.retains.iter()).any(|(n, c)| *n == input_nr && Arc::ptr_eq(c, &cell));
+            if !known {
+                h.retains.push((input_nr, cell));
+            }
+        });
     }
 
     /// Runs the tensor hooks on the incoming gradients (PyTorch's `call_tensor_pre_hooks`),
@@ -265,12 +276,14 @@ impl<T: Tensor> Node<T> {
         grads: &mut [Option<T>],
         add: fn(&T, &T) -> Result<T, Error>,
     ) -> Result<(), Error> {
-        let (tensor, retains) = {
-            let hooks = self.hooks();
-            if hooks.tensor.is_empty() && hooks.retains.is_empty() {
-                return Ok(());
+        if !self.has_hooks.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let (tensor, retains) = match self.hooks().as_deref() {
+            Some(h) if !h.tensor.is_empty() || !h.retains.is_empty() => {
+                (h.tensor.clone(), h.retains.clone())
             }
-            (hooks.tensor.clone(), hooks.retains.clone())
+            _ => return Ok(()),
         };
         for (nr, hook) in tensor {
             if let Some(Some(g)) = grads.get(nr as usize)
@@ -292,7 +305,13 @@ impl<T: Tensor> Node<T> {
     }
 
     pub(crate) fn run_pre_hooks(&self, grads: &mut [Option<T>]) -> Result<(), Error> {
-        let pre = self.hooks().pre.clone();
+        if !self.has_hooks.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let pre = match self.hooks().as_deref() {
+            Some(h) if !h.pre.is_empty() => h.pre.clone(),
+            _ => return Ok(()),
+        };
         pre.iter().try_for_each(|hook| hook(grads))
     }
 
@@ -301,7 +320,13 @@ impl<T: Tensor> Node<T> {
         grad_inputs: &[Option<T>],
         grads: &[Option<T>],
     ) -> Result<(), Error> {
-        let post = self.hooks().post.clone();
+        if !self.has_hooks.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let post = match self.hooks().as_deref() {
+            Some(h) if !h.post.is_empty() => h.post.clone(),
+            _ => return Ok(()),
+        };
         post.iter().try_for_each(|hook| hook(grad_inputs, grads))
     }
 }
@@ -316,22 +341,25 @@ impl<T: Tensor> fmt::Debug for Node<T> {
     }
 }
 
+/// Gradients of a node's inputs or outputs: most nodes have one or two.
+pub(crate) type Grads<T> = SmallVec<[Option<T>; 2]>;
+
 /// What a backward function sees while it runs: the gradients of the forward's outputs, which
 /// input gradients are needed, and where to put them.
 pub struct BackwardContext<'a, T: Tensor> {
     node: &'a Arc<Node<T>>,
-    grads: Vec<Option<T>>,
+    grads: Grads<T>,
     needed: &'a [bool],
-    outputs: Vec<Option<T>>,
+    outputs: Grads<T>,
 }
 
 impl<'a, T: Tensor> BackwardContext<'a, T> {
     pub(crate) fn new(
         node: &'a Arc<Node<T>>,
-        grads: Vec<Option<T>>,
+        grads: Grads<T>,
         needed: &'a [bool],
     ) -> BackwardContext<'a, T> {
-        let outputs = vec![None; node.next_edges.len()];
+        let outputs = (0..node.next_edges.len()).map(|_| None).collect();
         BackwardContext {
             node,
             grads,
@@ -402,7 +430,7 @@ impl<'a, T: Tensor> BackwardContext<'a, T> {
         }
     }
 
-    pub(crate) fn into_outputs(self) -> (Vec<Option<T>>, Vec<Option<T>>) {
+    pub(crate) fn into_outputs(self) -> (Grads<T>, Grads<T>) {
         (self.outputs, self.grads)
     }
 }

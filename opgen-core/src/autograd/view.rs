@@ -288,7 +288,7 @@ struct CopySlices<T: Tensor> {
 }
 
 impl<T: Tensor> Backward<T> for CopySlices<T> {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "CopySlices"
     }
 
@@ -305,7 +305,8 @@ impl<T: Tensor> Backward<T> for CopySlices<T> {
         let needed: Vec<bool> = (0..self.function.next_edges().len())
             .map(|i| ctx.needs_edge(i))
             .collect();
-        let mut inner = BackwardContext::new(&self.function, vec![Some(slice)], &needed);
+        let grads = std::iter::once(Some(slice)).collect();
+        let mut inner = BackwardContext::new(&self.function, grads, &needed);
         self.function.function().apply(&mut inner)?;
         let (res, _) = inner.into_outputs();
         for (i, g) in res.into_iter().enumerate() {

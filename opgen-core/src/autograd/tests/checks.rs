@@ -220,7 +220,7 @@ fn inputs_without_formula_and_unimplemented_formulas() {
 /// A backward function that returns a gradient of the wrong shape.
 struct Wrong;
 impl Backward<TT> for Wrong {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "WrongBackward0"
     }
     fn apply(&mut self, ctx: &mut BackwardContext<'_, TT>) -> Result<(), Error> {

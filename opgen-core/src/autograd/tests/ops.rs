@@ -154,7 +154,7 @@ pub(crate) struct MulBackward {
 }
 
 impl Backward<TT> for MulBackward {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "MulBackward0"
     }
     fn apply(&mut self, ctx: &mut BackwardContext<'_, TT>) -> Result<(), Error> {
@@ -187,7 +187,7 @@ struct Formula<S: Send + 'static> {
 }
 
 impl<S: Send + 'static> Backward<TT> for Formula<S> {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         self.name
     }
     fn apply(&mut self, ctx: &mut BackwardContext<'_, TT>) -> Result<(), Error> {
