@@ -18,6 +18,7 @@ pub mod autograd;
 pub mod catalog;
 pub mod cross;
 pub mod dispatch;
+pub mod formula;
 pub mod native;
 pub mod plan;
 pub mod schema;
