@@ -32,7 +32,7 @@ fn tags_text(file: &Path, tags: Option<&Path>) -> Result<(String, String), Strin
     }
 }
 
-fn load(
+pub(crate) fn load(
     file: &Path,
     tags: Option<&Path>,
 ) -> Result<Result<NativeFunctions, Vec<LoadError>>, String> {
@@ -46,7 +46,7 @@ fn load(
     ))
 }
 
-fn print_errors(errors: &[LoadError]) -> ExitCode {
+pub(crate) fn print_errors(errors: &[LoadError]) -> ExitCode {
     for e in errors {
         println!("{}", e.render());
     }

@@ -44,8 +44,10 @@
 //!     "derivatives.yaml:2:16: error[R110]: unknown variable `othr` in the formula of `self`");
 //! ```
 
+mod catalog;
 mod forward;
 mod info;
+mod matching;
 mod model;
 mod read;
 mod saved;
@@ -57,7 +59,9 @@ mod tests;
 
 use std::collections::HashMap;
 
+pub use catalog::{catalog_json, inputs_without_formula};
 pub use info::{AUTOGRAD_KEYS, differentiable_outputs};
+pub use matching::{MatchKind, Matched, match_functions, node_name};
 pub use model::{
     Derivative, DerivativeEntry, DerivativeError, DifferentiabilityInfo, ForwardDerivative,
     OutputDifferentiability, SavedAttribute, SavedType,

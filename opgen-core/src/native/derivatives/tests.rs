@@ -360,3 +360,52 @@ fn forward_formulas_use_primals_and_tangents() {
             .contains("single differentiable input")
     );
 }
+
+#[test]
+fn in_place_out_and_view_copy_functions_reuse_formulas() {
+    let (d, natives) = (corpus_derivatives(), corpus());
+    let matched = match_functions(d, natives);
+    let find = |name: &str| {
+        (matched.iter())
+            .find(|m| natives.functions()[m.function].func.name.to_string() == name)
+            .unwrap_or_else(|| panic!("{name} has no formulas"))
+    };
+    assert_eq!(find("mul.Tensor").kind, MatchKind::Exact);
+    assert_eq!(find("mul_.Tensor").kind, MatchKind::Functional);
+    assert_eq!(find("mul.out").kind, MatchKind::Functional);
+    let copy = find("transpose_copy.int");
+    assert_eq!(copy.kind, MatchKind::ViewCopy);
+    let info = copy.entry.default_info().expect("info");
+    assert_eq!(
+        node_name(info, copy.kind).as_deref(),
+        Some("TransposeBackward0_copy")
+    );
+    // Generated out variants get none.
+    assert!(
+        !matched
+            .iter()
+            .any(|m| natives.functions()[m.function].func.name.to_string() == "abs_.out")
+    );
+    let json = catalog_json(d, natives);
+    let mul_ = (json["functions"].as_array().expect("functions").iter())
+        .find(|f| f["name"] == "mul_.Tensor")
+        .expect("mul_");
+    assert_eq!(mul_["dispatch"]["Default"]["saves_original_self"], true);
+    assert_eq!(mul_["dispatch"]["Default"]["node"], "MulBackward0");
+    assert_eq!(json["entries"], 688);
+}
+
+#[test]
+fn inputs_without_formula_are_checked_at_run_time() {
+    let d = corpus_derivatives();
+    let index = info(d, "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor");
+    // `indices` has neither a formula nor `non_differentiable`: refused at run time if it
+    // requires grad.
+    assert_eq!(inputs_without_formula(index), ["indices"]);
+    let where_ = info(
+        d,
+        "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    );
+    assert_eq!(where_.non_differentiable_arg_names, ["condition"]);
+    assert!(inputs_without_formula(where_).is_empty());
+}
