@@ -48,6 +48,7 @@
 mod api;
 mod engine;
 mod error;
+pub mod functions;
 mod grad_mode;
 mod kernel;
 mod meta;
