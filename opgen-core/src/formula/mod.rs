@@ -18,6 +18,7 @@ mod ast;
 mod error;
 mod lexer;
 mod parser;
+pub mod translate;
 
 pub use ast::{BinaryOp, Expr, ExprKind, Path, TemplateArg, TypeName, UnaryOp};
 pub use error::{DerivativeRule, FormulaError};

@@ -63,11 +63,11 @@ pub fn maybe_multiply<T: Tensor>(t: &T, s: Scalar) -> Result<T, Error> {
 
 /// The real part of a complex `gradient` of a real input (`handle_r_to_c`). Calls
 /// `aten::real` for complex gradients only.
-pub fn handle_r_to_c<T: Tensor>(self_st: ScalarType, gradient: T) -> Result<T, Error> {
-    if !is_complex_type(self_st) && is_complex(&gradient)? {
-        return real(&gradient);
+pub fn handle_r_to_c<T: Tensor>(self_st: ScalarType, gradient: &T) -> Result<T, Error> {
+    if !is_complex_type(self_st) && is_complex(gradient)? {
+        return real(gradient);
     }
-    Ok(gradient)
+    Ok(gradient.clone())
 }
 
 /// `mul`'s derivative for a tensor `other`: `grad * other.conj()` (`mul_tensor_backward`).
@@ -76,7 +76,7 @@ pub fn mul_tensor_backward<T: Tensor>(
     other: &T,
     self_st: ScalarType,
 ) -> Result<T, Error> {
-    handle_r_to_c(self_st, op2("mul", "Tensor", grad, &conj(other)?)?)
+    handle_r_to_c(self_st, &op2("mul", "Tensor", grad, &conj(other)?)?)
 }
 
 /// `mul_tensor_backward` for a `Scalar` `other`.
@@ -87,7 +87,7 @@ pub fn mul_tensor_backward_scalar<T: Tensor>(
 ) -> Result<T, Error> {
     handle_r_to_c(
         self_st,
-        op_scalar("mul", "Scalar", grad, scalar_conj(other))?,
+        &op_scalar("mul", "Scalar", grad, scalar_conj(other))?,
     )
 }
 
@@ -97,7 +97,7 @@ pub fn div_tensor_self_backward<T: Tensor>(
     other: &T,
     self_st: ScalarType,
 ) -> Result<T, Error> {
-    handle_r_to_c(self_st, op2("div", "Tensor", grad, &conj(other)?)?)
+    handle_r_to_c(self_st, &op2("div", "Tensor", grad, &conj(other)?)?)
 }
 
 /// `div_tensor_self_backward` for a `Scalar` `other`.
@@ -108,7 +108,7 @@ pub fn div_tensor_self_backward_scalar<T: Tensor>(
 ) -> Result<T, Error> {
     handle_r_to_c(
         self_st,
-        op_scalar("div", "Scalar", grad, scalar_conj(other))?,
+        &op_scalar("div", "Scalar", grad, scalar_conj(other))?,
     )
 }
 
@@ -117,7 +117,7 @@ pub fn div_tensor_self_backward_scalar<T: Tensor>(
 pub fn div_tensor_other_backward<T: Tensor>(grad: &T, self_: &T, other: &T) -> Result<T, Error> {
     let quotient = op2("div", "Tensor", &op2("div", "Tensor", self_, other)?, other)?;
     let result = op2("mul", "Tensor", &op1("neg", "", grad)?, &conj(&quotient)?)?;
-    handle_r_to_c(scalar_type(other)?, result)
+    handle_r_to_c(scalar_type(other)?, &result)
 }
 
 /// `clamp`'s derivative: `grad` where `min <= self <= max`, else 0 (`clamp_backward`).

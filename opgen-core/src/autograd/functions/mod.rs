@@ -115,6 +115,20 @@ pub fn is_floating_type(dtype: ScalarType) -> bool {
     super::is_differentiable_type(dtype) && !is_complex_type(dtype)
 }
 
+/// `*opt`, `opt.value()`: the value of an optional a formula needs set (C++'s
+/// `bad_optional_access` otherwise).
+pub fn value<V>(v: Option<V>) -> Result<V, Error> {
+    v.ok_or_else(|| {
+        Error::from("bad optional access: a formula read an optional value that is not set")
+    })
+}
+
+/// A tensor a formula needs defined (C++ passes an undefined tensor on; the operators called
+/// with it would fail).
+pub fn defined<T>(t: Option<&T>) -> Result<&T, Error> {
+    t.ok_or_else(|| Error::from("a formula passed an undefined tensor where a tensor is needed"))
+}
+
 /// `t.conj()`: the tensor itself unless it is complex (then `aten::conj`).
 pub fn conj<T: Tensor>(t: &T) -> Result<T, Error> {
     if is_complex(t)? {

@@ -288,7 +288,7 @@ fn scalar_helpers() {
         [2.0, -4.0]
     );
     assert!(
-        handle_r_to_c(ScalarType::Double, x.clone())
+        handle_r_to_c(ScalarType::Double, &x)
             .expect("real")
             .same(&x)
     );

@@ -98,7 +98,7 @@ pub(crate) fn cpp_arguments(schema: &Schema) -> Vec<Named> {
 
 /// torchgen's `cpp.return_names`: `self` for in-place, the out argument for out schemas, the
 /// return's name (`_return` added when an argument has it), else `result` / `resultN`.
-pub(crate) fn return_names(schema: &Schema) -> Vec<String> {
+pub fn return_names(schema: &Schema) -> Vec<String> {
     let n = schema.returns.len();
     (schema.returns.iter().enumerate())
         .map(|(i, r)| {

@@ -409,3 +409,97 @@ fn inputs_without_formula_are_checked_at_run_time() {
     assert_eq!(where_.non_differentiable_arg_names, ["condition"]);
     assert!(inputs_without_formula(where_).is_empty());
 }
+
+#[test]
+fn translation_figures_of_pytorchs_formulas() {
+    let report = crate::formula::translate::corpus_report(corpus_derivatives(), corpus());
+    let (b, f) = (report.backward_formulas, report.forward_formulas);
+    println!(
+        "entries {} parse {} translate(backward) {} translate(all) {}; backward formulas {}/{}, forward {}/{}",
+        report.entries.len(),
+        report.parse(),
+        report.translate_backward(),
+        report.translate_all(),
+        b.1,
+        b.0,
+        f.1,
+        f.0
+    );
+    for blocker in report.blockers.iter().take(400) {
+        println!("{:5}  {}", blocker.formulas, blocker.what);
+    }
+    assert_eq!(report.parse(), 688);
+    assert_eq!(
+        (report.translate_backward(), report.translate_all()),
+        (505, 472)
+    );
+    assert_eq!((b, f), ((577 + 208, 577), (353 + 124, 353)));
+    // Most of what blocks the rest is helpers of PyTorch's FunctionsManual not written in Rust.
+    let missing: usize = (report.blockers.iter())
+        .filter(|b| b.what.starts_with("missing function"))
+        .map(|b| b.formulas)
+        .sum();
+    assert!(missing > 250, "{missing}");
+}
+
+#[test]
+fn translated_formulas_form_one_rust_module() {
+    let options = crate::formula::translate::Options {
+        tensor: "Tensor".into(),
+        ..Default::default()
+    };
+    let module = crate::formula::translate::emit_module(corpus_derivatives(), corpus(), &options);
+    assert!(module.contains(
+        "pub fn mul__self(grad: &Tensor, other: &Tensor, self_scalar_type: ::opgen_core::ScalarType) \
+         -> ::core::result::Result<Tensor, ::opgen_core::Error> {\n    ::core::result::Result::Ok(\
+         ::opgen_core::autograd::functions::mul_tensor_backward(&grad, &other, self_scalar_type)?)\n}"
+    ), "{}", &module[..2000]);
+    // One function per translated formula of the `Default` key.
+    assert_eq!(module.matches("\npub fn ").count(), 565);
+    if let Ok(path) = std::env::var("OPGEN_TRANSLATED_MODULE") {
+        std::fs::write(path, &module).expect("writes the module");
+    }
+}
+
+#[test]
+fn translations_of_the_example_operators() {
+    use crate::formula::translate::{ApiIndex, Options, scope_for, translate};
+    let (d, natives) = (corpus_derivatives(), corpus());
+    let api = ApiIndex::new(natives);
+    let show = |name: &str, var: &str| {
+        let info = info(d, name);
+        let derivative = (info.derivatives.iter())
+            .find(|x| x.var_names.iter().any(|v| v == var))
+            .expect("formula");
+        let expr = crate::formula::parse_formula(&derivative.formula).expect("parses");
+        translate(&expr, &scope_for(info, false), &api, &Options::default())
+            .map(|t| t.rust)
+            .unwrap_or_else(|b| format!("blocked: {b:?}"))
+    };
+    for (name, var) in [
+        ("mul.Tensor(Tensor self, Tensor other) -> Tensor", "self"),
+        ("exp(Tensor self) -> Tensor", "self"),
+        (
+            "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            "self",
+        ),
+        (
+            "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+            "other",
+        ),
+        (
+            "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+            "self",
+        ),
+        (
+            "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+            "other",
+        ),
+        ("matmul(Tensor self, Tensor other) -> Tensor", "self"),
+        ("relu(Tensor self) -> Tensor", "self"),
+        ("cat(Tensor[] tensors, int dim=0) -> Tensor", "tensors"),
+        ("atanh(Tensor self) -> Tensor", "self"),
+    ] {
+        println!("{name} [{var}]\n    {}", show(name, var));
+    }
+}
