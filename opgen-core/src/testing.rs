@@ -23,6 +23,10 @@
 
 use std::fmt;
 
+mod gradcheck;
+
+pub use gradcheck::{GradcheckError, GradcheckOptions, GradcheckTensor, gradcheck, gradgradcheck};
+
 use crate::dispatch::{
     Device, DeviceType, DispatchKey, Dispatcher, Error, IValue, OperatorHandle, ServedBy, Stack,
     Tensor,

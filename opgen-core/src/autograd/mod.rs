@@ -58,7 +58,7 @@ mod saved;
 mod view;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use api::{backward, grad};
 pub use error::{AutogradError, AutogradErrorKind, ERR_BACKWARD_TWICE, as_autograd_error};
