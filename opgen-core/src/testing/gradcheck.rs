@@ -119,11 +119,14 @@ impl From<Error> for GradcheckError {
     }
 }
 
+/// A function of tensors, as gradcheck calls it.
+type Function<'f, T> = &'f dyn Fn(&[T]) -> Result<Vec<T>, Error>;
+
 /// The numerical Jacobian of output `o` with respect to input `j`: central differences,
 /// one row per element of the input. The shifted input requires grad as the original does
 /// (a function that differentiates inside, as gradgradcheck's, needs it).
 fn numerical<T: GradcheckTensor>(
-    f: &dyn Fn(&[T]) -> Result<Vec<T>, Error>,
+    f: Function<'_, T>,
     inputs: &[T],
     j: usize,
     o: usize,

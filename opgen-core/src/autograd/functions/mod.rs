@@ -24,9 +24,11 @@ use crate::dispatch::{
 pub use manual::*;
 pub use table::{HELPERS, Helper, HelperParam};
 
+/// Typed handles by (type of the signature, name, overload).
+type OpCache = rustc_hash::FxHashMap<(TypeId, &'static str, &'static str), Box<dyn Any>>;
+
 thread_local! {
-    static OPS: RefCell<rustc_hash::FxHashMap<(TypeId, &'static str, &'static str), Box<dyn Any>>> =
-        RefCell::new(Default::default());
+    static OPS: RefCell<OpCache> = RefCell::new(Default::default());
 }
 
 /// The typed handle of `aten::name.overload` for tensor type `T` with argument families `L`

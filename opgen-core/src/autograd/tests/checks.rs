@@ -20,7 +20,7 @@ fn backward_on_a_tensor_that_does_not_require_grad() {
     let o = ops();
     let x = TT::param(&[1.0]);
     let plain = TT::scalar(1.0);
-    let err = backward(&[plain.clone()], &[], None, false).unwrap_err();
+    let err = backward(std::slice::from_ref(&plain), &[], None, false).unwrap_err();
     assert_eq!(
         err.to_string(),
         "element 0 of tensors does not require grad and does not have a grad_fn"

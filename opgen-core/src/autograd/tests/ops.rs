@@ -216,10 +216,11 @@ fn formula<S: Send + 'static>(
     }
 }
 
-fn saving(
-    name: &'static str,
-    f: fn(&mut SavedVariable<TT>, &TT, &mut BackwardContext<'_, TT>) -> Result<(), Error>,
-) -> Formula<SavedVariable<TT>> {
+/// A formula over one saved tensor.
+type SavingFormula =
+    fn(&mut SavedVariable<TT>, &TT, &mut BackwardContext<'_, TT>) -> Result<(), Error>;
+
+fn saving(name: &'static str, f: SavingFormula) -> Formula<SavedVariable<TT>> {
     Formula {
         name,
         saved: SavedVariable::none(),

@@ -161,10 +161,8 @@ impl Emitter<'_> {
     }
 
     fn name(&mut self, path: &Path) -> Out {
-        if let Some(name) = path.as_name() {
-            if let Some((rust, ty)) = self.scope.get(name) {
-                return out(rust, ty);
-            }
+        if let Some((rust, ty)) = path.as_name().and_then(|name| self.scope.get(name)) {
+            return out(rust, ty);
         }
         let rt = self.rt().to_string();
         let (ns, rest) = path.split_namespace();
@@ -511,14 +509,10 @@ impl Emitter<'_> {
                     some(format!("{rt}::Scalar::from({})", a.code))
                 }
                 (RustType::Value(ValueType::F64), Ty::Int) => some(format!("({}) as f64", a.code)),
-                (_, t)
-                    if matches!(
-                        t,
-                        Ty::OptInt | Ty::OptFloat | Ty::OptBool | Ty::OptScalar | Ty::OptScalarType
-                    ) =>
-                {
-                    a.code
-                }
+                (
+                    _,
+                    Ty::OptInt | Ty::OptFloat | Ty::OptBool | Ty::OptScalar | Ty::OptScalarType,
+                ) => a.code,
                 _ => some(a.code),
             },
             (RustType::Value(ValueType::Scalar), Ty::Int | Ty::Float | Ty::Bool) => {

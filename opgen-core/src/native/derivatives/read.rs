@@ -117,7 +117,7 @@ pub(crate) fn read(reader: &mut Reader) -> Vec<RawEntry> {
         .collect()
 }
 
-fn string_of<'n>(node: &'n Node) -> Option<&'n str> {
+fn string_of(node: &Node) -> Option<&str> {
     match node.scalar() {
         Some(Scalar::Str(s)) => Some(s),
         _ => None,
