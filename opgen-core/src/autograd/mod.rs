@@ -19,6 +19,72 @@
 //! | `SavedVariable` | [`SavedVariable`] |
 //! | `AccumulateGrad`, `CopySlices` | the same names, made by the runtime |
 //!
+//! ```
+//! use std::sync::Arc;
+//! use opgen_core::autograd::*;
+//! use opgen_core::dispatch::{DispatchKey, DispatchKeySet, Error, Tensor};
+//!
+//! /// A number that takes part in autograd.
+//! #[derive(Clone)]
+//! struct Num(Arc<(f64, AutogradMeta<Num>)>);
+//! impl Num {
+//!     fn new(x: f64) -> Num { Num(Arc::new((x, AutogradMeta::new()))) }
+//!     fn get(&self) -> f64 { self.0.0 }
+//! }
+//! impl Tensor for Num {
+//!     fn key_set(&self) -> DispatchKeySet {
+//!         DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU])
+//!     }
+//!     fn sizes(&self) -> Result<Vec<i64>, Error> { Ok(vec![]) }
+//!     fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> { Some(&self.0.1) }
+//! }
+//! impl Differentiable for Num {
+//!     fn detach(&self) -> Result<Num, Error> { Ok(Num::new(self.get())) }
+//!     fn ones_like(&self) -> Result<Num, Error> { Ok(Num::new(1.0)) }
+//!     fn zeros_like(&self) -> Result<Num, Error> { Ok(Num::new(0.0)) }
+//!     fn accumulate(&self, o: &Num) -> Result<Num, Error> { Ok(Num::new(self.get() + o.get())) }
+//!     fn sum_to(&self, _: &[i64]) -> Result<Num, Error> { Ok(self.clone()) }
+//! }
+//!
+//! /// `mul`'s backward: `self: grad * other`, `other: grad * self`.
+//! struct MulBackward { a: SavedVariable<Num>, b: SavedVariable<Num> }
+//! impl Backward<Num> for MulBackward {
+//!     fn name(&self) -> &'static str { "MulBackward0" }
+//!     fn apply(&mut self, ctx: &mut BackwardContext<'_, Num>) -> Result<(), Error> {
+//!         let Some(g) = ctx.grad(0).map(Num::get) else { return Ok(()) };
+//!         if ctx.needs(0) { ctx.set(0, Some(Num::new(g * self.b.get(ctx.node())?.get()))); }
+//!         if ctx.needs(1) { ctx.set(1, Some(Num::new(g * self.a.get(ctx.node())?.get()))); }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! /// The Autograd kernel of `mul` (the forward is computed in place of a redispatch).
+//! fn mul(a: &Num, b: &Num) -> Result<Num, Error> {
+//!     static MUL: AutogradOp = AutogradOp::new("mul");
+//!     let ks = DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]);
+//!     let save = |mask: &[bool]| Ok(MulBackward {
+//!         a: if mask[1] { SavedVariable::input(a) } else { SavedVariable::none() },
+//!         b: if mask[0] { SavedVariable::input(b) } else { SavedVariable::none() },
+//!     });
+//!     functional(ks, &MUL, &[a.into(), b.into()], save, |_| Ok(Num::new(a.get() * b.get())), |_, _| Ok(()))
+//! }
+//!
+//! let (x, w) = (Num::new(3.0), Num::new(4.0));
+//! x.set_requires_grad(true)?;
+//! let y = mul(&mul(&x, &w)?, &x)?; // x² w
+//! assert_eq!(y.grad_fn().map(|n| n.name()), Some("MulBackward0"));
+//! let dx = grad(&[y.clone()], &[x.clone()], &[], Some(true), false, false)?;
+//! assert_eq!(dx[0].as_ref().map(Num::get), Some(24.0)); // 2xw
+//! backward(&[y], &[], None, false)?;
+//! assert_eq!(x.grad().map(|g| g.get()), Some(24.0));
+//! assert!(w.grad().is_none()); // w does not require grad
+//! {
+//!     let _no_grad = NoGradGuard::new();
+//!     assert!(!mul(&x, &w)?.requires_grad());
+//! }
+//! # Ok::<(), Error>(())
+//! ```
+//!
 //! # Types that do not opt in
 //!
 //! [`Tensor::autograd_meta`](crate::dispatch::Tensor::autograd_meta)'s default returns

@@ -212,6 +212,56 @@ fn analytical<T: GradcheckTensor>(
 /// gradients (within `nondet_tol`). Inputs should hold `f64` values (`Double`), as PyTorch
 /// advises.
 ///
+/// ```
+/// # use std::sync::Arc;
+/// # use opgen_core::autograd::*;
+/// # use opgen_core::dispatch::{DispatchKey, DispatchKeySet, Error, Tensor};
+/// use opgen_core::testing::{GradcheckOptions, GradcheckTensor, gradcheck};
+/// # #[derive(Clone)]
+/// # struct Num(Arc<(f64, AutogradMeta<Num>)>);
+/// # impl Num { fn new(x: f64) -> Num { Num(Arc::new((x, AutogradMeta::new()))) } fn get(&self) -> f64 { self.0.0 } }
+/// # impl Tensor for Num {
+/// #     fn key_set(&self) -> DispatchKeySet { DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]) }
+/// #     fn sizes(&self) -> Result<Vec<i64>, Error> { Ok(vec![]) }
+/// #     fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> { Some(&self.0.1) }
+/// # }
+/// # impl Differentiable for Num {
+/// #     fn detach(&self) -> Result<Num, Error> { Ok(Num::new(self.get())) }
+/// #     fn ones_like(&self) -> Result<Num, Error> { Ok(Num::new(1.0)) }
+/// #     fn zeros_like(&self) -> Result<Num, Error> { Ok(Num::new(0.0)) }
+/// #     fn accumulate(&self, o: &Num) -> Result<Num, Error> { Ok(Num::new(self.get() + o.get())) }
+/// #     fn sum_to(&self, _: &[i64]) -> Result<Num, Error> { Ok(self.clone()) }
+/// # }
+/// impl GradcheckTensor for Num {
+///     fn values_f64(&self) -> Result<Vec<f64>, Error> { Ok(vec![self.get()]) }
+///     fn with_values(&self, v: &[f64]) -> Result<Num, Error> { Ok(Num::new(v[0])) }
+/// }
+///
+/// /// `square` with a backward function that says `2 * scale * x`.
+/// struct SquareBackward(SavedVariable<Num>, f64);
+/// impl Backward<Num> for SquareBackward {
+///     fn name(&self) -> &'static str { "SquareBackward0" }
+///     fn apply(&mut self, ctx: &mut BackwardContext<'_, Num>) -> Result<(), Error> {
+///         let (Some(g), x) = (ctx.grad(0).map(Num::get), self.0.get(ctx.node())?.get()) else { return Ok(()) };
+///         ctx.set(0, Some(Num::new(self.1 * x * g)));
+///         Ok(())
+///     }
+/// }
+/// fn square(x: &Num, derivative_factor: f64) -> Result<Num, Error> {
+///     static SQUARE: AutogradOp = AutogradOp::new("square");
+///     let ks = DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]);
+///     let save = |_: &[bool]| Ok(SquareBackward(SavedVariable::input(x), derivative_factor));
+///     functional(ks, &SQUARE, &[x.into()], save, |_| Ok(Num::new(x.get() * x.get())), |_, _| Ok(()))
+/// }
+///
+/// let x = Num::new(1.5);
+/// x.set_requires_grad(true)?;
+/// assert!(gradcheck(|t| Ok(vec![square(&t[0], 2.0)?]), &[x.clone()], GradcheckOptions::default()).is_ok());
+/// let err = gradcheck(|t| Ok(vec![square(&t[0], 3.0)?]), &[x], GradcheckOptions::default()).unwrap_err();
+/// assert!(err.to_string().starts_with("Jacobian mismatch for output 0 with respect to input 0,\nnumerical:"));
+/// # Ok::<(), Error>(())
+/// ```
+///
 /// # Errors
 /// The first mismatch, in PyTorch's words ("Jacobian mismatch for output 0 with respect to
 /// input 1, numerical: ... analytical: ..."), or an error of `f` or of the backward pass.

@@ -4,7 +4,8 @@
 use serde_json::{Value, json};
 
 use super::Derivatives;
-use super::info::{cpp_arguments, differentiable_outputs, return_names};
+use super::checks::differentiable_outputs;
+use super::info::{cpp_arguments, return_names};
 use super::matching::{MatchKind, match_functions, node_name};
 use super::model::{DifferentiabilityInfo, OutputDifferentiability, SavedAttribute, SavedType};
 use crate::native::NativeFunctions;

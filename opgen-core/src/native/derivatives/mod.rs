@@ -45,6 +45,7 @@
 //! ```
 
 mod catalog;
+mod checks;
 mod forward;
 mod info;
 mod matching;
@@ -60,7 +61,8 @@ mod tests;
 use std::collections::HashMap;
 
 pub use catalog::{catalog_json, inputs_without_formula};
-pub use info::{AUTOGRAD_KEYS, differentiable_outputs, return_names};
+pub use checks::differentiable_outputs;
+pub use info::{AUTOGRAD_KEYS, return_names};
 pub use matching::{MatchKind, Matched, match_functions, node_name};
 pub use model::{
     Derivative, DerivativeEntry, DerivativeError, DifferentiabilityInfo, ForwardDerivative,
