@@ -3,6 +3,9 @@
 //! figure is a difference of two measurements in the same run; the kernels' own time is in
 //! both and cancels:
 //!
+//! * **the Autograd kernel when nothing requires grad**: `mul` on tensors with the autograd
+//!   key, none requiring grad, minus the same call on tensors without the key (straight to
+//!   the CPU kernel);
 //! * **forward bookkeeping**: `mul(x, w)` with `x` requiring grad (node made, `w` saved,
 //!   history set) minus the same call with no input requiring grad;
 //! * **engine overhead per node**: `backward()` of a chain of `neg`s, minus the backward
@@ -33,7 +36,12 @@ fn cases() -> Vec<Case> {
     let w2 = w.clone();
     let (x3, w3) = (leaf(2.0), BT::new(3.0));
     let g = BT::new(1.0);
+    let (p1, p2) = (BT::plain(2.0), BT::plain(3.0));
     vec![
+        (
+            "mul/below_autograd",
+            Box::new(move || drop(black_box(o.mul.call(black_box(&p1), &p2)))),
+        ),
         (
             "mul/no_grad",
             Box::new(move || drop(black_box(o.mul.call(black_box(&plain), &w)))),
@@ -120,8 +128,14 @@ fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
 
 fn summary() {
     let mut t = std::collections::BTreeMap::new();
+    // The cheap calls run longer, so that the CPU-time clock's granularity does not matter.
     for (name, mut body) in cases() {
-        t.insert(name, time(&mut *body, 200_000));
+        let n = if name.starts_with("mul/") && name != "mul/requires_grad" {
+            5_000_000
+        } else {
+            200_000
+        };
+        t.insert(name, time(&mut *body, n));
     }
     t.insert("neg_x64/backward", chain_backward(2_000));
     let o = ops();
@@ -129,9 +143,10 @@ fn summary() {
     let ones = BT::new(1.0);
     let kernel_ns = time(
         &mut || drop(black_box(o.mul.call(black_box(&a), &b))),
-        200_000,
+        5_000_000,
     );
-    let ones_ns = time(&mut || drop(black_box(ones.ones_like())), 200_000);
+    let ones_ns = time(&mut || drop(black_box(ones.ones_like())), 5_000_000);
+    let no_grad = t["mul/no_grad"] - t["mul/below_autograd"];
     let forward = t["mul/requires_grad"] - t["mul/no_grad"];
     let per_node = (t["neg_x64/backward"] - t["neg_x64/direct"]) / CHAIN as f64;
     let one_op = t["mul_backward/total"] - 2.0 * kernel_ns - ones_ns;
@@ -140,6 +155,7 @@ fn summary() {
         println!("  {name:<22} {ns:9.1}");
     }
     println!("  kernel call (mul)      {kernel_ns:9.1}");
+    println!("Autograd kernel, nothing requires grad: {no_grad:7.1} ns (budget 3 ns)");
     println!("forward bookkeeping per operator:      {forward:7.1} ns (budget 450 ns)");
     println!("engine overhead per backward node:     {per_node:7.1} ns (budget 900 ns)");
     println!("one operator's forward + backward():   {one_op:7.1} ns (budget 7000 ns)");

@@ -7,8 +7,9 @@
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/autograd_callgrind fwd 20000
 //! ```
 //!
-//! Instructions per iteration = (second total - first total) / 10000. Cases: `plain` (`mul`,
-//! no input requiring grad), `fwd` (`mul` with an input requiring grad: the node is made and
+//! Instructions per iteration = (second total - first total) / 10000. Cases: `below` (`mul`
+//! on tensors without the autograd key: the CPU kernel only), `plain` (`mul` through its
+//! Autograd kernel, no input requiring grad), `fwd` (`mul` with an input requiring grad: the node is made and
 //! kept until the next iteration), `chain` (build 64 `neg`s and run `backward()`),
 //! `chain_direct` (the 64 `neg` calls that build it, and the 64 its backward makes, without
 //! autograd), `one` (`mul` then `backward()`), `ones` (the root gradient's `ones_like`).
@@ -26,6 +27,10 @@ fn run(case: &str, n: u64) -> Result<(), String> {
     let o = ops();
     let (x, w, plain) = (leaf(2.0), BT::new(3.0), BT::new(2.0));
     match case {
+        "below" => {
+            let (a, b) = (BT::plain(2.0), BT::plain(3.0));
+            (0..n).for_each(|_| drop(black_box(o.mul.call(black_box(&a), &b))));
+        }
         "plain" => (0..n).for_each(|_| drop(black_box(o.mul.call(black_box(&plain), &w)))),
         "fwd" => (0..n).for_each(|_| drop(black_box(o.mul.call(black_box(&x), &w)))),
         "chain" => {
@@ -52,7 +57,7 @@ fn run(case: &str, n: u64) -> Result<(), String> {
         "ones" => (0..n).for_each(|_| drop(black_box(plain.ones_like()))),
         other => {
             return Err(format!(
-                "unknown case `{other}`; expected plain fwd chain chain_direct one ones"
+                "unknown case `{other}`; expected below plain fwd chain chain_direct one ones"
             ));
         }
     }
@@ -63,7 +68,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
         eprintln!(
-            "usage: autograd_callgrind CASE ITERATIONS (CASE: plain fwd chain chain_direct one ones)"
+            "usage: autograd_callgrind CASE ITERATIONS (CASE: below plain fwd chain chain_direct one ones)"
         );
         return ExitCode::FAILURE;
     };

@@ -17,6 +17,7 @@ use opgen_core::dispatch::{
 pub struct BT(Arc<Inner>);
 
 struct Inner {
+    keys: DispatchKeySet,
     value: f64,
     version: AtomicU64,
     meta: AutogradMeta<BT>,
@@ -24,7 +25,17 @@ struct Inner {
 
 impl BT {
     pub fn new(value: f64) -> BT {
+        BT::with_keys(value, &[DispatchKey::CPU, DispatchKey::AutogradCPU])
+    }
+
+    /// A tensor without the autograd key: calls go straight to the CPU kernel.
+    pub fn plain(value: f64) -> BT {
+        BT::with_keys(value, &[DispatchKey::CPU])
+    }
+
+    fn with_keys(value: f64, keys: &[DispatchKey]) -> BT {
         BT(Arc::new(Inner {
+            keys: DispatchKeySet::from_keys(keys),
             value,
             version: AtomicU64::new(0),
             meta: AutogradMeta::new(),
@@ -34,7 +45,7 @@ impl BT {
 
 impl Tensor for BT {
     fn key_set(&self) -> DispatchKeySet {
-        DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU])
+        self.0.keys
     }
     fn sizes(&self) -> Result<Vec<i64>, Error> {
         Ok(Vec::new())

@@ -96,7 +96,7 @@ impl<'a, T> From<&'a [Option<T>]> for Input<'a, T> {
 
 impl<T: Tensor> Input<'_, T> {
     /// Whether a tensor of the argument requires grad.
-    #[inline]
+    #[inline(always)]
     pub fn requires_grad(&self) -> bool {
         match *self {
             Input::One(t) => requires_grad(t),
@@ -130,9 +130,20 @@ impl<T: Tensor> Input<'_, T> {
 }
 
 /// PyTorch's `compute_requires_grad`: grad mode is on and some input requires grad.
-#[inline]
+/// Inlined into each kernel, where the kinds of the inputs are known, so that the check is a
+/// load per tensor.
+#[inline(always)]
 pub fn any_requires_grad<T: Tensor>(inputs: &[Input<'_, T>]) -> bool {
-    is_grad_enabled() && inputs.iter().any(Input::requires_grad)
+    if !is_grad_enabled() {
+        return false;
+    }
+    // A loop rather than `Iterator::any`, which the optimiser would keep out of line.
+    for input in inputs {
+        if input.requires_grad() {
+            return true;
+        }
+    }
+    false
 }
 
 /// The keys an Autograd kernel redispatches with: those below every autograd key (PyTorch's

@@ -194,7 +194,7 @@ impl<T: Tensor> std::fmt::Debug for AutogradMeta<T> {
 
 /// Whether `t` requires grad: one atomic load for a type that opts in, nothing for one that
 /// does not.
-#[inline]
+#[inline(always)]
 pub fn requires_grad<T: Tensor>(t: &T) -> bool {
     match t.autograd_meta() {
         None => false,
