@@ -331,6 +331,29 @@ impl<T: Tensor> Node<T> {
     }
 }
 
+/// Drops the nodes a node leads to one by one instead of recursively (PyTorch's
+/// `deleteNode`): a graph of a hundred thousand operations would otherwise overflow the stack
+/// when its last tensor goes. A node's edges are taken before its backward function (and the
+/// tensors it saved) is dropped, so saved tensors never hold the last reference to a node.
+impl<T: Tensor> Drop for Node<T> {
+    fn drop(&mut self) {
+        let mut pending: Vec<Arc<Node<T>>> = take_edges(&mut self.next_edges);
+        while let Some(node) = pending.pop() {
+            if let Ok(mut node) = Arc::try_unwrap(node) {
+                pending.extend(take_edges(&mut node.next_edges));
+            }
+        }
+    }
+}
+
+fn take_edges<T: Tensor>(edges: &mut Vec<Option<Edge<T>>>) -> Vec<Arc<Node<T>>> {
+    std::mem::take(edges)
+        .into_iter()
+        .flatten()
+        .map(|e| e.node)
+        .collect()
+}
+
 impl<T: Tensor> fmt::Debug for Node<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Node")

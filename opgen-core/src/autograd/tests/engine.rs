@@ -266,3 +266,16 @@ fn broadcast_gradients_are_summed_back_to_the_input_shape() {
     close(&g(&b), &[6.0]);
     assert_eq!(b.grad().expect("grad").shape(), [1]);
 }
+
+#[test]
+fn long_graphs_run_and_drop_without_deep_recursion() {
+    let o = ops();
+    let x = TT::param(&[1.0]);
+    let mut y = x.clone();
+    for _ in 0..100_000 {
+        y = o.neg.call(&y);
+    }
+    backward(std::slice::from_ref(&y), &[], Some(true), false).expect("backward");
+    close(&g(&x), &[1.0]);
+    drop(y);
+}
