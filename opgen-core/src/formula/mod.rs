@@ -21,5 +21,31 @@ mod parser;
 pub mod translate;
 
 pub use ast::{BinaryOp, Expr, ExprKind, Path, TemplateArg, TypeName, UnaryOp};
+
+/// A formula as written: PyTorch's C++ (parsed and translated), or Rust, marked `rust:`,
+/// used as it is (over the Rust names of the same variables: `self_`, `grad`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormulaText<'a> {
+    /// A C++ expression.
+    Cpp(&'a str),
+    /// A Rust expression (the text after `rust:`).
+    Rust(&'a str),
+}
+
+impl<'a> FormulaText<'a> {
+    /// Tells a Rust formula (`rust: mul(&grad, &other)`) from a C++ one.
+    ///
+    /// ```
+    /// use opgen_core::formula::FormulaText;
+    /// assert_eq!(FormulaText::of("grad * other"), FormulaText::Cpp("grad * other"));
+    /// assert_eq!(FormulaText::of("rust: try_mul(&grad, &other)?"), FormulaText::Rust("try_mul(&grad, &other)?"));
+    /// ```
+    pub fn of(text: &'a str) -> FormulaText<'a> {
+        match text.trim_start().strip_prefix("rust:") {
+            Some(rust) => FormulaText::Rust(rust.trim()),
+            None => FormulaText::Cpp(text),
+        }
+    }
+}
 pub use error::{DerivativeRule, FormulaError};
 pub use parser::parse_formula;

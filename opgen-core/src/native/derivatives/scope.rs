@@ -3,7 +3,7 @@
 use super::info::{cpp_arguments, return_names};
 use super::model::DifferentiabilityInfo;
 use super::read::{RawFormula, Reader};
-use crate::formula::{DerivativeRule, FormulaError, parse_formula};
+use crate::formula::{DerivativeRule, FormulaError, FormulaText, parse_formula};
 use crate::native::NativeFunction;
 
 /// Formulas that are keywords, not expressions.
@@ -67,7 +67,7 @@ pub(crate) fn check_formulas(
     let arg_names: Vec<String> = cpp_arguments(&f.func).into_iter().map(|a| a.name).collect();
     for raw in formulas {
         let text = raw.value.text.trim();
-        if KEYWORDS.contains(&text) {
+        if KEYWORDS.contains(&text) || matches!(FormulaText::of(text), FormulaText::Rust(_)) {
             continue;
         }
         let first_key = raw.key.text.split(',').next().unwrap_or("").trim();
