@@ -331,12 +331,29 @@ impl<T: Tensor> Node<T> {
     }
 }
 
-/// Drops the nodes a node leads to one by one instead of recursively (PyTorch's
-/// `deleteNode`): a graph of a hundred thousand operations would otherwise overflow the stack
-/// when its last tensor goes. A node's edges are taken before its backward function (and the
-/// tensors it saved) is dropped, so saved tensors never hold the last reference to a node.
+thread_local! {
+    /// How many `Node::drop` calls are on this thread's stack.
+    static DROP_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Past this many nested drops, a node drops the rest of its graph with a loop.
+const MAX_DROP_DEPTH: u32 = 128;
+
+/// Drops the nodes a node leads to without deep recursion (PyTorch's `deleteNode`): a graph
+/// of a hundred thousand operations would otherwise overflow the stack when its last tensor
+/// goes. Shallow graphs drop recursively (no allocation); past [`MAX_DROP_DEPTH`] nested
+/// drops, the rest is dropped one node at a time. A node's edges go before its backward
+/// function (and the tensors it saved), so a saved tensor rarely holds the last reference to
+/// a node.
 impl<T: Tensor> Drop for Node<T> {
     fn drop(&mut self) {
+        let depth = DROP_DEPTH.with(Cell::get);
+        if depth < MAX_DROP_DEPTH {
+            DROP_DEPTH.with(|d| d.set(depth + 1));
+            drop(std::mem::take(&mut self.next_edges));
+            DROP_DEPTH.with(|d| d.set(depth));
+            return;
+        }
         let mut pending: Vec<Arc<Node<T>>> = take_edges(&mut self.next_edges);
         while let Some(node) = pending.pop() {
             if let Ok(mut node) = Arc::try_unwrap(node) {
