@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod derivatives;
 mod explain;
 mod fmt;
 mod out;
@@ -26,8 +27,11 @@ enum Command {
     /// Check a yaml file (or one schema) against every rule; exit 1 on any error.
     Check {
         /// The native_functions.yaml file.
-        #[arg(required_unless_present = "schema")]
+        #[arg(required_unless_present_any = ["schema", "derivatives"])]
         file: Option<PathBuf>,
+        /// Check this derivatives.yaml against FILE (default: native_functions.yaml beside it).
+        #[arg(long, conflicts_with = "schema")]
+        derivatives: Option<PathBuf>,
         /// Check this schema string instead of a file.
         #[arg(long, conflicts_with = "file")]
         schema: Option<String>,
@@ -46,7 +50,12 @@ enum Command {
     /// Print every function (written and generated) and the groups as one JSON document.
     Json {
         /// The native_functions.yaml file.
-        file: PathBuf,
+        #[arg(required_unless_present = "derivatives")]
+        file: Option<PathBuf>,
+        /// Print the differentiability catalog of this derivatives.yaml instead (see
+        /// docs/AUTOGRAD.md), against FILE (default: native_functions.yaml beside it).
+        #[arg(long)]
+        derivatives: Option<PathBuf>,
         /// The tags.yaml file (default: tags.yaml next to FILE, if present).
         #[arg(long)]
         tags: Option<PathBuf>,
@@ -67,13 +76,29 @@ fn main() -> ExitCode {
             ..
         } => Ok(check_schema(&schema)),
         Command::Check {
+            derivatives: Some(d),
+            file,
+            tags,
+            ..
+        } => derivatives::check(&d, file.as_deref(), tags.as_deref()),
+        Command::Check {
             file: Some(file),
             tags,
             ..
         } => yaml::check(&file, tags.as_deref()),
         Command::Check { .. } => Err("give a FILE or --schema".to_string()),
         Command::Fmt { file, write } => fmt::fmt(&file, write),
-        Command::Json { file, tags } => yaml::json(&file, tags.as_deref()),
+        Command::Json {
+            derivatives: Some(d),
+            file,
+            tags,
+        } => derivatives::json(&d, file.as_deref(), tags.as_deref()),
+        Command::Json {
+            file: Some(file),
+            tags,
+            ..
+        } => yaml::json(&file, tags.as_deref()),
+        Command::Json { .. } => Err("give a FILE or --derivatives".to_string()),
         Command::Explain { rule } => explain::explain(rule.as_deref()),
     };
     match result {

@@ -35,7 +35,7 @@ fn tags_text(file: &Path, tags: Option<&Path>) -> Result<(String, String), Strin
 /// The file's text and what loading it gave.
 type Loaded = (String, Result<NativeFunctions, Vec<LoadError>>);
 
-fn load(file: &Path, tags: Option<&Path>) -> Result<Loaded, String> {
+pub(crate) fn load(file: &Path, tags: Option<&Path>) -> Result<Loaded, String> {
     let text = read(file)?;
     let (tags_name, tags) = tags_text(file, tags)?;
     let loaded = native::load_native_functions_with_names(
@@ -47,7 +47,7 @@ fn load(file: &Path, tags: Option<&Path>) -> Result<Loaded, String> {
     Ok((text, loaded))
 }
 
-fn print_errors(errors: &[LoadError]) -> ExitCode {
+pub(crate) fn print_errors(errors: &[LoadError]) -> ExitCode {
     for e in errors {
         outln!("{}", e.render());
     }

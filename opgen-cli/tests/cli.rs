@@ -447,3 +447,51 @@ fn explain_lists_every_rule_and_rejects_unknown_ones() {
         "error: unknown rule `R90`; rules are R1 to R89 (`opgen explain` lists them)\n"
     );
 }
+
+fn corpus_derivatives() -> String {
+    let p =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../opgen-core/tests/data/derivatives.yaml");
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn check_derivatives_loads_pytorchs_file_and_locates_mistakes() {
+    let o = opgen(&["check", "--derivatives", &corpus_derivatives()]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        "ok: 688 entries, 621 backward nodes, 1229 native functions with formulas"
+    );
+    let natives = temp_yaml("deriv", "- func: neg(Tensor self) -> Tensor\n");
+    let bad = natives.with_file_name("derivatives.yaml");
+    std::fs::write(
+        &bad,
+        "- name: neg(Tensor self) -> Tensor\n  self: grad.neg() * slf\n",
+    )
+    .unwrap();
+    let o = opgen(&["check", "--derivatives", &bad.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "derivatives.yaml:2:22: error[R110]: unknown variable `slf` in the formula of `self`"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("help: did you mean `self`?"), "{out}");
+}
+
+#[test]
+fn json_derivatives_dumps_the_differentiability_catalog() {
+    let o = opgen(&["json", &corpus(), "--derivatives", &corpus_derivatives()]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let mul = (v["functions"].as_array().expect("functions").iter())
+        .find(|f| f["name"] == "mul.Tensor")
+        .expect("mul.Tensor");
+    assert_eq!(mul["dispatch"]["Default"]["node"], "MulBackward0");
+    assert_eq!(
+        mul["dispatch"]["Default"]["differentiable_inputs"],
+        serde_json::json!(["self", "other"])
+    );
+}

@@ -9,7 +9,10 @@
 //!   separates the dispatcher's share from the caller's pushes and pops;
 //! * (d) `typed_autograd`: (b) with a tensor that also carries `AutogradCPU`, which has no
 //!   kernel but the dispatcher's default fallthrough fallback (resolved when the table is
-//!   built).
+//!   built);
+//! * (e) `autograd_kernel`: a typed call of an operator with an Autograd kernel (the runtime's
+//!   `autograd::functional`) on a tensor type that takes part in autograd, no input requiring
+//!   grad; `e0_plain` is the same operator and type without the autograd key, its baseline.
 //!
 //! Run with `cargo bench -p opgen-core --bench dispatch`. After criterion's report, a summary
 //! gives ns per call and the overhead over (a), measured again with plain timing loops.
@@ -19,8 +22,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::Criterion;
+use opgen_core::autograd::{
+    AutogradMeta, AutogradOp, Backward, BackwardContext, Differentiable, functional,
+};
 use opgen_core::dispatch::{
-    DispatchKey, DispatchKeySet, Dispatcher, IValue, Registration, Scalar, Stack, Tensor,
+    DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Registration, Scalar, Stack, Tensor,
     TypedOperator,
 };
 
@@ -37,6 +43,96 @@ fn identity(t: &BenchTensor) -> BenchTensor {
     t.clone()
 }
 
+/// A tensor type that takes part in autograd (its math is never called here).
+#[derive(Clone)]
+struct AgTensor(Arc<(DispatchKeySet, AutogradMeta<AgTensor>)>);
+
+impl AgTensor {
+    fn new(keys: &[DispatchKey]) -> AgTensor {
+        AgTensor(Arc::new((
+            DispatchKeySet::from_keys(keys),
+            AutogradMeta::new(),
+        )))
+    }
+}
+
+impl Tensor for AgTensor {
+    fn key_set(&self) -> DispatchKeySet {
+        self.0.0
+    }
+    fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
+        Some(&self.0.1)
+    }
+}
+
+impl Differentiable for AgTensor {
+    fn detach(&self) -> Result<Self, Error> {
+        Ok(AgTensor::new(&[DispatchKey::CPU]))
+    }
+    fn ones_like(&self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn zeros_like(&self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn accumulate(&self, _: &Self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn sum_to(&self, _: &[i64]) -> Result<Self, Error> {
+        self.detach()
+    }
+}
+
+struct IdentityBackward;
+
+impl Backward<AgTensor> for IdentityBackward {
+    fn name(&self) -> &'static str {
+        "IdentityBackward0"
+    }
+    fn apply(&mut self, ctx: &mut BackwardContext<'_, AgTensor>) -> Result<(), Error> {
+        let grad = ctx.grad(0).cloned();
+        ctx.set(0, grad);
+        Ok(())
+    }
+}
+
+static AG_IDENTITY: AutogradOp = AutogradOp::new("ag_identity");
+
+/// `bench::ag_identity` with a CPU kernel and an Autograd kernel, as generated code makes it.
+fn autograd_setup(
+    d: &Dispatcher,
+) -> (
+    TypedOperator<AgTensor, (&'static AgTensor,), AgTensor>,
+    Vec<Registration>,
+) {
+    let lib = d.library("agbench").expect("namespace");
+    let def = lib.def("ag_identity(Tensor self) -> Tensor").expect("def");
+    let cpu = lib
+        .impl_("ag_identity", DispatchKey::CPU, |t: &AgTensor| t.clone())
+        .expect("impl");
+    let op = d
+        .typed::<AgTensor, (&AgTensor,), AgTensor>("agbench::ag_identity", "")
+        .expect("typed");
+    let inner = op.clone();
+    let autograd = lib
+        .impl_(
+            "ag_identity",
+            DispatchKey::AutogradCPU,
+            move |ks: DispatchKeySet, t: &AgTensor| {
+                functional(
+                    ks,
+                    &AG_IDENTITY,
+                    &[t.into()],
+                    |_| Ok(IdentityBackward),
+                    |ks| inner.try_redispatch(ks, t),
+                    |_, _| Ok(()),
+                )
+            },
+        )
+        .expect("impl");
+    (op, vec![def, cpu, autograd])
+}
+
 fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
     a.clone()
 }
@@ -50,13 +146,17 @@ struct Setup {
     add: Add,
     cpu: BenchTensor,
     autograd: BenchTensor,
+    ag_identity: TypedOperator<AgTensor, (&'static AgTensor,), AgTensor>,
+    ag_plain: AgTensor,
+    ag_tracked: AgTensor,
     _registrations: Vec<Registration>,
 }
 
 fn setup() -> Setup {
     let d = Dispatcher::global();
     let lib = d.library("bench").expect("namespace");
-    let registrations = vec![
+    let (ag_identity, mut ag_registrations) = autograd_setup(d);
+    let mut registrations = vec![
         lib.def("identity(Tensor self) -> Tensor").expect("def"),
         lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
             .expect("def"),
@@ -65,6 +165,7 @@ fn setup() -> Setup {
         lib.impl_("add.Tensor", DispatchKey::CPU, add)
             .expect("impl"),
     ];
+    registrations.append(&mut ag_registrations);
     Setup {
         identity: d
             .typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")
@@ -77,6 +178,9 @@ fn setup() -> Setup {
             DispatchKey::CPU,
             DispatchKey::AutogradCPU,
         ]))),
+        ag_identity,
+        ag_plain: AgTensor::new(&[DispatchKey::CPU]),
+        ag_tracked: AgTensor::new(&[DispatchKey::CPU, DispatchKey::AutogradCPU]),
         _registrations: registrations,
     }
 }
@@ -122,6 +226,14 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
         (
             "1arg/d_typed_autograd",
             Box::new(move || drop(black_box(s.identity.call(black_box(&s.autograd))))),
+        ),
+        (
+            "1arg/e0_plain",
+            Box::new(move || drop(black_box(s.ag_identity.call(black_box(&s.ag_plain))))),
+        ),
+        (
+            "1arg/e_autograd_kernel",
+            Box::new(move || drop(black_box(s.ag_identity.call(black_box(&s.ag_tracked))))),
         ),
         (
             "3arg/a_direct",

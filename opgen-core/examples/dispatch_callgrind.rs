@@ -13,11 +13,17 @@
 //! call (push the arguments, call, pop the result), d = typed call with an autograd key
 //! served by the dispatcher's default fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
 //! as the next call's argument (the dispatcher's share of c1, without the caller's push/pop).
+//! `g1`: a typed call through an Autograd kernel (`autograd::functional`) on a tensor type
+//! that takes part in autograd, no input requiring grad; `g0`: the same operator and type
+//! without the autograd key (its baseline).
 
 use std::hint::black_box;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use opgen_core::autograd::{
+    AutogradMeta, AutogradOp, Backward, BackwardContext, Differentiable, functional,
+};
 use opgen_core::dispatch::{
     DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Scalar, Stack, Tensor,
 };
@@ -39,7 +45,97 @@ fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
     a.clone()
 }
 
+/// A tensor type that takes part in autograd (its math is never called here).
+#[derive(Clone)]
+struct AgTensor(Arc<(DispatchKeySet, AutogradMeta<AgTensor>)>);
+
+impl AgTensor {
+    fn new(keys: &[DispatchKey]) -> AgTensor {
+        AgTensor(Arc::new((
+            DispatchKeySet::from_keys(keys),
+            AutogradMeta::new(),
+        )))
+    }
+}
+
+impl Tensor for AgTensor {
+    fn key_set(&self) -> DispatchKeySet {
+        self.0.0
+    }
+    fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
+        Some(&self.0.1)
+    }
+}
+
+impl Differentiable for AgTensor {
+    fn detach(&self) -> Result<Self, Error> {
+        Ok(AgTensor::new(&[DispatchKey::CPU]))
+    }
+    fn ones_like(&self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn zeros_like(&self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn accumulate(&self, _: &Self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn sum_to(&self, _: &[i64]) -> Result<Self, Error> {
+        self.detach()
+    }
+}
+
+struct IdentityBackward;
+
+impl Backward<AgTensor> for IdentityBackward {
+    fn name(&self) -> &'static str {
+        "IdentityBackward0"
+    }
+    fn apply(&mut self, ctx: &mut BackwardContext<'_, AgTensor>) -> Result<(), Error> {
+        let grad = ctx.grad(0).cloned();
+        ctx.set(0, grad);
+        Ok(())
+    }
+}
+
+static AG_IDENTITY: AutogradOp = AutogradOp::new("ag_identity");
+
+/// The g cases: `agbench::ag_identity` with a CPU kernel and an Autograd kernel.
+fn run_autograd(case: &str, n: u64) -> Result<(), Error> {
+    let d = Dispatcher::global();
+    let lib = d.library("agbench")?;
+    let _def = lib.def("ag_identity(Tensor self) -> Tensor")?;
+    let _cpu = lib.impl_("ag_identity", DispatchKey::CPU, |t: &AgTensor| t.clone())?;
+    let op = d.typed::<AgTensor, (&AgTensor,), AgTensor>("agbench::ag_identity", "")?;
+    let inner = op.clone();
+    let _autograd = lib.impl_(
+        "ag_identity",
+        DispatchKey::AutogradCPU,
+        move |ks: DispatchKeySet, t: &AgTensor| {
+            functional(
+                ks,
+                &AG_IDENTITY,
+                &[t.into()],
+                |_| Ok(IdentityBackward),
+                |ks| inner.try_redispatch(ks, t),
+                |_, _| Ok(()),
+            )
+        },
+    )?;
+    let t = match case {
+        "g0" => AgTensor::new(&[DispatchKey::CPU]),
+        _ => AgTensor::new(&[DispatchKey::CPU, DispatchKey::AutogradCPU]),
+    };
+    for _ in 0..n {
+        drop(black_box(op.call(black_box(&t))));
+    }
+    Ok(())
+}
+
 fn run(case: &str, n: u64) -> Result<(), Error> {
+    if case.starts_with('g') {
+        return run_autograd(case, n);
+    }
     let d = Dispatcher::global();
     let lib = d.library("bench")?;
     let _defs = (
@@ -106,7 +202,7 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         )))),
         other => {
             return Err(Error::from(format!(
-                "unknown case `{other}`; expected a1 b1 c1 d1 e1 a3 b3 c3 d3"
+                "unknown case `{other}`; expected a1 b1 c1 d1 e1 a3 b3 c3 d3 g0 g1"
             )));
         }
     }
@@ -116,7 +212,9 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: a1 b1 c1 d1 e1 a3 b3 c3 d3)");
+        eprintln!(
+            "usage: dispatch_callgrind CASE ITERATIONS (CASE: a1 b1 c1 d1 e1 a3 b3 c3 d3 g0 g1)"
+        );
         return ExitCode::FAILURE;
     };
     match run(case, n) {

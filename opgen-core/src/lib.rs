@@ -14,12 +14,14 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod autograd;
 pub mod catalog;
 pub mod cross;
 pub mod dispatch;
 #[cfg(test)]
 mod doc_tables;
 pub mod explain;
+pub mod formula;
 pub mod native;
 pub mod plan;
 pub mod schema;

@@ -39,6 +39,7 @@
 
 use std::fmt;
 
+mod gradcheck;
 mod meta;
 mod schema;
 #[cfg(test)]
@@ -46,6 +47,8 @@ mod tests;
 mod values;
 mod variants;
 mod views;
+
+pub use gradcheck::{GradcheckError, GradcheckOptions, GradcheckTensor, gradcheck, gradgradcheck};
 
 use crate::dispatch::{Dispatcher, Error, IValue, OperatorHandle, Stack, Tensor};
 use crate::schema::{Schema, SchemaKind};

@@ -261,6 +261,9 @@ pub enum ErrorKind {
         /// checked (out arguments first, then positional ones).
         devices: Vec<(String, super::Device)>,
     },
+    /// Autograd refused an operation or a backward pass, in PyTorch's words
+    /// (see [`crate::autograd`]).
+    Autograd(crate::autograd::AutogradError),
     /// A bug in opgen.
     Internal {
         /// What went wrong.
@@ -358,6 +361,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &*self.0 {
             ErrorKind::Kernel { source, .. } => Some(&**source),
+            ErrorKind::Autograd(e) => Some(e),
             _ => None,
         }
     }

@@ -17,6 +17,7 @@
 //! `#[native_function]` attribute) and runs the entry rules on it.
 
 mod autogen;
+pub mod derivatives;
 mod dispatch_table;
 mod entry;
 mod fields;

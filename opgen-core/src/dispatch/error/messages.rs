@@ -223,6 +223,7 @@ impl fmt::Display for ErrorKind {
                 operator: None,
                 source,
             } => write!(f, "kernel failed: {source}"),
+            ErrorKind::Autograd(e) => fmt::Display::fmt(e, f),
             ErrorKind::Unsupported { tensor_type, hook } => write!(
                 f,
                 "tensor type `{tensor_type}` does not implement `Tensor::{hook}`, which this call needs; \
