@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use opgen_core::catalog;
 use opgen_core::native::{self, LoadError, NativeFunctions};
-use opgen_core::schema::Rule;
-use serde_json::Value;
+use opgen_core::schema::{MAX_ERRORS, Rule, more_errors, shown_errors};
+use std::io::Write;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::read;
 
@@ -47,8 +49,13 @@ fn load(
 }
 
 fn print_errors(errors: &[LoadError]) -> ExitCode {
-    for e in errors {
+    // Bounded whatever the file: at most so many errors per line and in all.
+    let (shown, more) = shown_errors(errors, |e| (e.file.as_str(), e.line));
+    for e in shown {
         println!("{}", e.render());
+    }
+    if more > 0 {
+        println!("{}\n", more_errors(more));
     }
     println!(
         "{} error{}",
@@ -83,6 +90,7 @@ pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
     let mut changed = 0;
     let mut total = 0;
     let mut other_errors = Vec::new();
+    let mut hidden = 0;
     for (n, line) in text.split_inclusive('\n').enumerate() {
         let Some((prefix, func)) = split_func_line(line) else {
             rewritten.push_str(line);
@@ -114,7 +122,15 @@ pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
             Ok(_) => rewritten.push_str(line),
             Err(errors) => {
                 let col = prefix.chars().count() + ns.chars().count();
-                for e in errors.iter().filter(|e| e.rule != Rule::NotCanonical) {
+                let errors: Vec<_> = errors
+                    .into_iter()
+                    .filter(|e| e.rule != Rule::NotCanonical)
+                    .collect();
+                // Bounded output: so many errors per line and in all, then a count.
+                let (shown, more) = shown_errors(&errors, |_| ());
+                let room = MAX_ERRORS.saturating_sub(other_errors.len());
+                hidden += more + shown.len().saturating_sub(room);
+                for e in shown.into_iter().take(room) {
                     let c = col + schema[..e.range.start.min(schema.len())].chars().count() + 1;
                     other_errors.push(format!(
                         "{}:{}:{c}: {}",
@@ -129,6 +145,9 @@ pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
     }
     for e in &other_errors {
         println!("{e}");
+    }
+    if hidden > 0 {
+        println!("{}\n", more_errors(hidden));
     }
     if write && changed > 0 {
         std::fs::write(file, rewritten)
@@ -162,23 +181,43 @@ fn split_func_line(line: &str) -> Option<(&str, &str)> {
     (ok && !value.starts_with(['"', '\''])).then(|| line.split_at(start + 6))
 }
 
-/// `opgen json FILE.yaml`.
+/// `opgen json FILE.yaml`: the catalog, written one function at a time (the whole document
+/// as one JSON value took about a hundred times the file's size in memory).
 pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     match load(file, tags)? {
         Ok(nf) => {
-            let doc = catalog_json(&nf);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
-            );
+            let write = || -> std::io::Result<()> {
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                serde_json::to_writer_pretty(&mut out, &Catalog(&nf))?;
+                writeln!(out)?;
+                out.flush()
+            };
+            write().map_err(|e| format!("cannot write the catalog: {e}"))?;
             Ok(ExitCode::SUCCESS)
         }
         Err(errors) => Ok(print_errors(&errors)),
     }
 }
 
-/// The whole catalog of a loaded file (the same code and format as the runtime catalog,
-/// `Dispatcher::catalog_json`).
-pub fn catalog_json(nf: &NativeFunctions) -> Value {
-    catalog::native_catalog_json(nf)
+/// `catalog::native_catalog_json`'s document, serialized without building it: each
+/// function's object is made, written and dropped in turn.
+struct Catalog<'a>(&'a NativeFunctions);
+
+/// The functions of a [`Catalog`], as a JSON array made one element at a time.
+struct Functions<'a>(&'a NativeFunctions);
+
+impl Serialize for Catalog<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("functions", &Functions(self.0))?;
+        map.serialize_entry("groups", &catalog::native_groups_json(self.0))?;
+        map.serialize_entry("view_groups", &catalog::native_view_groups_json(self.0))?;
+        map.end()
+    }
+}
+
+impl Serialize for Functions<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.functions().iter().map(catalog::native_function_json))
+    }
 }

@@ -24,6 +24,7 @@ mod file;
 mod group;
 mod keys;
 mod load;
+mod read;
 mod rules;
 mod tags;
 #[cfg(test)]
@@ -44,6 +45,7 @@ pub use entry::{
 pub(crate) use fields::split_trimmed;
 pub use keys::{Field, ScalarType, UfuncKey};
 pub use load::LoadError;
+pub use read::{MAX_FILE_SIZE, read_yaml_file};
 pub use tags::{Tags, implicit_tags};
 
 use group::{GroupIds, Item};
@@ -260,26 +262,13 @@ pub fn load_native_functions(
 ///
 /// # Errors
 ///
-/// As [`load_native_functions`], plus an error (without rule) for a file that cannot be read.
+/// As [`load_native_functions`], plus an error (without rule) for a file that cannot be
+/// read or is refused (see [`read_yaml_file`]).
 pub fn load_native_functions_from_paths(
     yaml: &Path,
     tags: &Path,
 ) -> Result<NativeFunctions, Vec<LoadError>> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| {
-            let message = format!("cannot read `{}`: {e}", p.display());
-            vec![LoadError {
-                rule: None,
-                message,
-                hint: None,
-                file: p.display().to_string(),
-                line: 1,
-                column: 1,
-                width: 1,
-                source_line: String::new(),
-            }]
-        })
-    };
+    let read = |p: &Path| read_yaml_file(p).map_err(|e| vec![e]);
     let (yaml_text, tags_text) = (read(yaml)?, read(tags)?);
     load_native_functions_with_names(
         &yaml.display().to_string(),
@@ -349,12 +338,11 @@ fn read_entries(file: &SourceFile, tags: &Tags) -> Result<Vec<NativeFunction>, V
         NodeKind::Seq(items) => items,
         NodeKind::Scalar { text, .. } if text.is_empty() => return Ok(Vec::new()),
         _ => {
-            let hint = Some("write one `- func: ...` item per entry".to_string());
-            return Err(vec![file.error_at_node(
+            return Err(vec![file.error_at_document(
                 &root,
                 Rule::EntryFunc,
                 "the file is not a list of entries".into(),
-                hint,
+                "write one `- func: ...` item per entry".into(),
             )]);
         }
     };

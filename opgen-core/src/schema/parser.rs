@@ -22,6 +22,12 @@ const AUGMENTED_ASSIGNMENT: [&str; 11] = [
 ];
 const CUSTOM_CLASS_PREFIX: &str = "__torch__.torch.classes.";
 
+/// How deep a type (`?` and `[]` suffixes) or a list default may nest (R90). Real schemas
+/// nest two levels at most (`Tensor?[]`); the limit keeps every stage that walks a type or
+/// a literal (printing, comparing, dropping, planning, code generation) within a small,
+/// fixed stack, whatever the input.
+pub const MAX_NESTING: usize = 32;
+
 /// Parses and checks a schema string: rules R1–R35 of SCHEMA.md.
 ///
 /// On failure, returns every problem found, in the order torchgen would meet them (so the
@@ -495,6 +501,16 @@ impl<'a> Parser<'a> {
                     return None;
                 }
                 let text = &piece[eq + 1..];
+                if list_depth(text) > MAX_NESTING {
+                    let d = at + eq + 1;
+                    self.err(
+                        Rule::TooDeep,
+                        d..d + text.len(),
+                        format!("the default nests more than {MAX_NESTING} lists"),
+                    )
+                    .hint = Some("a list default is flat, e.g. `[0,1]`".into());
+                    return None;
+                }
                 if text.is_empty() {
                     self.err(
                         Rule::EmptyDefault,
@@ -638,34 +654,73 @@ impl<'a> Parser<'a> {
         Some(ann)
     }
 
+    /// A type, read from its outermost suffix in: `int[]?` is an optional list. Iterative,
+    /// and at most [`MAX_NESTING`] suffixes deep (R90), so that no later stage recurses
+    /// deeper than that on a parsed type.
     fn ty(&mut self, t: &str, at: usize) -> Option<ArgType> {
-        if let Some(inner) = t.strip_suffix('?')
-            && !inner.is_empty()
-        {
-            return Some(ArgType::optional(self.ty(inner, at)?));
-        }
-        if let Some(body) = t.strip_suffix(']')
-            && let Some(open) = body.rfind('[')
-            && open > 0
-            && body[open + 1..].bytes().all(|b| b.is_ascii_digit())
-        {
-            let digits = &body[open + 1..];
-            let size = if digits.is_empty() {
-                None
+        // The suffixes, outermost first: `None` for `?`, `Some(size)` for `[]` or `[N]`.
+        let mut suffixes: Vec<Option<Option<u32>>> = Vec::new();
+        let mut rest = t;
+        loop {
+            if let Some(inner) = rest.strip_suffix('?')
+                && !inner.is_empty()
+            {
+                suffixes.push(None);
+                rest = inner;
+            } else if let Some(body) = rest.strip_suffix(']')
+                && let Some(open) = body.rfind('[')
+                && open > 0
+                && body[open + 1..].bytes().all(|b| b.is_ascii_digit())
+            {
+                let size = self.list_size(&body[open + 1..], at + open + 1)?;
+                suffixes.push(Some(size));
+                rest = &body[..open];
             } else {
-                let r = at + open + 1..at + open + 1 + digits.len();
-                match digits.parse::<u32>() {
-                    Ok(n) if n > 0 && !digits.starts_with('0') => Some(n),
-                    _ => {
-                        self.err(Rule::BadListSize, r, format!("list size `{digits}` is not a positive number without leading zeros"))
-                            .hint = Some("write `[]` for a list of any length, or a size such as `[2]`".into());
-                        return None;
-                    }
-                }
-            };
-            let elem = self.ty(&body[..open], at)?;
-            return Some(ArgType::list(elem, size));
+                break;
+            }
+            if suffixes.len() > MAX_NESTING {
+                self.err(
+                    Rule::TooDeep,
+                    at..at + t.len(),
+                    format!("the type nests more than {MAX_NESTING} levels of `?` and `[]`"),
+                )
+                .hint = Some(
+                    "a schema type has at most a few suffixes, e.g. `Tensor?[]` or `int[]?`".into(),
+                );
+                return None;
+            }
         }
+        let mut ty = self.base_type_or_class(rest, at)?;
+        for suffix in suffixes.into_iter().rev() {
+            ty = match suffix {
+                None => ArgType::optional(ty),
+                Some(size) => ArgType::list(ty, size),
+            };
+        }
+        Some(ty)
+    }
+
+    /// The `N` of `[N]` (`None` for `[]`), R17.
+    fn list_size(&mut self, digits: &str, at: usize) -> Option<Option<u32>> {
+        if digits.is_empty() {
+            return Some(None);
+        }
+        match digits.parse::<u32>() {
+            Ok(n) if n > 0 && !digits.starts_with('0') => Some(Some(n)),
+            _ => {
+                self.err(
+                    Rule::BadListSize,
+                    at..at + digits.len(),
+                    format!("list size `{digits}` is not a positive number without leading zeros"),
+                )
+                .hint = Some("write `[]` for a list of any length, or a size such as `[2]`".into());
+                None
+            }
+        }
+    }
+
+    /// A type without suffixes: a base type or a custom class (R16).
+    fn base_type_or_class(&mut self, t: &str, at: usize) -> Option<ArgType> {
         if let Some(class) = t.strip_prefix(CUSTOM_CLASS_PREFIX)
             && !class.is_empty()
             && class
@@ -940,8 +995,13 @@ fn scan_annotation(text: &str) -> Option<AliasAnnotation> {
 }
 
 /// Reads a default's text as a literal (SCHEMA.md §1.8). Never fails: text that is no
-/// recognised literal is kept as [`Literal::Other`].
+/// recognised literal is kept as [`Literal::Other`], and so is a list nested deeper than
+/// [`MAX_NESTING`] (the parser reports those, R90; the guard keeps the recursion bounded).
 pub(crate) fn parse_literal(text: &str) -> Literal {
+    literal(text, 0)
+}
+
+fn literal(text: &str, depth: usize) -> Literal {
     match text {
         "None" => return Literal::None,
         "True" => return Literal::Bool(true),
@@ -949,10 +1009,17 @@ pub(crate) fn parse_literal(text: &str) -> Literal {
         _ => {}
     }
     if let Some(body) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        if depth >= MAX_NESTING {
+            return Literal::Other(SmolStr::new(text));
+        }
         if body.is_empty() {
             return Literal::List(Vec::new());
         }
-        return Literal::List(body.split(',').map(|e| parse_literal(e.trim())).collect());
+        return Literal::List(
+            body.split(',')
+                .map(|e| literal(e.trim(), depth + 1))
+                .collect(),
+        );
     }
     if let Some(s) = unquote(text) {
         return Literal::Str(SmolStr::from(s));
@@ -977,6 +1044,23 @@ pub(crate) fn parse_literal(text: &str) -> Literal {
         return Literal::Ident(SmolStr::new(text));
     }
     Literal::Other(SmolStr::new(text))
+}
+
+/// The deepest nesting of `[` in `text` (unclosed `[` before any point): an upper bound for
+/// how deep [`parse_literal`] nests lists.
+pub(super) fn list_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0);
+    for b in text.bytes() {
+        match b {
+            b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 fn is_int(t: &str) -> bool {
@@ -1045,11 +1129,15 @@ fn unknown_type_message(t: &str) -> String {
 
 fn unknown_type_hint(t: &str) -> String {
     let names: Vec<&str> = BaseType::ALL.iter().map(|b| b.as_str()).collect();
+    // Only a name within two edits is suggested, so names whose length differs by more are
+    // not compared (a schema may have thousands of unknown types).
+    let lower = t.to_ascii_lowercase();
     let best = names
         .iter()
+        .filter(|n| n.len().abs_diff(t.len()) <= 2)
         .map(|n| {
             (
-                super::suggest::edit_distance(&t.to_ascii_lowercase(), &n.to_ascii_lowercase()),
+                super::suggest::edit_distance(&lower, &n.to_ascii_lowercase()),
                 *n,
             )
         })
