@@ -31,6 +31,8 @@ pub const MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
 ///
 /// A [`LoadError`] without rule, naming the path as given: located at the first invalid
 /// byte of a file that is not UTF-8; about the whole file (line 0) otherwise.
+// The error is the loader's, as large as any of its errors; a read fails once per file.
+#[allow(clippy::result_large_err)]
 pub fn read_yaml_file(path: &Path) -> Result<String, LoadError> {
     let name = path.display().to_string();
     let refuse = |message: String| LoadError::in_file(&name, None, message);

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use crate::schema::{Rule, Schema};
 
-use super::load::{LoadError, SourceFile};
+use super::source::{LoadError, SourceFile};
 use super::yaml::{self, Node, NodeKind};
 
 /// The tags declared in a `tags.yaml`, in file order.

@@ -188,13 +188,26 @@ pub(crate) const ALIAS_BUDGET_BASE: usize = 64 * 1024;
 /// control characters) and a stream of more than one document; and refuses nesting deeper
 /// than [`MAX_DEPTH`] and aliases that expand past the budget.
 pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
+    parse_items(text, None)
+}
+
+/// [`parse`], handing each item of a top-level list to `on_item` as soon as it is read
+/// instead of keeping it: the root list comes back empty, and the whole file's tree is
+/// never in memory at once (an entry's tree is ten times its text).
+pub(crate) fn parse_items(
+    text: &str,
+    on_item: Option<&mut dyn FnMut(Node)>,
+) -> Result<Option<Node>, SyntaxError> {
     check_characters(text)?;
     let mut parser = Parser::new_from_str(text);
     let mut builder = Builder {
+        stack: Vec::new(),
+        root: None,
+        anchors: HashMap::new(),
         budget: ALIAS_BUDGET_PER_BYTE
             .saturating_mul(text.len())
             .saturating_add(ALIAS_BUDGET_BASE),
-        ..Builder::default()
+        on_item,
     };
     let mut documents = 0;
     loop {
@@ -258,8 +271,7 @@ pub(crate) fn line_and_column(text: &str, at: usize) -> (usize, usize) {
 /// What a node and its subtree cost in memory, roughly: for the alias budget.
 const NODE_COST: usize = std::mem::size_of::<Node>() + std::mem::size_of::<(Node, Node)>() / 2;
 
-#[derive(Default)]
-struct Builder {
+struct Builder<'f> {
     stack: Vec<Frame>,
     /// The document's node and its cost.
     root: Option<(Node, usize)>,
@@ -267,6 +279,8 @@ struct Builder {
     anchors: HashMap<usize, (Node, usize)>,
     /// Bytes that copies for anchors and aliases may still take.
     budget: usize,
+    /// Takes the items of a root list (see [`parse_items`]).
+    on_item: Option<&'f mut dyn FnMut(Node)>,
 }
 
 struct Frame {
@@ -278,7 +292,7 @@ struct Frame {
     key: Option<Node>,
 }
 
-impl Builder {
+impl Builder<'_> {
     fn on_event(&mut self, event: Event, mark: Mark) -> Result<(), SyntaxError> {
         match event {
             Event::Scalar(text, style, anchor, _) => {
@@ -329,12 +343,18 @@ impl Builder {
             self.spend(cost, node.mark)?;
             self.anchors.insert(anchor, (node.clone(), cost));
         }
+        let root = self.stack.len() == 1;
         let Some(frame) = self.stack.last_mut() else {
             self.root.get_or_insert((node, cost));
             return Ok(());
         };
         frame.cost = frame.cost.saturating_add(cost);
         match &mut frame.node.kind {
+            NodeKind::Seq(_) if root && self.on_item.is_some() => {
+                if let Some(on_item) = self.on_item.as_mut() {
+                    on_item(node);
+                }
+            }
             NodeKind::Seq(items) => items.push(node),
             NodeKind::Map(pairs) => match frame.key.take() {
                 Some(key) => pairs.push((key, node)),

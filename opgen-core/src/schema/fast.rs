@@ -21,11 +21,12 @@
 use smol_str::SmolStr;
 
 use super::invariants::check_invariants;
+use super::literal::parse_literal;
 use super::model::{
     AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue,
     Literal, OperatorName, Return, Schema, TypeBox,
 };
-use super::parser::{Layout, MAX_NESTING, parse_literal};
+use super::parser::{Layout, MAX_NESTING};
 
 /// The schema, if `text` is in the subset this path reads and breaks no rule; `None` means
 /// "ask the full parser", not "invalid".

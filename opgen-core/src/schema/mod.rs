@@ -9,6 +9,7 @@ mod facts;
 mod fast;
 mod invariants;
 mod layout;
+mod literal;
 mod model;
 mod parser;
 mod render;

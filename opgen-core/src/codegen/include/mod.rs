@@ -151,8 +151,8 @@ fn read_error(lit: &syn::LitStr, written: &str, e: &LoadError) -> syn::Error {
     syn::Error::new(
         lit.span(),
         format!(
-            "`{written}`{at}: {} (the path is relative to the crate's directory, \
-             `CARGO_MANIFEST_DIR`)",
+            "`{written}`{at}: {}; the path is relative to the crate's directory \
+             (`CARGO_MANIFEST_DIR`)",
             e.message
         ),
     )
