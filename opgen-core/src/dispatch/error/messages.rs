@@ -113,6 +113,8 @@ impl fmt::Display for ErrorKind {
                 problem,
                 site,
             } => {
+                // `name` is the schema as given, of any length.
+                let name = crate::schema::bounded_text(name);
                 write!(f, "invalid operator name `{name}` at {site}: {problem}")
             }
             ErrorKind::NamespaceTaken {

@@ -198,3 +198,37 @@ fn renderers_show_so_many_errors_per_line_and_in_all() {
         "1 more error not shown; fix the ones above and run again"
     );
 }
+
+#[test]
+fn windows_count_characters_keep_tabs_and_stop_at_line_breaks() {
+    // Multibyte characters and a tab before the offending text, on a long line.
+    let line = format!(
+        "{}\té{}Tensr x{}",
+        "ü".repeat(300),
+        "→".repeat(10),
+        "ß".repeat(300)
+    );
+    let text = format!("first line\r{line}\nlast line");
+    let start = text.find("Tensr").unwrap();
+    let excerpt = caret_excerpt(&text, start..start + 5);
+    let lines: Vec<&str> = excerpt.lines().collect();
+    assert_eq!(lines.len(), 2, "{excerpt}");
+    assert!(
+        lines[0].starts_with("  ...") && lines[0].ends_with("..."),
+        "{excerpt}"
+    );
+    assert!(!excerpt.contains("first") && !excerpt.contains("last"));
+    // The carets sit under `Tensr`, counted in characters, with the tab kept.
+    let caret = lines[1].chars().position(|c| c == '^').unwrap();
+    let under: String = lines[0].chars().skip(caret).take(5).collect();
+    assert_eq!(under, "Tensr");
+    assert!(lines[1].contains('\t'));
+    assert!(lines[0].chars().count() <= EXCERPT_WIDTH + 8);
+    // Every offset of a short multibyte text renders (ranges are clamped to boundaries).
+    let text = "fé(Tensor self, Föö x) -> Tensor";
+    for start in 0..=text.len() + 2 {
+        for end in start..=text.len() + 2 {
+            let _ = caret_excerpt(text, start..end);
+        }
+    }
+}
