@@ -12,7 +12,7 @@ mod scan;
 use std::path::Path;
 use std::process::ExitCode;
 
-use opgen_core::schema::{Rule, canonicalize};
+use opgen_core::schema::{Rule, canonicalize, more_errors, shown_errors};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -61,13 +61,19 @@ pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
             Err(es) => {
                 for e in es.iter().filter(|e| e.rule != Rule::NotCanonical) {
                     let col = error_column(yaml, v, ns.len() + e.range.start);
-                    errors.push(format!("{name}:{}:{col}: {}", v.line, e.render(schema)));
+                    let rendered = format!("{name}:{}:{col}: {}", v.line, e.render(schema));
+                    errors.push((v.line, rendered));
                 }
             }
         }
     }
-    for e in &errors {
+    // Bounded whatever the file: at most so many errors per line and in all.
+    let (shown, more) = shown_errors(&errors, |(line, _)| *line);
+    for (_, e) in shown {
         outln!("{e}");
+    }
+    if more > 0 {
+        outln!("{}\n", more_errors(more));
     }
     let (changed, total) = (edits.len(), values.len());
     if write && changed > 0 {

@@ -130,13 +130,20 @@ fn check_schema(schema: &str) -> ExitCode {
 }
 
 fn print_schema_errors(schema: &str, errors: &[opgen_core::schema::SchemaError]) {
-    for e in errors {
+    // A schema is one line: at most so many of its errors are shown (schema::shown_errors).
+    let (shown, more) = opgen_core::schema::shown_errors(errors, |_| ());
+    for e in shown {
         let col = schema[..e.range.start.min(schema.len())].chars().count() + 1;
         outln!("<schema>:1:{col}: {}", e.render(schema));
     }
+    if more > 0 {
+        println!("{}\n", opgen_core::schema::more_errors(more));
+    }
 }
 
-/// Reads a file, naming it in the error.
+/// Reads a yaml file as `include_native_functions!` does (a regular file, at most
+/// `native::MAX_FILE_SIZE` bytes of UTF-8), naming it (and where it is not UTF-8, the
+/// position) in the error.
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+    opgen_core::native::read_yaml_file(path).map_err(|e| format!("{}: {}", e.location(), e.message))
 }

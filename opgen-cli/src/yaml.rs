@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use opgen_core::catalog;
 use opgen_core::native::{self, LoadError, NativeFunctions};
-use serde_json::Value;
+use opgen_core::schema::{more_errors, shown_errors};
+use std::io::Write;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::read;
 use crate::out::{self, outln};
@@ -48,8 +51,13 @@ pub(crate) fn load(file: &Path, tags: Option<&Path>) -> Result<Loaded, String> {
 }
 
 pub(crate) fn print_errors(errors: &[LoadError]) -> ExitCode {
-    for e in errors {
+    // Bounded whatever the file: at most so many errors per line and in all.
+    let (shown, more) = shown_errors(errors, |e| (e.file.as_str(), e.line));
+    for e in shown {
         outln!("{}", e.render());
+    }
+    if more > 0 {
+        outln!("{}\n", more_errors(more));
     }
     outln!(
         "{} error{}",
@@ -82,22 +90,43 @@ pub fn check(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     }
 }
 
-/// `opgen json FILE.yaml`.
+/// `opgen json FILE.yaml`: the catalog, written one function at a time (the whole document
+/// as one JSON value took about a hundred times the file's size in memory).
 pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     match load(file, tags)?.1 {
         Ok(nf) => {
-            let doc = catalog_json(&nf);
-            let mut text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
-            text.push('\n');
-            out::all(&text);
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            out::write_or_exit(
+                serde_json::to_writer_pretty(&mut stdout, &Catalog(&nf))
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| writeln!(stdout))
+                    .and_then(|()| stdout.flush()),
+            );
             Ok(ExitCode::SUCCESS)
         }
         Err(errors) => Ok(print_errors(&errors)),
     }
 }
 
-/// The whole catalog of a loaded file (the same code and format as the runtime catalog,
-/// `Dispatcher::catalog_json`).
-pub fn catalog_json(nf: &NativeFunctions) -> Value {
-    catalog::native_catalog_json(nf)
+/// `catalog::native_catalog_json`'s document, serialized without building it: each
+/// function's object is made, written and dropped in turn.
+struct Catalog<'a>(&'a NativeFunctions);
+
+/// The functions of a [`Catalog`], as a JSON array made one element at a time.
+struct Functions<'a>(&'a NativeFunctions);
+
+impl Serialize for Catalog<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("functions", &Functions(self.0))?;
+        map.serialize_entry("groups", &catalog::native_groups_json(self.0))?;
+        map.serialize_entry("view_groups", &catalog::native_view_groups_json(self.0))?;
+        map.end()
+    }
+}
+
+impl Serialize for Functions<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.functions().iter().map(catalog::native_function_json))
+    }
 }

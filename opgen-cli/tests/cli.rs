@@ -48,7 +48,7 @@ fn check_schema_reports_rule_position_caret_and_hint() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stdout(&o),
-        "<schema>:1:25: error[R16]: unknown type `Tensr`\n  add.Tensor(Tensor self, Tensr other) -> Tensor\n                          ^^^^^\nhelp: did you mean `Tensor`?\n\n"
+        "<schema>:1:25: error[R16]: unknown type `Tensr`\n  add.Tensor(Tensor self, Tensr other) -> Tensor\n                          ^^^^^\nhelp: did you mean `Tensor`?\nfor more information about this error, run `opgen explain R16`\n\n"
     );
     let ok = opgen(&["check", "--schema", "relu(Tensor self) -> Tensor"]);
     assert!(ok.status.success());
@@ -434,17 +434,17 @@ fn explain_lists_every_rule_and_rejects_unknown_ones() {
         .filter_map(|l| l.split_whitespace().next())
         .filter(|w| w.starts_with('R'))
         .collect();
-    let expected: Vec<String> = (1..=89).map(|i| format!("R{i}")).collect();
+    let expected: Vec<String> = (1..=90).map(|i| format!("R{i}")).collect();
     assert_eq!(rules, expected);
     assert!(
         out.contains("R16  every type is a known schema type\n"),
         "{out}"
     );
-    let o = opgen(&["explain", "R90"]);
+    let o = opgen(&["explain", "R91"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "error: unknown rule `R90`; rules are R1 to R89 (`opgen explain` lists them)\n"
+        "error: unknown rule `R91`; rules are R1 to R90 (`opgen explain` lists them)\n"
     );
 }
 
@@ -493,5 +493,222 @@ fn json_derivatives_dumps_the_differentiability_catalog() {
     assert_eq!(
         mul["dispatch"]["Default"]["differentiable_inputs"],
         serde_json::json!(["self", "other"])
+    );
+}
+
+/// Runs `opgen` and fails the test if it has not finished within `secs` seconds (a file that
+/// never ends, or an expansion without bound, would hang or exhaust memory instead).
+fn opgen_within(secs: u64, args: &[&str]) -> Output {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_opgen"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the opgen binary runs");
+    // Read the output while waiting, so that a full pipe cannot stall the child.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).map(|_| out)
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("`opgen {}` ran for more than {secs} s", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = Vec::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    Output {
+        status,
+        stdout: reader.join().unwrap().unwrap(),
+        stderr,
+    }
+}
+
+/// `opgen check` of a hostile file: exits 1 with the error at `FILE:LINE:COL` saying `says`,
+/// in bounded output.
+#[track_caller]
+fn check_refuses(name: &str, text: &str, line_col: &str, says: &str) -> String {
+    let p = temp_yaml(name, text);
+    let o = opgen_within(60, &["check", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let at = format!("{}:{line_col}: error", p.display());
+    assert!(
+        out.starts_with(&at),
+        "expected `{at}`: {}",
+        &out[..out.len().min(500)]
+    );
+    assert!(out.contains(says), "{}", &out[..out.len().min(500)]);
+    assert!(out.len() < 64 * 1024, "{} bytes of output", out.len());
+    out
+}
+
+#[test]
+fn check_refuses_nested_aliases() {
+    let mut text = String::from("- &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        text.push_str(&format!(
+            "- &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 10].join(", ")
+        ));
+    }
+    check_refuses(
+        "laughs",
+        &text,
+        "3:28",
+        "anchors and aliases expand the document",
+    );
+}
+
+#[test]
+fn check_refuses_deep_nesting() {
+    let deep = 100_000;
+    let yaml = format!("- func: {}{}\n", "[".repeat(deep), "]".repeat(deep));
+    check_refuses(
+        "deep-flow",
+        &yaml,
+        "1:264",
+        "invalid YAML: recursion limit exceeded",
+    );
+    let yaml = format!("{}x\n", "- ".repeat(deep));
+    check_refuses(
+        "deep-block",
+        &yaml,
+        "1:129",
+        "nests lists and mappings more than 64 deep",
+    );
+    for suffix in ["[]", "?"] {
+        let yaml = format!("- func: foo(int{} x) -> Tensor\n", suffix.repeat(deep));
+        check_refuses(
+            "deep-type",
+            &yaml,
+            "1:13",
+            "error[R90]: the type nests more than 32",
+        );
+    }
+    let list = format!("{}{}", "[".repeat(deep), "]".repeat(deep));
+    let yaml = format!("- func: foo(int[] x={list}) -> Tensor\n");
+    check_refuses(
+        "deep-default",
+        &yaml,
+        "1:21",
+        "error[R90]: the default nests more than 32",
+    );
+}
+
+#[test]
+fn check_shows_a_window_and_a_count_for_a_long_line_of_errors() {
+    let args: Vec<String> = (0..10_000).map(|i| format!("Tensr a{i}")).collect();
+    let yaml = format!("- func: foo({}) -> Tensor\n", args.join(", "));
+    let out = check_refuses(
+        "long-line",
+        &yaml,
+        "1:13",
+        "error[R16]: unknown type `Tensr`",
+    );
+    assert_eq!(out.matches("error[R16]").count(), 10);
+    assert!(out.contains("9990 more errors not shown"), "{out}");
+    assert!(out.trim_end().ends_with("10000 errors"));
+    let schema = format!("foo({}) -> Tensor", args[..2000].join(", "));
+    let o = opgen_within(60, &["check", "--schema", &schema]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("1990 more errors not shown"));
+    assert!(o.stdout.len() < 16 * 1024, "{} bytes", o.stdout.len());
+}
+
+#[test]
+fn check_refuses_what_pyyaml_refuses_and_reads_what_it_reads() {
+    let good = "- func: relu(Tensor self) -> Tensor\n";
+    let bad = "- func: bad(Tensr x) -> Tensor\n";
+    let nul = format!("{good}\0\n{bad}");
+    check_refuses("nul", &nul, "2:1", "unacceptable character #x0000");
+    let second = format!("{good}---\n{bad}");
+    check_refuses("second-doc", &second, "2:1", "expected a single document");
+    let after_end = format!("{good}...\n{bad}");
+    check_refuses("doc-end", &after_end, "3:1", "expected a single document");
+    let lone_cr = format!("{good}\r{bad}").replace('\n', "\r");
+    check_refuses("lone-cr", &lone_cr, "3:13", "unknown type `Tensr`");
+    let p = temp_yaml("bom", &format!("\u{feff}{good}"));
+    let o = opgen_within(60, &["check", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}
+
+#[test]
+fn check_refuses_files_it_should_not_read() {
+    let dir = std::env::temp_dir().join(format!("opgen-cli-test-{}-refuse", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let refused = |path: &std::path::Path, says: &str| {
+        let o = opgen_within(60, &["check", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.starts_with(&format!("error: {}", path.display())),
+            "{err}"
+        );
+        assert!(err.contains(says), "{err}");
+    };
+    refused(
+        "/dev/zero".as_ref(),
+        "not a regular file (a character device)",
+    );
+    refused(&dir, "not a regular file (a directory)");
+    let fifo = dir.join("fifo.yaml");
+    let _ = std::fs::remove_file(&fifo);
+    if Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        refused(&fifo, "not a regular file (a FIFO)");
+    }
+    let big = dir.join("big.yaml");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(opgen_core::native::MAX_FILE_SIZE + 1)
+        .unwrap();
+    refused(&big, "larger than 16 MiB");
+    let latin1 = dir.join("latin1.yaml");
+    std::fs::write(&latin1, b"- func: caf\xe9(Tensor self) -> Tensor\n").unwrap();
+    refused(&latin1, "latin1.yaml:1:12: the file is not UTF-8 text");
+    // The environment is named and located, never printed.
+    let o = opgen_within(60, &["check", "/proc/self/environ"]);
+    if o.status.code() == Some(1) {
+        let out = stdout(&o);
+        assert!(out.starts_with("/proc/self/environ:1:"), "{out}");
+        assert!(!out.contains("PATH="), "{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn json_writes_the_catalog_document_piece_by_piece() {
+    let p = temp_yaml(
+        "json-stream",
+        "- func: abs(Tensor self) -> Tensor\n  dispatch:\n    CPU: abs\n- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n    CPU: abs_out\n",
+    );
+    let o = opgen_within(60, &["json", p.to_str().unwrap()]);
+    assert!(o.status.success());
+    let nf = opgen_core::native::load_native_functions_from_paths(
+        &p,
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../opgen-core/tests/data/tags.yaml"),
+    )
+    .unwrap();
+    let whole = opgen_core::catalog::native_catalog_json(&nf);
+    assert_eq!(
+        stdout(&o),
+        serde_json::to_string_pretty(&whole).unwrap() + "\n"
     );
 }

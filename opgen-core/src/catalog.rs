@@ -221,8 +221,19 @@ pub fn native_function_json(f: &NativeFunction) -> Value {
 /// ```
 pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
     let functions: Vec<Value> = nf.functions().iter().map(native_function_json).collect();
+    json!({
+        "functions": functions,
+        "groups": native_groups_json(nf),
+        "view_groups": native_view_groups_json(nf),
+    })
+}
+
+/// The `groups` of [`native_catalog_json`]: each `functional`, `inplace`, `out`, `mutable`
+/// and `structured`. (A caller that writes a large catalog piece by piece, as `opgen json`
+/// does, uses it with [`native_function_json`] instead of building the whole document.)
+pub fn native_groups_json(nf: &NativeFunctions) -> Value {
     let name = |f: &NativeFunction| f.func.name.full_name();
-    let groups: Vec<Value> = (nf.groups())
+    (nf.groups())
         .map(|g| {
             json!({
                 "functional": name(g.functional),
@@ -232,8 +243,13 @@ pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
                 "structured": g.structured,
             })
         })
-        .collect();
-    let view_groups: Vec<Value> = (nf.view_groups())
+        .collect()
+}
+
+/// The `view_groups` of [`native_catalog_json`]: each `view`, `view_inplace`, `view_copy`.
+pub fn native_view_groups_json(nf: &NativeFunctions) -> Value {
+    let name = |f: &NativeFunction| f.func.name.full_name();
+    (nf.view_groups())
         .map(|v| {
             json!({
                 "view": name(v.view),
@@ -241,8 +257,7 @@ pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
                 "view_copy": v.view_copy.map(name),
             })
         })
-        .collect();
-    json!({ "functions": functions, "groups": groups, "view_groups": view_groups })
+        .collect()
 }
 
 /// The JSON object of an operator registered in `dispatcher` (`None` without a `def`), in

@@ -1,4 +1,4 @@
-//! The error index: every rule id (R1–R89) with what it means, an example that breaks it
+//! The error index: every rule id (R1–R90) with what it means, an example that breaks it
 //! and the fixed example, as rustc's `--explain`.
 //!
 //! One source for `opgen explain R16` and for `docs/ERRORS.md` ([`markdown`]); a test runs
@@ -220,6 +220,7 @@ earlier ones found nothing:
 | R68–R74 | the whole file: duplicates, delegates, generated variants | `opgen check`, `include_native_functions!` |
 | R75–R83 | groups of variants and view groups | `opgen check`, `include_native_functions!` |
 | R84–R89 | that the schema has a Rust API (typed functions, methods, kernels) | `opgen check`, `opgen check --schema`, the attribute |
+| R90 | that types and list defaults nest within a bounded depth | `#[native_function]`, `opgen check --schema`, every loader |
 
 | rule | requires |
 |---|---|

@@ -1,11 +1,12 @@
-//! R68–R89: the whole file, groups of variants, view groups, and the Rust API.
+//! R68–R90: the whole file, groups of variants, view groups, the Rust API, and the nesting
+//! limit.
 
-use super::Example::Yaml;
+use super::Example::{Schema, Yaml};
 use super::Explanation;
 use crate::schema::Rule;
 
-/// The entries of R68–R89, in rule order.
-pub(super) const EXPLANATIONS: [Explanation; 22] = [
+/// The entries of R68–R90, in rule order.
+pub(super) const EXPLANATIONS: [Explanation; 23] = [
     Explanation {
         rule: Rule::DuplicateOperator,
         meaning: "An operator (name and overload) registers one kernel per dispatch key, so two \
@@ -264,5 +265,17 @@ pub(super) const EXPLANATIONS: [Explanation; 22] = [
         ),
         fix: "pass the packed data as tensors or value types.",
         fixed: Yaml("- func: linear_packed(Tensor self, Tensor packed) -> Tensor\n"),
+    },
+    Explanation {
+        rule: Rule::TooDeep,
+        meaning: "Types nest at most 32 levels of `?` and `[]`, and a list default at most 32 \
+            levels of brackets. Real schemas nest two (`Tensor?[]`); the limit keeps the \
+            parser, the printer and the code generator within a bounded stack whatever the \
+            input.",
+        broken: Schema(
+            "deep(Tensor self, int[][][][][][][][][][][][][][][][][][][][][][][][][][][][][][][][][] dims) -> Tensor",
+        ),
+        fix: "write the argument with a type of at most a few suffixes.",
+        fixed: Schema("deep(Tensor self, int[] dims) -> Tensor"),
     },
 ];

@@ -11,7 +11,7 @@ use crate::validate::check_rust_mapping;
 
 use super::entry::{EntryError, NativeFunction, Site};
 use super::keys::Field;
-use super::load::{LoadError, SourceFile};
+use super::source::{LoadError, SourceFile};
 use super::{NativeFunctions, fn_load_error};
 
 impl NativeFunction {

@@ -38,8 +38,9 @@ use super::expand::free_fn::{self, Scope};
 use super::expand::register::{Entry, expand_entry};
 use super::expand::{OpPlan, PlanSource, docs, redispatch};
 use super::kernel::Output;
-use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags};
+use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags, read_yaml_file};
 use crate::plan::rust_fn_name;
+use crate::schema::{more_errors, shown_errors};
 use crate::validate::check_rust_mapping;
 
 pub use options::IncludeOptions;
@@ -105,32 +106,20 @@ fn load(
     let lit = &parsed.path;
     let written = lit.value();
     let path = manifest_dir.join(&written);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        syn::Error::new(
-            lit.span(),
-            format!(
-                "cannot read `{written}` (relative to the crate's directory, \
-                 `CARGO_MANIFEST_DIR`): {e}"
-            ),
-        )
-    })?;
+    let text = read_yaml_file(&path).map_err(|e| read_error(lit, &written, &e))?;
     let mut tracked = vec![path.clone()];
     let (tags_name, tags_text) = match &parsed.options.tags_yaml {
         Some(tags_lit) => {
             let tags_written = tags_lit.value();
             let tags_path = manifest_dir.join(&tags_written);
-            let text = std::fs::read_to_string(&tags_path).map_err(|e| {
-                syn::Error::new(
-                    tags_lit.span(),
-                    format!("cannot read `{tags_written}`: {e}"),
-                )
-            })?;
+            let text =
+                read_yaml_file(&tags_path).map_err(|e| read_error(tags_lit, &tags_written, &e))?;
             tracked.push(tags_path);
             (tags_written, text)
         }
         None => {
             let beside = path.with_file_name("tags.yaml");
-            match std::fs::read_to_string(&beside) {
+            match read_yaml_file(&beside) {
                 Ok(text) => {
                     tracked.push(beside);
                     let name = Path::new(&written).with_file_name("tags.yaml");
@@ -153,20 +142,38 @@ fn builtin_tags() -> String {
         .collect()
 }
 
-/// One error per load error, each on the path literal, as the loader renders it.
+/// A file that cannot be read (or is refused, `native::read_yaml_file`), on its literal.
+fn read_error(lit: &syn::LitStr, written: &str, e: &LoadError) -> syn::Error {
+    let at = match e.line {
+        0 => String::new(),
+        line => format!(":{line}:{}", e.column),
+    };
+    syn::Error::new(
+        lit.span(),
+        format!(
+            "`{written}`{at}: {}; the path is relative to the crate's directory \
+             (`CARGO_MANIFEST_DIR`)",
+            e.message
+        ),
+    )
+}
+
+/// One error per load error, each on the path literal, as the loader renders it for a
+/// compiler; bounded as every renderer is (`schema::shown_errors`).
 fn load_errors(lit: &syn::LitStr, errors: &[LoadError]) -> syn::Error {
-    let mut diag = Diagnostics::default();
-    for e in errors {
-        let mut text = e.render();
-        while text.ends_with('\n') {
-            text.pop();
-        }
-        diag.at_span(lit.span(), text);
+    let (shown, more) = shown_errors(errors, |e| (e.file.as_str(), e.line));
+    let mut all = shown.into_iter().map(|e| {
+        let text = e.render_for_compiler();
+        syn::Error::new(lit.span(), text.trim_end())
+    });
+    let Some(mut first) = all.next() else {
+        return super::diag::internal("the yaml failed to load without an error");
+    };
+    all.for_each(|e| first.combine(e));
+    if more > 0 {
+        first.combine(syn::Error::new(lit.span(), more_errors(more)));
     }
-    match diag.finish(()) {
-        Ok(()) => super::diag::internal("the yaml failed to load without an error"),
-        Err(e) => e,
-    }
+    first
 }
 
 /// One selected function, prepared for planning.

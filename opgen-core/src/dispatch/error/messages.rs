@@ -84,8 +84,13 @@ impl fmt::Display for ErrorKind {
                 site,
             } => {
                 write!(f, "invalid schema in `def` at {site}")?;
-                for e in errors {
+                // Bounded as every renderer is: so many errors, then how many more.
+                let (shown, more) = crate::schema::shown_errors(errors, |_| ());
+                for e in shown {
                     write!(f, "\n{}", e.render(schema).trim_end())?;
+                }
+                if more > 0 {
+                    write!(f, "\n{}", crate::schema::more_errors(more))?;
                 }
                 Ok(())
             }
@@ -108,6 +113,8 @@ impl fmt::Display for ErrorKind {
                 problem,
                 site,
             } => {
+                // `name` is the schema as given, of any length.
+                let name = crate::schema::bounded_text(name);
                 write!(f, "invalid operator name `{name}` at {site}: {problem}")
             }
             ErrorKind::NamespaceTaken {

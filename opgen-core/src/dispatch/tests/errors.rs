@@ -90,7 +90,8 @@ fn invalid_schema() {
         message(lib.def_at("relu(Tensr self) -> Tensor", here)),
         format!(
             "invalid schema in `def` at {here}\nerror[R16]: unknown type `Tensr`\n  relu(Tensr self) -> Tensor\n       \
-             ^^^^^\nhelp: did you mean `Tensor`?"
+             ^^^^^\nhelp: did you mean `Tensor`?\n\
+             for more information about this error, run `opgen explain R16`"
         )
     );
 }

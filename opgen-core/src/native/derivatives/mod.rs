@@ -70,7 +70,7 @@ pub use model::{
 };
 
 use super::NativeFunctions;
-use super::load::SourceFile;
+use super::source::SourceFile;
 use crate::formula::DerivativeRule;
 
 /// The loaded file: one [`DerivativeEntry`] per entry, in file order.

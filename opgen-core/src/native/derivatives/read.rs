@@ -1,6 +1,6 @@
 //! Reading `derivatives.yaml` into raw entries: the YAML shape of R100, R102 and R103.
 
-use super::super::load::{SourceFile, position};
+use super::super::source::{SourceFile, position};
 use super::super::yaml::{self, Node, NodeKind, Scalar};
 use super::model::DerivativeError;
 use crate::formula::DerivativeRule;
