@@ -8,7 +8,15 @@
 //!   `boxed_resident` leaves the result on the stack as the next call's argument, which
 //!   separates the dispatcher's share from the caller's pushes and pops;
 //! * (d) `typed_autograd`: (b) with a tensor that also carries `AutogradCPU`, which has no
-//!   kernel but a fallthrough fallback (resolved when the table is built).
+//!   kernel but a fallthrough fallback (resolved when the table is built);
+//! * (e) `find`: `Dispatcher::find` by name, among the 3,000 other operators the setup
+//!   defines (the handle is dropped);
+//! * (f) `find_typed_call`: what an interpreter does without caching: `find`, `typed()` and
+//!   (b)'s call, every time;
+//! * (g) `find_missing`: a failed `find` (an overload that does not exist), error included.
+//!
+//! The summary also times (e) on two threads at once: lookups do not take a lock, so each
+//! thread's figure stays near the one-thread figure.
 //!
 //! Run with `cargo bench -p opgen-core --bench dispatch`. After criterion's report, a summary
 //! gives ns per call and the overhead over (a), measured again with plain timing loops.
@@ -52,6 +60,9 @@ struct Setup {
     _registrations: Vec<Registration>,
 }
 
+/// Operators defined besides the measured ones, so that lookups search a realistic registry.
+const OTHER_OPERATORS: usize = 3000;
+
 fn setup() -> Setup {
     let d = Dispatcher::global();
     let lib = d.library("bench").expect("namespace");
@@ -67,6 +78,11 @@ fn setup() -> Setup {
             .fallback_fallthrough(DispatchKey::Autograd)
             .expect("fallback"),
     ];
+    let others = (0..OTHER_OPERATORS).map(|i| {
+        lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor"))
+            .expect("def")
+    });
+    let registrations: Vec<Registration> = registrations.into_iter().chain(others).collect();
     Setup {
         identity: d
             .typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")
@@ -96,6 +112,7 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
     let op1_resident = s.identity.handle().clone();
     let op1 = s.identity.handle().clone();
     let op3 = s.add.handle().clone();
+    let d = Dispatcher::global();
     vec![
         (
             "1arg/a_direct",
@@ -124,6 +141,24 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
         (
             "1arg/d_typed_autograd",
             Box::new(move || drop(black_box(s.identity.call(black_box(&s.autograd))))),
+        ),
+        (
+            "1arg/e_find",
+            Box::new(move || drop(black_box(d.find(black_box("bench::identity"), "")))),
+        ),
+        (
+            "1arg/f_find_typed_call",
+            Box::new(move || {
+                let op = d.find(black_box("bench::identity"), "").expect("find");
+                let typed = op
+                    .typed::<BenchTensor, (&BenchTensor,), BenchTensor>()
+                    .expect("typed");
+                drop(black_box(typed.call(black_box(&s.cpu))));
+            }),
+        ),
+        (
+            "1arg/g_find_missing",
+            Box::new(move || drop(black_box(d.find(black_box("bench::identity"), "nope")))),
         ),
         (
             "3arg/a_direct",
@@ -201,10 +236,30 @@ fn summary(s: &Setup) {
     }
 }
 
+/// ns per `find` on each of two threads looking up the same operator at once.
+fn two_threads(n: u32) -> [f64; 2] {
+    let d = Dispatcher::global();
+    let barrier = std::sync::Barrier::new(2);
+    std::thread::scope(|scope| {
+        let run = || {
+            barrier.wait();
+            time(
+                &mut || drop(black_box(d.find(black_box("bench::identity"), ""))),
+                n,
+            )
+        };
+        let other = scope.spawn(run);
+        let here = run();
+        [here, other.join().expect("no panic")]
+    })
+}
+
 fn main() {
     let s = setup();
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, &s);
     c.final_summary();
     summary(&s);
+    let [a, b] = two_threads(2_000_000);
+    println!("  {:<24} {a:6.2} ns and {b:6.2} ns (two threads at once)", "1arg/e_find");
 }

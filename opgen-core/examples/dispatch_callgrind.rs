@@ -13,6 +13,9 @@
 //! call (push the arguments, call, pop the result), d = typed call with an autograd key
 //! served by a fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
 //! as the next call's argument (the dispatcher's share of c1, without the caller's push/pop).
+//! Lookups by name, among 3,000 other operators: `find` (`Dispatcher::find`, the handle
+//! dropped), `find_typed_call` (`find`, `typed()` and b1's call, every time) and
+//! `find_missing` (a failed `find`, error included).
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -39,6 +42,8 @@ fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
     a.clone()
 }
 
+const CASES: &str = "a1 b1 c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing";
+
 fn run(case: &str, n: u64) -> Result<(), Error> {
     let d = Dispatcher::global();
     let lib = d.library("bench")?;
@@ -49,6 +54,9 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
         d.impls("_").fallback_fallthrough(DispatchKey::Autograd)?,
     );
+    let _others = (0..3000)
+        .map(|i| lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor")))
+        .collect::<Result<Vec<_>, Error>>()?;
     let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
     let op3 =
         d.typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")?;
@@ -105,9 +113,18 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
             black_box(&autograd),
             Scalar::Int(1)
         )))),
+        "find" => repeat!(drop(black_box(d.find(black_box("bench::identity"), "")?))),
+        "find_typed_call" => repeat!({
+            let op = d.find(black_box("bench::identity"), "")?;
+            let typed = op.typed::<BenchTensor, (&BenchTensor,), BenchTensor>()?;
+            drop(black_box(typed.call(black_box(t))));
+        }),
+        "find_missing" => repeat!(drop(black_box(
+            d.find(black_box("bench::identity"), "nope")
+        ))),
         other => {
             return Err(Error::from(format!(
-                "unknown case `{other}`; expected a1 b1 c1 d1 e1 a3 b3 c3 d3"
+                "unknown case `{other}`; expected {CASES}"
             )));
         }
     }
@@ -117,7 +134,7 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: a1 b1 c1 d1 e1 a3 b3 c3 d3)");
+        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: {CASES})");
         return ExitCode::FAILURE;
     };
     match run(case, n) {

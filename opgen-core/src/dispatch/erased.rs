@@ -18,6 +18,9 @@
 //!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
 //!   registering and dropping the same kernels does not grow the cell.
 
+// The one module where opgen uses `unsafe`; every block proves its soundness.
+#![allow(unsafe_code)]
+
 use std::any::{Any, TypeId};
 use std::marker::PhantomData;
 use std::mem::{size_of, transmute_copy};
@@ -295,8 +298,13 @@ const REUSE_WINDOW: usize = 16;
 
 impl<T> TableCell<T> {
     /// A cell holding `initial`.
+    #[cfg(test)]
     pub(crate) fn new(initial: T) -> TableCell<T> {
-        let initial = Arc::new(initial);
+        TableCell::shared(Arc::new(initial))
+    }
+
+    /// A cell holding `initial`, which other cells may share.
+    pub(crate) fn shared(initial: Arc<T>) -> TableCell<T> {
         TableCell {
             current: AtomicPtr::new(Arc::as_ptr(&initial).cast_mut()),
             retained: Mutex::new(vec![initial]),
@@ -307,7 +315,7 @@ impl<T> TableCell<T> {
     #[inline(always)]
     pub(crate) fn load(&self) -> &T {
         let ptr = self.current.load(Ordering::Acquire);
-        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new` or
+        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new`, `shared` or
         // `publish`), and `retained` only grows until the cell is dropped, which cannot happen
         // while `self` is borrowed; so the table is alive for the returned lifetime. Tables are
         // never mutated after publication, and the `Release` store in `publish` paired with

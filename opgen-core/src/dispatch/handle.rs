@@ -1,5 +1,6 @@
 //! Calls: operator handles (boxed calls, introspection) and typed handles (unboxed calls).
 
+use std::any::TypeId;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Weak};
@@ -13,7 +14,7 @@ use super::kernel::{
 };
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
-use super::registry::OperatorEntry;
+use super::registry::operator::OperatorEntry;
 use super::returns::RetValue;
 use super::table::{DispatchTableDump, Table};
 use super::tensor::Tensor;
@@ -35,22 +36,29 @@ impl OperatorHandle {
 
     /// The operator's namespace (`aten`).
     pub fn namespace(&self) -> &str {
-        &self.entry.namespace
+        self.entry.qualified.namespace()
     }
 
     /// The operator's name with namespace (`aten::add`).
     pub fn name(&self) -> &str {
-        &self.entry.name
+        self.entry.qualified.name()
     }
 
     /// The overload name (`Tensor`; empty for none).
     pub fn overload(&self) -> &str {
-        &self.entry.overload
+        self.entry.qualified.overload()
     }
 
-    /// The schema, while the operator has a `def`.
+    /// `ns::op.overload` (`ns::op` without overload), as `Display` prints it.
+    pub fn full_name(&self) -> &str {
+        self.entry.full_name()
+    }
+
+    /// The schema, while the operator has a `def` (parsed on first use, for the operators
+    /// defined at link time: `None` if it does not parse).
     pub fn schema(&self) -> Option<Arc<Schema>> {
-        self.table().info.as_ref().map(|info| info.schema.clone())
+        let info = self.table().info.as_ref()?;
+        info.schema().ok().cloned()
     }
 
     /// The variants recorded with [`Library::def_with_variants`](super::Library::def_with_variants),
@@ -63,7 +71,7 @@ impl OperatorHandle {
     /// assert_eq!(d.find("demo::neg", "")?.variants(), None);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn variants(&self) -> Option<crate::native::Variants> {
+    pub fn variants(&self) -> Option<super::Variants> {
         self.table().info.as_ref().and_then(|info| info.variants)
     }
 
@@ -97,10 +105,24 @@ impl OperatorHandle {
     pub(crate) fn typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
         &self,
     ) -> Result<TypedOperator<T, L, R>, Error> {
-        let schema = self.schema().ok_or_else(|| self.not_found())?;
-        self.check_typed::<T, L, R>(&schema)?;
+        self.clone().into_typed_families()
+    }
+
+    /// [`OperatorHandle::typed_families`], consuming the handle. A signature is checked
+    /// against the schema once per `def`; later requests compare a type id.
+    pub(crate) fn into_typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
+        self,
+    ) -> Result<TypedOperator<T, L, R>, Error> {
+        let Some(info) = &self.table().info else {
+            return Err(self.not_found());
+        };
+        let signature = TypeId::of::<SignatureMarker<T, L, R>>();
+        if !info.is_typed_ok(signature) {
+            self.check_typed::<T, L, R>(info.schema()?)?;
+            info.remember_typed(signature);
+        }
         Ok(TypedOperator {
-            op: self.clone(),
+            op: self,
             _signature: PhantomData,
         })
     }
@@ -146,6 +168,7 @@ impl OperatorHandle {
         let Some(info) = &table.info else {
             return Err(self.not_found());
         };
+        let info = info.facts()?;
         let base = args_base(stack, info.num_args, self)?;
         // The common case inline: every argument that may hold tensors holds one tensor.
         // Anything else (an absent `Tensor?`, a list, no tensor arguments, more than 64
@@ -180,10 +203,8 @@ impl OperatorHandle {
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let args = &stack[base..];
-        let tensor_args = table
-            .info
-            .as_ref()
-            .map_or(&[][..], |info| &info.tensor_args);
+        let facts = table.info.as_ref().and_then(|info| info.facts().ok());
+        let tensor_args = facts.map_or(&[][..], |facts| &facts.tensor_args);
         let ks = (tensor_args.iter())
             .filter_map(|&i| args.get(i))
             .fold(DispatchKeySet::EMPTY, |ks, v| ks | v.key_set());
@@ -242,6 +263,8 @@ impl OperatorHandle {
             name: self.name().to_string(),
             overload: self.overload().to_string(),
             known_overloads: Vec::new(),
+            kernels: Vec::new(),
+            did_you_mean: None,
             registration_errors: Vec::new(),
         }
         .into()
@@ -279,7 +302,7 @@ impl OperatorHandle {
 impl fmt::Display for OperatorHandle {
     /// `ns::op.overload`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.entry.full_name())
+        f.write_str(self.entry.full_name())
     }
 }
 

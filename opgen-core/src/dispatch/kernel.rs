@@ -88,6 +88,9 @@ pub struct ErasedKernel {
     /// The boxed entry point (for unboxed kernels, the unboxing adapter).
     pub(crate) boxed: BoxedFn,
     pub(crate) kind: KernelKind,
+    /// The kernel's Rust path (`std::any::type_name` of the function or closure), for
+    /// dumps and warnings.
+    pub(crate) name: &'static str,
     /// Checks the kernel's Rust signature against a schema; none for boxed kernels.
     pub(crate) check: Option<CheckFn>,
     /// Makes the wrappers derived from this kernel (`structured::derived`), for its tensor
@@ -369,6 +372,7 @@ where
             functor: Functor::new(self),
             boxed: call::<T, F>,
             kind: KernelKind::Kernel,
+            name: type_name::<F>(),
             check: None,
             derive: Some(crate::structured::derive_kernel::<T>),
             structured: None,
@@ -453,6 +457,7 @@ macro_rules! unboxed_kernel {
                     functor: Functor::new(KernelRecord { kernel: self, operator }),
                     boxed: boxed::<T, K, Out, OM, $($A::Family),*>,
                     kind: KernelKind::Kernel,
+                    name: type_name::<K>(),
                     check: Some(check_signature::<
                         T,
                         ($(<$A as KernelArg<T>>::Family,)*),

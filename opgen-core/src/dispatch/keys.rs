@@ -505,7 +505,7 @@ mod tests {
         let err = "cpu".parse::<DispatchKey>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown dispatch key `cpu`; did you mean `CPU`?"
+            "could not parse dispatch key: cpu; did you mean `CPU`?"
         );
         assert_eq!(
             "CatchAll".parse::<DispatchKey>().unwrap(),

@@ -2,7 +2,6 @@
 //! rules of the module documentation, with fallthrough resolved into a key mask.
 
 use std::fmt;
-use std::num::NonZeroU64;
 use std::sync::{Arc, LazyLock};
 
 use super::erased::AnyMut;
@@ -13,44 +12,7 @@ use super::kernel::{ErasedKernel, KernelKind};
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
 use super::registry::RegistrationId;
-use crate::schema::Schema;
-
-/// Facts about an operator's schema that boxed calls need.
-pub(crate) struct OpInfo {
-    pub(crate) schema: Arc<Schema>,
-    /// Positions of the arguments whose type may hold tensors.
-    pub(crate) tensor_args: Vec<usize>,
-    /// The same positions as bits, when there are some and all are below 64; else `None`.
-    pub(crate) tensor_mask: Option<NonZeroU64>,
-    pub(crate) num_args: usize,
-    /// The variants given with [`Library::def_with_variants`](super::Library::def_with_variants),
-    /// for the catalog; `None` when not recorded.
-    pub(crate) variants: Option<crate::native::Variants>,
-    /// The device check and guard recorded with [`Library::def_native_at`](super::Library::def_native_at).
-    pub(crate) device: Option<super::DeviceChecks>,
-}
-
-impl OpInfo {
-    pub(crate) fn new(schema: Arc<Schema>) -> OpInfo {
-        let tensor_args: Vec<usize> = (schema.arguments.iter().enumerate())
-            .filter(|(_, a)| a.ty.is_tensor_like())
-            .map(|(i, _)| i)
-            .collect();
-        let tensor_mask = (tensor_args.iter())
-            .try_fold(0u64, |mask, &i| {
-                Some(mask | 1u64.checked_shl(u32::try_from(i).ok()?)?)
-            })
-            .and_then(NonZeroU64::new);
-        OpInfo {
-            num_args: schema.arguments.len(),
-            tensor_args,
-            tensor_mask,
-            schema,
-            variants: None,
-            device: None,
-        }
-    }
-}
+pub(crate) use super::registry::operator::OpInfo;
 
 /// A kernel registered for one operator at one key (runtime or alias).
 pub(crate) struct KernelReg {
@@ -235,6 +197,11 @@ fn error_kernel(kind: KernelKind, boxed: super::kernel::BoxedFn) -> Arc<ErasedKe
         functor: Functor::new(()),
         boxed,
         kind,
+        name: match kind {
+            KernelKind::Missing => "(missing)",
+            KernelKind::Ambiguous => "(ambiguous AutogradOther)",
+            KernelKind::Kernel => "",
+        },
         check: None,
         derive: None,
         structured: None,
@@ -276,6 +243,9 @@ pub enum ServedBy {
         registration: RegistrationId,
         /// Where it was made.
         site: Site,
+        /// The kernel's Rust path (`my_crate::add_cpu`, or a closure's); empty for a
+        /// fallthrough.
+        kernel: &'static str,
         /// It is a fallthrough: calls skip to the next key of their key set.
         fallthrough: bool,
     },
@@ -285,6 +255,8 @@ pub enum ServedBy {
         registration: RegistrationId,
         /// Where it was made.
         site: Site,
+        /// The kernel's Rust path; empty for a fallthrough.
+        kernel: &'static str,
         /// It is a fallthrough: calls skip to the next key of their key set.
         fallthrough: bool,
     },
@@ -316,11 +288,13 @@ impl DispatchTableDump {
                         key: reg.key,
                         registration: reg.id,
                         site: reg.site,
+                        kernel: reg.kernel.as_ref().map_or("", |k| k.name),
                         fallthrough: reg.kernel.is_none(),
                     },
                     Resolved::Fallback(f) => ServedBy::Fallback {
                         registration: f.id,
                         site: f.site,
+                        kernel: f.kernel.as_ref().map_or("", |k| k.name),
                         fallthrough: f.kernel.is_none(),
                     },
                     Resolved::Ambiguous => ServedBy::Ambiguous,
@@ -349,22 +323,27 @@ impl fmt::Display for DispatchTableDump {
                 ServedBy::Kernel {
                     key: at,
                     site,
-                    fallthrough,
+                    kernel,
+                    fallthrough: false,
                     ..
-                } => {
-                    let kind = if *fallthrough {
-                        "fallthrough"
-                    } else {
-                        "kernel"
-                    };
-                    format!("{kind} registered at {at} ({site})")
-                }
+                } => format!("kernel {kernel} registered at {at} ({site})"),
+                ServedBy::Kernel {
+                    key: at,
+                    site,
+                    fallthrough: true,
+                    ..
+                } => format!("fallthrough registered at {at} ({site})"),
                 ServedBy::Fallback {
-                    site, fallthrough, ..
-                } => {
-                    let kind = if *fallthrough { "fallthrough" } else { "boxed" };
-                    format!("{kind} fallback ({site})")
-                }
+                    site,
+                    kernel,
+                    fallthrough: false,
+                    ..
+                } => format!("boxed fallback {kernel} ({site})"),
+                ServedBy::Fallback {
+                    site,
+                    fallthrough: true,
+                    ..
+                } => format!("fallthrough fallback ({site})"),
                 ServedBy::Ambiguous => {
                     "ambiguous: CompositeImplicitAutograd and a backend mapped to AutogradOther"
                         .into()

@@ -12,6 +12,7 @@ use crate::dispatch::{
     DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, OperatorHandle, Registration, Stack,
     Tensor, boxed,
 };
+use crate::dispatch::registry::link::PostLink;
 use crate::schema::SchemaKind;
 
 /// A wrapper kernel the runtime derives for one member of a group at one key.
@@ -234,18 +235,11 @@ fn self_tensor<T: Tensor>(
 #[track_caller]
 pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error>) {
     let site = Location::caller();
-    let mut groups: BTreeMap<(String, String), Vec<Member>> = BTreeMap::new();
-    for op in dispatcher.operators() {
-        let Some(schema) = op.schema() else { continue };
-        let key = (op.namespace().to_string(), schema.signature().to_string());
-        let entry = (op.clone(), schema.kind(), schema.returns.len());
-        groups.entry(key).or_default().push(entry);
-    }
     let mut registrations = Vec::new();
     let mut errors = Vec::new();
-    for ((namespace, _), members) in groups {
+    for ((namespace, _), members) in groups_with_kernels(dispatcher) {
         let kernels: Vec<Vec<(DispatchKey, Arc<ErasedKernel>)>> = (members.iter())
-            .map(|(op, _, _)| dispatcher.kernels_of(&full_name(op)))
+            .map(|(op, _, _)| dispatcher.kernels_of(op.full_name()))
             .collect();
         let functional = (members.iter()).position(|(_, kind, _)| *kind == SchemaKind::Functional);
         let functional_keys: BTreeSet<DispatchKey> = functional
@@ -288,7 +282,7 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
                     functional: functional_op,
                     key,
                 });
-                match lib.impl_erased(&full_name(op), key, kernel, site) {
+                match lib.impl_erased(op.full_name(), key, kernel, site) {
                     Ok(r) => registrations.push(r),
                     Err(e) => errors.push(e),
                 }
@@ -298,13 +292,46 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
     (registrations, errors)
 }
 
+/// The groups (SCHEMA.md §3.2) in which some operator has a kernel, by namespace and
+/// grouping signature: the groups without kernels derive nothing. Only the schemas of these
+/// groups' members are parsed (a group's members share its base name: `add`, `add_`,
+/// `__and__`, `__iand__`), so that thousands of operators defined without kernels cost
+/// nothing here.
+fn groups_with_kernels(dispatcher: &Dispatcher) -> BTreeMap<(String, String), Vec<Member>> {
+    let mut bases: BTreeSet<(String, String)> = BTreeSet::new();
+    for op in dispatcher.operators_with_kernels() {
+        if let Some(schema) = op.schema() {
+            let base = schema.name.name.base.to_string();
+            bases.insert((op.namespace().to_string(), base));
+        }
+    }
+    let mut groups: BTreeMap<(String, String), Vec<Member>> = BTreeMap::new();
+    for (namespace, base) in bases {
+        let names = [
+            format!("{namespace}::{base}"),
+            format!("{namespace}::{base}_"),
+            format!("{namespace}::__{base}__"),
+            format!("{namespace}::__i{base}__"),
+        ];
+        for op in names.iter().flat_map(|name| dispatcher.overloads_of(name)) {
+            let Some(schema) = op.schema() else { continue };
+            let key = (namespace.clone(), schema.signature().to_string());
+            let member = (op.clone(), schema.kind(), schema.returns.len());
+            let group = groups.entry(key).or_default();
+            if !group.iter().any(|(known, _, _)| known.full_name() == op.full_name()) {
+                group.push(member);
+            }
+        }
+    }
+    groups
+}
+
+/// Derives the wrappers once every link-time entry is registered: a post-link step of
+/// [`Dispatcher::global`] (and of the private dispatchers of static dispatch), listed at the
+/// crate root.
+pub(crate) const DERIVE_WRAPPERS: PostLink = PostLink {
+    run: |dispatcher| derive_wrappers(dispatcher),
+};
+
 /// One operator of a group: its handle, kind and number of returns.
 type Member = (OperatorHandle, SchemaKind, usize);
-
-/// `ns::op.overload`, as the registry names operators.
-pub(crate) fn full_name(op: &OperatorHandle) -> String {
-    match op.overload() {
-        "" => op.name().to_string(),
-        overload => format!("{}.{overload}", op.name()),
-    }
-}

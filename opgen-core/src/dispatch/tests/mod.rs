@@ -4,6 +4,7 @@ mod calls;
 mod errors;
 mod link;
 mod precedence;
+mod registry;
 mod static_dispatch;
 mod stress;
 mod values;
