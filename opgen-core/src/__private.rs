@@ -81,7 +81,7 @@
 //!   linked for that key; without one, the first composite kernel of
 //!   `CompositeExplicitAutograd`, `CompositeExplicitAutogradNonFunctional`,
 //!   `CompositeImplicitAutograd`, `CompositeImplicitAutogradNestedTensor`; else the error
-//!   "static dispatch has no kernel for `aten::add.Tensor` at `Meta`; kernels: CPU". The
+//!   "Static dispatch does not support aten::add.Tensor for Meta. ...". The
 //!   choice is computed once per operator, on the first call, from `REGISTRATIONS` and
 //!   `DEFERRED` (the entries of the operator's group, its namespace's operators with its
 //!   base name, are registered into a private dispatcher as the global one registers them,
