@@ -1,4 +1,5 @@
 //! `opgen`: check, format and dump PyTorch operator schemas and `native_functions.yaml` files.
+#![deny(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -211,8 +211,21 @@ fn bench(c: &mut Criterion, s: &Setup) {
     group.finish();
 }
 
+/// ns per call: the best of 7 runs of about 50 ms each.
+fn time(body: &mut dyn FnMut()) -> f64 {
+    // Calibrate: as many calls as take about 50 ms.
+    let start = Instant::now();
+    let mut calibration = 0u32;
+    while start.elapsed().as_millis() < 5 {
+        body();
+        calibration += 1;
+    }
+    let n = calibration.saturating_mul(10).max(1);
+    time_n(body, n)
+}
+
 /// ns per call: the best of 7 runs of `n` calls.
-fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
+fn time_n(body: &mut dyn FnMut(), n: u32) -> f64 {
     (0..7)
         .map(|_| {
             let start = Instant::now();
@@ -225,14 +238,14 @@ fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
 }
 
 fn summary(s: &Setup) {
-    println!("\nsummary: ns per call (best of 7 x 2,000,000), overhead over (a)");
+    println!("\nsummary: ns per call (best of 7 runs of about 50 ms), overhead over (a)");
     let mut direct = 0.0;
     for (name, mut body) in cases(s) {
-        let ns = time(&mut *body, 2_000_000);
+        let ns = time(&mut *body);
         if name.ends_with("a_direct") {
             direct = ns;
         }
-        println!("  {name:<24} {ns:6.2} ns   {:+6.2} ns", ns - direct);
+        println!("  {name:<24} {ns:8.2} ns   {:+8.2} ns", ns - direct);
     }
 }
 
@@ -243,7 +256,7 @@ fn two_threads(n: u32) -> [f64; 2] {
     std::thread::scope(|scope| {
         let run = || {
             barrier.wait();
-            time(
+            time_n(
                 &mut || drop(black_box(d.find(black_box("bench::identity"), ""))),
                 n,
             )

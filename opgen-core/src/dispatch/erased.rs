@@ -16,7 +16,11 @@
 //!   earlier would need a per-call atomic read-modify-write or fence (about 2 ns each on the
 //!   reference machine, most of the call's budget); registration is rare, so the retained
 //!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
-//!   registering and dropping the same kernels does not grow the cell.
+//!   registering and dropping the same kernels does not grow the cell;
+//! * [`Shared`] is a reference to a value that lives for the whole program or as long as an
+//!   `Arc` it holds: handles of the global dispatcher's operators (which are never freed)
+//!   are made and dropped without touching a reference count, so threads that look up the
+//!   same operator do not contend for one.
 
 // The one module where opgen uses `unsafe`; every block proves its soundness.
 #![allow(unsafe_code)]
@@ -353,6 +357,63 @@ impl<T> TableCell<T> {
     }
 }
 
+/// A shared reference to a `T` that lives for the whole program, or as long as the `Arc`
+/// this value holds.
+pub(crate) struct Shared<T: 'static> {
+    ptr: NonNull<T>,
+    owner: Option<Arc<T>>,
+}
+
+// SAFETY: a `Shared<T>` is used as a `&'static T` or an `Arc<T>`, both of which are `Send` and
+// `Sync` when `T` is `Send + Sync`.
+unsafe impl<T: Send + Sync> Send for Shared<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Send + Sync> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    /// A reference to a value that lives for the whole program.
+    pub(crate) fn from_static(value: &'static T) -> Shared<T> {
+        Shared {
+            ptr: NonNull::from(value),
+            owner: None,
+        }
+    }
+
+    /// A reference to the value of `owner`, kept alive by this value.
+    pub(crate) fn from_arc(owner: Arc<T>) -> Shared<T> {
+        Shared {
+            ptr: NonNull::from(&*owner),
+            owner: Some(owner),
+        }
+    }
+
+    /// The `Arc` that keeps the value alive, if it is not a static.
+    pub(crate) fn owner(&self) -> Option<&Arc<T>> {
+        self.owner.as_ref()
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        // SAFETY: `ptr` comes from a `&'static T` (valid for the whole program) or from the
+        // `Arc` in `owner`, whose value does not move and stays alive while `self` holds
+        // it; only shared references to it are made, so the borrow is valid for `self`'s.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Shared<T> {
+        Shared {
+            ptr: self.ptr,
+            owner: self.owner.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,5 +505,20 @@ mod tests {
         cell.publish(1, |a, b| a == b);
         assert_eq!(cell.load() as *const i32, first);
         assert_eq!(cell.retained(), 2);
+    }
+
+    #[test]
+    fn shared_references_keep_arcs_alive_and_statics_as_they_are() {
+        static FOREVER: i32 = 7;
+        let fixed = Shared::from_static(&FOREVER);
+        assert!(fixed.owner().is_none());
+        assert_eq!((*fixed, *fixed.clone()), (7, 7));
+        let value = Arc::new(String::from("kept"));
+        let shared = Shared::from_arc(value.clone());
+        drop(value);
+        let copy = shared.clone();
+        drop(shared);
+        assert_eq!(copy.as_str(), "kept");
+        assert_eq!(copy.owner().map(Arc::strong_count), Some(1));
     }
 }

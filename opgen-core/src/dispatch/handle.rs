@@ -14,6 +14,7 @@ use super::kernel::{
 };
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
+use super::erased::Shared;
 use super::registry::operator::OperatorEntry;
 use super::returns::RetValue;
 use super::table::{DispatchTableDump, Table};
@@ -25,7 +26,9 @@ use crate::schema::Schema;
 /// and introspection. Cheap to clone; stays valid while registrations come and go.
 #[derive(Clone)]
 pub struct OperatorHandle {
-    pub(crate) entry: Arc<OperatorEntry>,
+    /// The global dispatcher's entries live for the whole program: their handles hold a
+    /// plain reference, so that making and dropping one touches no shared reference count.
+    pub(crate) entry: Shared<OperatorEntry>,
 }
 
 impl OperatorHandle {
@@ -165,10 +168,11 @@ impl OperatorHandle {
     /// ```
     pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
         let table = self.table();
-        let Some(info) = &table.info else {
-            return Err(self.not_found());
+        // The schema is parsed by the lookup that made this handle; an operator without
+        // `def`, or one whose schema was not parsed yet, takes the path out of line.
+        let Some(info) = table.info.as_ref().and_then(|info| info.parsed_facts()) else {
+            return self.call_boxed_unparsed(stack);
         };
-        let info = info.facts()?;
         let base = args_base(stack, info.num_args, self)?;
         // The common case inline: every argument that may hold tensors holds one tensor.
         // Anything else (an absent `Tensor?`, a list, no tensor arguments, more than 64
@@ -191,6 +195,18 @@ impl OperatorHandle {
             }
         }
         self.dispatch_boxed(table, tls::apply(ks), stack)
+    }
+
+    /// [`OperatorHandle::call_boxed`] for an operator without `def`, or whose schema is not
+    /// parsed yet (parsed here, then called).
+    #[cold]
+    #[inline(never)]
+    fn call_boxed_unparsed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
+        let Some(info) = &self.table().info else {
+            return Err(self.not_found());
+        };
+        info.facts()?;
+        self.call_boxed(stack)
     }
 
     /// [`OperatorHandle::call_boxed`] for arguments that are not all plain tensors.
@@ -345,23 +361,38 @@ impl<T, L, R> fmt::Debug for TypedOperator<T, L, R> {
 /// operator itself holds to redispatch (a strong handle there would be a reference cycle
 /// through the operator's table).
 pub(crate) struct WeakTypedOperator<T, L, R> {
-    entry: Weak<OperatorEntry>,
+    entry: WeakEntry,
     _signature: SignatureMarker<T, L, R>,
+}
+
+/// An entry of the global dispatcher (which lives for the whole program), or a weak
+/// reference to an entry of another.
+enum WeakEntry {
+    Static(Shared<OperatorEntry>),
+    Weak(Weak<OperatorEntry>),
 }
 
 impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
     /// The typed handle of `op`, checked against its schema.
     pub(crate) fn new(op: &OperatorHandle) -> Result<Self, Error> {
         let typed = op.typed_families::<T, L, R>()?;
+        let entry = match typed.op.entry.owner() {
+            Some(owner) => WeakEntry::Weak(Arc::downgrade(owner)),
+            None => WeakEntry::Static(typed.op.entry.clone()),
+        };
         Ok(WeakTypedOperator {
-            entry: Arc::downgrade(&typed.op.entry),
+            entry,
             _signature: PhantomData,
         })
     }
 
     /// The typed handle, or an error if its dispatcher is gone.
     pub(crate) fn upgrade(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        match self.entry.upgrade() {
+        let entry = match &self.entry {
+            WeakEntry::Static(entry) => Some(entry.clone()),
+            WeakEntry::Weak(weak) => weak.upgrade().map(Shared::from_arc),
+        };
+        match entry {
             Some(entry) => Ok(TypedOperator {
                 op: OperatorHandle { entry },
                 _signature: PhantomData,

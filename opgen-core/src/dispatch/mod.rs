@@ -103,7 +103,11 @@
 //!
 //! **A second kernel at the same key** (same operator, same key) is allowed: the newest
 //! serves while it lives, and dropping it brings back the previous one, as PyTorch's stack of
-//! kernels does. Only `def`s (one per operator) and fallbacks (one per key) are exclusive.
+//! kernels does. As in PyTorch, a kernel that overrides one registered elsewhere is reported
+//! with a [`Warning`] ("Overriding a previously registered kernel for the same operator and
+//! the same dispatch key", both sites), to standard error unless
+//! [`Dispatcher::set_warning_hook`] sends it elsewhere; the program goes on. Only `def`s (one
+//! per operator) and fallbacks (one per key) are exclusive.
 //!
 //! # Fallthrough
 //!
@@ -198,15 +202,31 @@
 //! with `#[native_function]` are collected at link time, from every crate linked into the
 //! program, and registered with [`Dispatcher::global`] on its first access (generated
 //! functions make it on their first call), before that access returns: all `def`s first,
-//! then every kernel. They stay registered for the life of the program; failures are kept in
-//! [`Dispatcher::global_errors`] and repeated by [`Dispatcher::find`] for the operator
-//! concerned. [`Dispatcher::global`] documents the details.
+//! then every kernel. They stay registered for the life of the program. A registration that
+//! cannot take effect (a duplicate `def`, a kernel that does not fit its schema, a kernel for
+//! an operator nothing defines) is never silent: `Dispatcher::global` panics listing every
+//! one, as PyTorch aborts at start-up, unless the program takes them from
+//! [`Dispatcher::try_global`] first. [`Dispatcher::global`] documents the details.
+//!
+//! A link-time `def` costs little until its operator is used: its schema is parsed, and its
+//! table built, when the operator is first looked up, called or given a kernel.
+//!
+//! # Introspection
+//!
+//! [`OperatorHandle::dispatch_table`] shows which registration serves each key (PyTorch's
+//! `_dispatch_dump_table`), [`OperatorHandle::dump_state`] every registration of the operator
+//! (`_dispatch_dump`), with each kernel's site and Rust path, and
+//! [`Dispatcher::dangling_impls`] the operators that have kernels but no `def`
+//! (`_dispatch_find_dangling_impls`).
 //!
 //! # Concurrency and memory
 //!
-//! Registrations and calls may run on many threads at once. Registration takes the
-//! dispatcher's lock; a call takes none: the operator's table is immutable, published with
-//! an atomic store and read with one atomic load. A superseded table is not freed while the
+//! Registrations, lookups and calls may run on many threads at once. Registration takes the
+//! dispatcher's lock; a lookup by name ([`Dispatcher::find`]) takes none (an index read with
+//! atomic loads); nor does a call: the operator's table is immutable, published with an
+//! atomic store and read with one atomic load. A kernel that a dropped registration removes
+//! is dropped after the lock is released, so what it captured (other registrations, a
+//! library, values that use the dispatcher when dropped) may use the dispatcher. A superseded table is not freed while the
 //! operator exists (freeing it safely would need an atomic read-modify-write per call);
 //! a table is a few hundred bytes, and one that equals a recent table is reused, so undoing
 //! and redoing registrations does not grow memory. Kernels of dropped registrations are

@@ -20,7 +20,7 @@ pub use link::LinkErrors;
 pub use registration::Registration;
 pub use warning::{Warning, WarningHook};
 
-use super::erased::TableCell;
+use super::erased::{Shared, TableCell};
 use super::error::{Error, ErrorKind, Site};
 use super::handle::{OperatorHandle, TypedOperator};
 use super::kernel::{ErasedKernel, KernelArgs};
@@ -215,14 +215,24 @@ impl Dispatcher {
     /// call, from many threads at once.
     #[inline]
     pub fn find(&self, name: &str, overload: &str) -> Result<OperatorHandle, Error> {
-        match self.inner.index.get(name_hash(name, overload), name, overload) {
-            Some(entry) if entry.is_ready() && entry.table.load().info.is_some() => {
-                Ok(OperatorHandle {
-                    entry: entry.clone(),
-                })
-            }
+        match self.handle(name_hash(name, overload), name, overload) {
+            Some(op) if is_defined(&op.entry) => Ok(op),
             _ => self.find_slow(name, overload),
         }
+    }
+
+    /// A handle of the operator with this name, whatever its state. The global dispatcher's
+    /// entries live for the whole program: a handle of one is a plain reference (see
+    /// `OperatorHandle::entry`).
+    #[inline(always)]
+    fn handle(&self, hash: u64, name: &str, overload: &str) -> Option<OperatorHandle> {
+        let entry = match link::global_if_created() {
+            Some(global) if Arc::ptr_eq(&global.inner, &self.inner) => {
+                Shared::from_static(&**global.inner.index.get(hash, name, overload)?)
+            }
+            _ => Shared::from_arc(self.inner.index.get(hash, name, overload)?.clone()),
+        };
+        Some(OperatorHandle { entry })
     }
 
     /// [`Dispatcher::find`] for an operator whose table is not built yet, or that is missing.
@@ -240,10 +250,10 @@ impl Dispatcher {
         let mut registry = self.inner.lock();
         if let Some(entry) = entry {
             registry.make_ready(entry.id);
-            if registry.op(entry.id).is_some_and(|op| op.def.is_some()) {
-                return Ok(OperatorHandle {
-                    entry: entry.clone(),
-                });
+            if registry.op(entry.id).is_some_and(|op| op.def.is_some())
+                && let Some(op) = self.handle(entry.hash, name, overload)
+            {
+                return Ok(op);
             }
         }
         let error = registry.not_found(name, overload, entry.map(|e| e.id));
@@ -289,7 +299,7 @@ impl Dispatcher {
             .filter_map(|id| {
                 registry.make_ready(id);
                 registry.op(id).map(|op| OperatorHandle {
-                    entry: op.entry.clone(),
+                    entry: Shared::from_arc(op.entry.clone()),
                 })
             })
             .collect();
@@ -319,7 +329,7 @@ impl Dispatcher {
         let mut handles: Vec<OperatorHandle> = (registry.ops.iter())
             .filter(|op| op.def.is_none() && !op.kernels.is_empty())
             .map(|op| OperatorHandle {
-                entry: op.entry.clone(),
+                entry: Shared::from_arc(op.entry.clone()),
             })
             .collect();
         drop(registry);
@@ -368,7 +378,7 @@ impl Dispatcher {
                 let op = registry.op(id)?;
                 op.def.as_ref()?;
                 Some(OperatorHandle {
-                    entry: op.entry.clone(),
+                    entry: Shared::from_arc(op.entry.clone()),
                 })
             })
             .collect()
@@ -413,7 +423,7 @@ impl Dispatcher {
             .filter_map(|id| {
                 registry.make_ready(id);
                 registry.op(id).map(|op| OperatorHandle {
-                    entry: op.entry.clone(),
+                    entry: Shared::from_arc(op.entry.clone()),
                 })
             })
             .collect()
@@ -448,6 +458,13 @@ fn edit_distance(a: &str, b: &str, limit: usize) -> Option<usize> {
     }
     let distance = row[b.len()];
     (distance <= limit).then_some(distance)
+}
+
+/// Whether the operator has a `def`, as its published table says; `false` as well while its
+/// table is not built (the slow path of `find` builds it).
+#[inline(always)]
+fn is_defined(entry: &OperatorEntry) -> bool {
+    entry.is_ready() && entry.table.load().info.is_some()
 }
 
 /// `ns::op.overload` → (`ns::op`, `overload`).
@@ -556,6 +573,11 @@ impl Registry {
     fn make_ready(&mut self, id: u32) {
         let Some(op) = self.op(id) else { return };
         if !op.entry.is_ready() {
+            // A lookup is when a link-time schema is first needed: parse it (an invalid one
+            // is reported by the calls that need it).
+            if let Some(def) = &op.def {
+                let _ = def.info.facts();
+            }
             op.publish(&self.fallbacks);
             op.entry.ready.store(true, std::sync::atomic::Ordering::Release);
         }

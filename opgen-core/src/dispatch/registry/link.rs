@@ -138,6 +138,12 @@ impl fmt::Debug for LinkErrors {
 
 impl std::error::Error for LinkErrors {}
 
+/// The global dispatcher if it was created, without registering anything.
+#[inline]
+pub(super) fn global_if_created() -> Option<&'static Dispatcher> {
+    DISPATCHER.get()
+}
+
 /// The global dispatcher with every link-time entry registered (or, on the registering
 /// thread while it registers, the dispatcher as far as it got), and what linking did.
 fn linked() -> (&'static Dispatcher, Option<&'static Linked>) {

@@ -167,7 +167,10 @@ const TYPED_CACHE: usize = 4;
 /// device settings recorded with it, and the Rust signatures already checked against it.
 pub(crate) struct OpInfo {
     source: SchemaSource,
-    facts: OnceLock<Result<SchemaFacts, Vec<SchemaError>>>,
+    /// Set once the schema is parsed (read on the call path, so no `Result` to look into).
+    facts: OnceLock<SchemaFacts>,
+    /// Set instead if it does not parse.
+    invalid: OnceLock<Vec<SchemaError>>,
     /// `ns::op.overload`, which the parsed schema must name.
     operator: Arc<str>,
     pub(crate) site: Site,
@@ -184,7 +187,7 @@ impl OpInfo {
     pub(crate) fn parsed(schema: Arc<Schema>, operator: Arc<str>, site: Site) -> OpInfo {
         OpInfo {
             source: SchemaSource::Parsed,
-            facts: OnceLock::from(Ok(SchemaFacts::new(schema))),
+            facts: OnceLock::from(SchemaFacts::new(schema)),
             ..OpInfo::text("", operator, site)
         }
     }
@@ -194,6 +197,7 @@ impl OpInfo {
         OpInfo {
             source: SchemaSource::Text(text),
             facts: OnceLock::new(),
+            invalid: OnceLock::new(),
             operator,
             site,
             variants: None,
@@ -202,12 +206,31 @@ impl OpInfo {
         }
     }
 
+    /// The schema's facts if the schema is parsed already: what the call path reads.
+    #[inline(always)]
+    pub(crate) fn parsed_facts(&self) -> Option<&SchemaFacts> {
+        self.facts.get()
+    }
+
     /// The schema's facts, parsing it on first use.
     #[inline]
     pub(crate) fn facts(&self) -> Result<&SchemaFacts, Error> {
-        match self.facts.get_or_init(|| self.parse()) {
-            Ok(facts) => Ok(facts),
-            Err(errors) => Err(self.invalid(errors)),
+        match self.facts.get() {
+            Some(facts) => Ok(facts),
+            None => self.parse_once(),
+        }
+    }
+
+    /// Parses the schema (once: another thread may be parsing it too) and keeps the facts
+    /// or the errors.
+    #[cold]
+    fn parse_once(&self) -> Result<&SchemaFacts, Error> {
+        if let Some(errors) = self.invalid.get() {
+            return Err(self.invalid(errors));
+        }
+        match self.parse() {
+            Ok(facts) => Ok(self.facts.get_or_init(|| facts)),
+            Err(errors) => Err(self.invalid(self.invalid.get_or_init(|| errors))),
         }
     }
 
