@@ -3,7 +3,7 @@
 use std::any::TypeId;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use super::args::ArgFamily;
 use super::error::{Error, ErrorKind};
@@ -16,6 +16,7 @@ use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
 use super::erased::Shared;
 use super::registry::operator::OperatorEntry;
+use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;
 use super::table::{DispatchTableDump, Table};
 use super::tensor::Tensor;
@@ -401,6 +402,50 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
                 "a kernel outlived its operator's dispatcher",
             )),
         }
+    }
+}
+
+/// A [`WeakTypedOperator`] looked up on its first use: what a generated `BackendSelect`
+/// kernel redispatches through, so that registering the kernel (at link time, for every
+/// factory) neither looks its operator up nor parses its schema.
+pub(crate) struct LazyTypedOperator<T, L, R> {
+    dispatcher: Weak<Inner>,
+    name: Box<str>,
+    overload: Box<str>,
+    op: OnceLock<WeakTypedOperator<T, L, R>>,
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> LazyTypedOperator<T, L, R> {
+    /// The operator `name` / `overload` of `dispatcher`, not looked up yet.
+    pub(crate) fn new(dispatcher: &Dispatcher, name: &str, overload: &str) -> Self {
+        LazyTypedOperator {
+            dispatcher: Arc::downgrade(&dispatcher.inner),
+            name: name.into(),
+            overload: overload.into(),
+            op: OnceLock::new(),
+        }
+    }
+
+    /// The typed handle: looked up and checked against the schema on the first call.
+    #[inline]
+    pub(crate) fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
+        match self.op.get() {
+            Some(op) => op.upgrade(),
+            None => self.init(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init(&self) -> Result<TypedOperator<T, L, R>, Error> {
+        let Some(inner) = self.dispatcher.upgrade() else {
+            return Err(Error::internal(
+                "a kernel outlived its operator's dispatcher",
+            ));
+        };
+        let op = Dispatcher { inner }.find(&self.name, &self.overload)?;
+        let weak = WeakTypedOperator::new(&op)?;
+        self.op.get_or_init(|| weak).upgrade()
     }
 }
 

@@ -227,32 +227,35 @@ pub trait KernelArgs<T: Tensor> {
 pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KEYS: bool>(
     schema: &Schema,
 ) -> Result<(), Mismatch> {
-    let tensor = short_type_name(type_name::<T>());
-    let show = |t: &RustType| t.display_with(&tensor).to_string();
     let params = L::rust_types();
     let ret = R::rust_type();
-    let keys = if KEYS { "DispatchKeySet, " } else { "" };
-    let list = |types: Vec<String>| types.join(", ");
-    let found = format!(
-        "fn({keys}{}) -> {}",
-        list(params.iter().map(show).collect()),
-        show(&ret)
-    );
     let args: Vec<Option<RustType>> = (schema.arguments.iter())
         .map(|a| argument_type(&a.ty, a.is_write()))
         .collect();
     let expected_ret = returns_type(&schema.returns);
-    let or_unknown = |t: &Option<RustType>| t.as_ref().map_or_else(|| "?".to_string(), show);
-    let expected = format!(
-        "fn({keys}{}) -> {}",
-        list(args.iter().map(or_unknown).collect()),
-        or_unknown(&expected_ret)
-    );
-    let mismatch = |detail: String| Mismatch {
-        found: found.clone(),
-        expected: expected.clone(),
-        detail,
+    // The signatures are spelt out only for a mismatch: a check that passes (every kernel
+    // registration, the first typed handle of each operator) formats nothing.
+    let mismatch = |detail: String| {
+        let tensor = short_type_name(type_name::<T>());
+        let show = |t: &RustType| t.display_with(&tensor).to_string();
+        let or_unknown = |t: &Option<RustType>| t.as_ref().map_or_else(|| "?".to_string(), show);
+        let keys = if KEYS { "DispatchKeySet, " } else { "" };
+        let list = |types: Vec<String>| types.join(", ");
+        Mismatch {
+            found: format!(
+                "fn({keys}{}) -> {}",
+                list(params.iter().map(show).collect()),
+                show(&ret)
+            ),
+            expected: format!(
+                "fn({keys}{}) -> {}",
+                list(args.iter().map(or_unknown).collect()),
+                or_unknown(&expected_ret)
+            ),
+            detail,
+        }
     };
+    let show = |t: &RustType| t.display_with(&short_type_name(type_name::<T>())).to_string();
     for (i, (arg, want)) in schema.arguments.iter().zip(&args).enumerate() {
         let Some(want) = want else {
             return Err(mismatch(format!(
@@ -289,14 +292,14 @@ pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KE
             params.len() - args.len()
         )));
     }
-    match expected_ret {
+    match &expected_ret {
         None => Err(mismatch(
             "the schema's returns have no Rust type; register a boxed kernel".into(),
         )),
-        Some(want) if want != ret => Err(mismatch(format!(
+        Some(want) if *want != ret => Err(mismatch(format!(
             "it returns `{}`, expected `{}`",
             show(&ret),
-            show(&want)
+            show(want)
         ))),
         Some(_) => Ok(()),
     }

@@ -278,7 +278,7 @@ mod tests;
 pub use args::{ArgFamily, KernelArg};
 pub use device::{DeviceChecks, DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
-pub(crate) use handle::WeakTypedOperator;
+pub(crate) use handle::LazyTypedOperator;
 pub use handle::{OperatorHandle, TypedOperator};
 pub use ivalue::{IValue, Stack};
 pub use kernel::{

@@ -368,19 +368,13 @@ impl Dispatcher {
             .collect()
     }
 
-    /// The operators with a `def` named `name` (`ns::op`), any overload.
-    pub(crate) fn overloads_of(&self, name: &str) -> Vec<OperatorHandle> {
-        let mut registry = self.inner.lock();
-        let ids = registry.overload_ids(name);
-        (ids.into_iter())
-            .filter_map(|id| {
-                registry.make_ready(id);
-                let op = registry.op(id)?;
-                op.def.as_ref()?;
-                Some(OperatorHandle {
-                    entry: Shared::from_arc(op.entry.clone()),
-                })
-            })
+    /// The operators with a `def` named `name` (`ns::op`), any overload, with their
+    /// schemas (parsed now; those that do not parse are left out). Their tables are not
+    /// built: [`Dispatcher::find`] gives a handle.
+    pub(crate) fn overloads_of(&self, name: &str) -> Vec<DefinedOperator> {
+        let registry = self.inner.lock();
+        (registry.overload_ids(name).into_iter())
+            .filter_map(|id| registry.defined(id))
             .collect()
     }
 
@@ -412,22 +406,23 @@ impl Dispatcher {
         kind.into()
     }
 
-    /// The operators with a `def` and at least one kernel, in registration order.
-    pub(crate) fn operators_with_kernels(&self) -> Vec<OperatorHandle> {
-        let mut registry = self.inner.lock();
-        let ids: Vec<u32> = (registry.ops.iter())
-            .filter(|op| op.def.is_some() && op.kernels.iter().any(|k| k.kernel.is_some()))
-            .map(|op| op.entry.id)
-            .collect();
-        (ids.into_iter())
-            .filter_map(|id| {
-                registry.make_ready(id);
-                registry.op(id).map(|op| OperatorHandle {
-                    entry: Shared::from_arc(op.entry.clone()),
-                })
-            })
+    /// The operators with a `def` and at least one kernel (not a fallthrough), in
+    /// registration order, as [`Dispatcher::overloads_of`] gives them.
+    pub(crate) fn defined_with_kernels(&self) -> Vec<DefinedOperator> {
+        let registry = self.inner.lock();
+        (registry.ops.iter())
+            .filter(|op| op.kernels.iter().any(|k| k.kernel.is_some()))
+            .filter_map(|op| registry.defined(op.entry.id))
             .collect()
     }
+}
+
+/// An operator with a `def`, by name, with its schema.
+pub(crate) struct DefinedOperator {
+    /// `ns::op.overload`.
+    pub(crate) full_name: String,
+    pub(crate) namespace: String,
+    pub(crate) schema: Arc<operator::Schema>,
 }
 
 impl fmt::Debug for Dispatcher {
@@ -512,6 +507,17 @@ impl Inner {
 }
 
 impl Registry {
+    /// The operator `id` with its schema, if it has a `def` whose schema parses.
+    fn defined(&self, id: u32) -> Option<DefinedOperator> {
+        let op = self.op(id)?;
+        let schema = op.def.as_ref()?.info.schema().ok()?;
+        Some(DefinedOperator {
+            full_name: op.entry.full_name().to_string(),
+            namespace: op.entry.qualified.namespace().to_string(),
+            schema: schema.clone(),
+        })
+    }
+
     fn next_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id - 1

@@ -79,6 +79,15 @@ impl Linked {
         }
     }
 
+    /// Orders the failures by operator (in registration order for each), for the report.
+    fn sort_errors(&mut self) {
+        let mut failed: Vec<(String, Error)> = (std::mem::take(&mut self.operators).into_iter())
+            .zip(std::mem::take(&mut self.errors))
+            .collect();
+        failed.sort_by(|(a, _), (b, _)| a.cmp(b));
+        (self.operators, self.errors) = failed.into_iter().unzip();
+    }
+
     fn fail(&mut self, operator: String, error: Error) {
         self.errors.push(error);
         self.operators.push(operator);
@@ -241,6 +250,7 @@ fn link_global(dispatcher: &Dispatcher) -> Linked {
     dispatcher.replace_warning_hook(Some(hook));
     let mut linked = link_checked(dispatcher, REGISTRATIONS.iter(), DEFERRED.iter());
     dispatcher.replace_warning_hook(previous);
+    linked.sort_errors();
     linked.warnings = std::mem::take(&mut *warnings.lock().unwrap_or_else(PoisonError::into_inner));
     linked
 }
@@ -292,8 +302,7 @@ pub(crate) fn link<'e>(
     dispatcher: &Dispatcher,
     entries: impl IntoIterator<Item = &'e Entry>,
 ) -> Linked {
-    let mut order: Vec<&Entry> = entries.into_iter().collect();
-    order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
+    let order = in_order(entries);
     let mut libraries: BTreeMap<&str, Library> = BTreeMap::new();
     for entry in &order {
         (libraries.entry(entry.namespace)).or_insert_with(|| dispatcher.fragment(entry.namespace));
@@ -340,6 +349,23 @@ pub(crate) fn link<'e>(
         }
     }
     linked
+}
+
+/// `entries` by operator, then file and line: so that which of two conflicting `def`s wins,
+/// and which of two kernels at one key overrides the other, does not depend on the link
+/// order. The entries of one operator are adjacent. A hash of the operator's name is
+/// compared first, which keeps the sort of thousands of entries cheap (their order across
+/// operators is the hash's, deterministic but arbitrary).
+fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<&'e Entry> {
+    let mut keyed: Vec<(u64, &Entry)> = (entries.into_iter())
+        .map(|e| (super::operator::name_hash(e.namespace, e.name), e))
+        .collect();
+    keyed.sort_unstable_by(|(ha, a), (hb, b)| {
+        ha.cmp(hb).then_with(|| {
+            (a.namespace, a.name, a.file, a.line).cmp(&(b.namespace, b.name, b.file, b.line))
+        })
+    });
+    keyed.into_iter().map(|(_, e)| e).collect()
 }
 
 /// Whether two schema texts define the same operator: equal texts, or equal once parsed and

@@ -16,7 +16,8 @@ use crate::dispatch::erased::TableCell;
 use crate::dispatch::error::{Error, ErrorKind, Site};
 use crate::dispatch::table::Table;
 use crate::dispatch::Variants;
-use crate::schema::{Schema, SchemaError, parse_schema};
+pub(crate) use crate::schema::Schema;
+use crate::schema::{SchemaError, parse_schema};
 
 /// An operator's name: `ns::op.overload` in one string, with the lengths of its parts.
 pub(crate) struct QualifiedName {
@@ -30,7 +31,8 @@ pub(crate) struct QualifiedName {
 impl QualifiedName {
     /// `namespace::op` with `overload` (empty for none).
     pub(crate) fn new(namespace: &str, op: &str, overload: &str) -> QualifiedName {
-        let mut text = String::with_capacity(namespace.len() + 2 + op.len() + 1 + overload.len());
+        let dot = usize::from(!overload.is_empty());
+        let mut text = String::with_capacity(namespace.len() + 2 + op.len() + dot + overload.len());
         text.push_str(namespace);
         text.push_str("::");
         text.push_str(op);
@@ -171,8 +173,6 @@ pub(crate) struct OpInfo {
     facts: OnceLock<SchemaFacts>,
     /// Set instead if it does not parse.
     invalid: OnceLock<Vec<SchemaError>>,
-    /// `ns::op.overload`, which the parsed schema must name.
-    operator: Arc<str>,
     pub(crate) site: Site,
     /// The variants given with [`Library::def_with_variants`](crate::dispatch::Library::def_with_variants),
     /// for the catalog; `None` when not recorded.
@@ -184,21 +184,21 @@ pub(crate) struct OpInfo {
 
 impl OpInfo {
     /// The facts of a schema parsed already.
-    pub(crate) fn parsed(schema: Arc<Schema>, operator: Arc<str>, site: Site) -> OpInfo {
+    pub(crate) fn parsed(schema: Arc<Schema>, site: Site) -> OpInfo {
         OpInfo {
             source: SchemaSource::Parsed,
             facts: OnceLock::from(SchemaFacts::new(schema)),
-            ..OpInfo::text("", operator, site)
+            ..OpInfo::text("", site)
         }
     }
 
-    /// The facts of a schema text to parse when first needed.
-    pub(crate) fn text(text: &'static str, operator: Arc<str>, site: Site) -> OpInfo {
+    /// The facts of a schema text to parse when first needed; [`split_schema_name`] has
+    /// read its name.
+    pub(crate) fn text(text: &'static str, site: Site) -> OpInfo {
         OpInfo {
             source: SchemaSource::Text(text),
             facts: OnceLock::new(),
             invalid: OnceLock::new(),
-            operator,
             site,
             variants: None,
             device: None,
@@ -246,10 +246,14 @@ impl OpInfo {
             return Err(Vec::new());
         };
         let schema = parse_schema(text)?;
-        // The name was taken from the text without parsing it; a schema that names
-        // another operator (which the parser would not accept either) is not this one's.
-        let (_, name) = self.operator.split_once("::").unwrap_or(("", &self.operator));
-        if schema.name.full_name() != name {
+        // The name was taken from the text without parsing it: the parser must read the
+        // same one.
+        let read = split_schema_name(text).map(|(_, op, overload)| (op, overload));
+        let parsed = &schema.name;
+        let same = read.is_some_and(|(op, overload)| {
+            parsed.operator_name() == op && parsed.overload.as_deref().unwrap_or_default() == overload
+        });
+        if !same {
             return Err(Vec::new());
         }
         Ok(SchemaFacts::new(Arc::new(schema)))
@@ -263,8 +267,7 @@ impl OpInfo {
         };
         if errors.is_empty() {
             return Error::internal(format!(
-                "the schema `{schema}` registered for `{}` names another operator",
-                self.operator
+                "the schema `{schema}` parses to another name than the one it was registered under"
             ));
         }
         ErrorKind::InvalidSchema {
@@ -305,19 +308,42 @@ impl OpInfo {
 /// rest: `(namespace, op, overload)`, or `None` if the name is not a plain one (the parser
 /// then reports what is wrong).
 pub(crate) fn split_schema_name(text: &str) -> Option<(Option<&str>, &str, &str)> {
-    let (name, _) = text.split_once('(')?;
-    let name = name.trim();
-    let (namespace, rest) = match name.split_once("::") {
-        Some((ns, rest)) => (Some(ns), rest),
-        None => (None, name),
+    // One pass over the bytes up to `(` (link time reads thousands of names).
+    let bytes = text.as_bytes();
+    let (mut namespace_end, mut dot, mut end) = (None, None, None);
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'(' => {
+                end = Some(i);
+                break;
+            }
+            b':' if bytes.get(i + 1) == Some(&b':') && namespace_end.is_none() && dot.is_none() => {
+                namespace_end = Some(i);
+                i += 1;
+            }
+            b'.' if dot.is_none() => dot = Some(i),
+            b if b.is_ascii_alphanumeric() || b == b'_' => {}
+            // Spaces before `(` only.
+            b' ' if bytes[i..].iter().find(|&&c| c != b' ') == Some(&b'(') => {
+                end = Some(i);
+                break;
+            }
+            _ => return None,
+        }
+        i += 1;
+    }
+    let end = end?;
+    let name_start = namespace_end.map_or(0, |n| n + 2);
+    let namespace = match namespace_end {
+        Some(n) => Some(text.get(..n).filter(|ns| !ns.is_empty())?),
+        None => None,
     };
-    let (op, overload) = rest.split_once('.').unwrap_or((rest, ""));
-    let ident = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    let valid = namespace.is_none_or(|ns| !ns.is_empty() && ident(ns))
-        && !op.is_empty()
-        && ident(op)
-        && ident(overload)
-        && !(rest.ends_with('.'));
+    let (op, overload) = match dot {
+        Some(d) => (text.get(name_start..d)?, text.get(d + 1..end)?),
+        None => (text.get(name_start..end)?, ""),
+    };
+    let valid = !op.is_empty() && (dot.is_none() || !overload.is_empty());
     valid.then_some((namespace, op, overload))
 }
 
@@ -349,7 +375,18 @@ mod tests {
             split_schema_name("aten::relu (Tensor self) -> Tensor"),
             Some((Some("aten"), "relu", ""))
         );
-        for odd in ["(Tensor x) -> Tensor", "a.(x)", "::a(x)", "a b(x)", "a.b.c(x)", "a"] {
+        assert_eq!(split_schema_name("a_1.b2  (x)"), Some((None, "a_1", "b2")));
+        for odd in [
+            "(Tensor x) -> Tensor",
+            "a.(x)",
+            "::a(x)",
+            "a b(x)",
+            "a.b.c(x)",
+            "a",
+            "a::b::c(x)",
+            "a.b::c(x)",
+            "a:b(x)",
+        ] {
             assert_eq!(split_schema_name(odd), None, "{odd}");
         }
     }

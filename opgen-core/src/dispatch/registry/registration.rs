@@ -175,8 +175,7 @@ impl Inner {
         let overload = schema.name.overload.as_deref().unwrap_or_default().to_string();
         check_def_name(namespace, schema.name.namespace.as_deref(), &overload, text, site)?;
         let op = schema.name.operator_name();
-        let operator: Arc<str> = qualified(namespace, &op, &overload).into();
-        let info = OpInfo::parsed(Arc::new(schema), operator, site);
+        let info = OpInfo::parsed(Arc::new(schema), site);
         self.add_def(namespace, &op, &overload, info, variants, device)
     }
 
@@ -195,8 +194,7 @@ impl Inner {
             return self.def(namespace, text, variants, device, site);
         };
         check_def_name(namespace, ns, overload, text, site)?;
-        let operator: Arc<str> = qualified(namespace, op, overload).into();
-        let info = OpInfo::text(text, operator, site);
+        let info = OpInfo::text(text, site);
         self.add_def(namespace, op, overload, info, variants, device)
     }
 
@@ -214,7 +212,10 @@ impl Inner {
         info.variants = variants;
         info.device = device;
         let info = Arc::new(info);
-        let name = format!("{namespace}::{op}");
+        let mut name = String::with_capacity(namespace.len() + 2 + op.len());
+        name.push_str(namespace);
+        name.push_str("::");
+        name.push_str(op);
         let mut registry = self.lock();
         let op_id = registry.op_id(self, namespace, &name, overload);
         let Some(state) = registry.op(op_id) else {
@@ -396,13 +397,6 @@ pub(crate) fn printed(entry: &super::OperatorEntry, schema: &Schema) -> String {
     let mut schema = schema.clone();
     schema.name.namespace = Some(entry.qualified.namespace().into());
     schema.to_string()
-}
-
-fn qualified(namespace: &str, op: &str, overload: &str) -> String {
-    match overload {
-        "" => format!("{namespace}::{op}"),
-        overload => format!("{namespace}::{op}.{overload}"),
-    }
 }
 
 /// Checks a `def`'s namespace (written in the schema, if any) and overload name.
