@@ -274,5 +274,8 @@ fn main() {
     c.final_summary();
     summary(&s);
     let [a, b] = two_threads(2_000_000);
-    println!("  {:<24} {a:6.2} ns and {b:6.2} ns (two threads at once)", "1arg/e_find");
+    println!(
+        "  {:<24} {a:6.2} ns and {b:6.2} ns (two threads at once)",
+        "1arg/e_find"
+    );
 }

@@ -93,7 +93,7 @@ use std::sync::OnceLock;
 
 use crate::dispatch::{
     ArgFamily, ArgList, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel,
-    KernelOutput, LazyTypedOperator, Layout, Library, RetValue, ScalarType, Site, Tensor,
+    KernelOutput, Layout, LazyTypedOperator, Library, RetValue, ScalarType, Site, Tensor,
     TypedOperator, for_each_arity,
 };
 use crate::native::Variants;
@@ -433,7 +433,11 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Redispatch<T, L, R> {
     ///
     /// None now; the lookup's errors come from [`Redispatch::get`].
     pub fn new(lib: &Library, name: &str, overload: &str) -> Result<Self, Error> {
-        Ok(Redispatch(LazyTypedOperator::new(&lib.dispatcher(), name, overload)))
+        Ok(Redispatch(LazyTypedOperator::new(
+            &lib.dispatcher(),
+            name,
+            overload,
+        )))
     }
 
     /// The typed handle, to call `try_redispatch` on.

@@ -35,8 +35,7 @@ pub mod __private;
 /// The steps `Dispatcher::global` runs, in this order, once every link-time entry is
 /// registered. Wired here, at the crate root, so that the dispatcher does not name the
 /// modules that provide them.
-pub(crate) const POST_LINK: &[dispatch::registry::link::PostLink] =
-    &[structured::DERIVE_WRAPPERS];
+pub(crate) const POST_LINK: &[dispatch::registry::link::PostLink] = &[structured::DERIVE_WRAPPERS];
 
 // The dispatcher's main items, for `use opgen_core::{Dispatcher, Scalar, Tensor}`.
 pub use dispatch::{

@@ -98,11 +98,17 @@ fn failed_registrations_stop_the_program_until_it_handles_them() {
         ErrorKind::TypedSignature { .. }
     ));
     // The misspelt operator stays a dangling impl, and looking it up says why.
-    let dangling: Vec<String> = global.dangling_impls().iter().map(|op| op.to_string()).collect();
+    let dangling: Vec<String> = global
+        .dangling_impls()
+        .iter()
+        .map(|op| op.to_string())
+        .collect();
     assert_eq!(dangling, ["aten::rleu"]);
     let lookup = global.find("aten::rleu", "").unwrap_err().to_string();
     assert!(
-        lookup.contains("\n  its link-time registration failed: Could not find schema for aten::rleu"),
+        lookup.contains(
+            "\n  its link-time registration failed: Could not find schema for aten::rleu"
+        ),
         "{lookup}"
     );
 

@@ -427,7 +427,10 @@ fn factories_take_tensor_options() {
     );
     // Without BackendSelect, a factory has no key to dispatch on.
     let _g = opgen::dispatch::ExcludeDispatchKeyGuard::new(DispatchKey::BackendSelect);
-    assert!(e(try_zeros(&[1], TensorOptions::new())).starts_with("There were no tensor arguments to this function"));
+    assert!(
+        e(try_zeros(&[1], TensorOptions::new()))
+            .starts_with("There were no tensor arguments to this function")
+    );
 }
 
 #[test]

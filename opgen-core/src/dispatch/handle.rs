@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock, Weak};
 
 use super::args::ArgFamily;
+use super::erased::Shared;
 use super::error::{Error, ErrorKind};
 use super::ivalue::{IValue, Stack, default_value};
 use super::kernel::{
@@ -14,7 +15,6 @@ use super::kernel::{
 };
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
-use super::erased::Shared;
 use super::registry::operator::OperatorEntry;
 use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;

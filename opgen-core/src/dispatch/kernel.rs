@@ -255,7 +255,10 @@ pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KE
             detail,
         }
     };
-    let show = |t: &RustType| t.display_with(&short_type_name(type_name::<T>())).to_string();
+    let show = |t: &RustType| {
+        t.display_with(&short_type_name(type_name::<T>()))
+            .to_string()
+    };
     for (i, (arg, want)) in schema.arguments.iter().zip(&args).enumerate() {
         let Some(want) = want else {
             return Err(mismatch(format!(

@@ -2,7 +2,7 @@
 //! index that finds operators by name without it, and the registration handles that undo
 //! what they added.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
@@ -14,22 +14,23 @@ mod index;
 pub(crate) mod link;
 pub(crate) mod operator;
 mod registration;
+mod state;
 mod warning;
 
 pub use link::LinkErrors;
 pub use registration::Registration;
 pub use warning::{Warning, WarningHook};
 
-use super::erased::{Shared, TableCell};
-use super::error::{Error, ErrorKind, Site};
+use super::erased::Shared;
+use super::error::{Error, Site};
 use super::handle::{OperatorHandle, TypedOperator};
-use super::kernel::{ErasedKernel, KernelArgs};
+use super::kernel::KernelArgs;
 use super::keys::DispatchKey;
 use super::returns::RetValue;
 use super::table::{FallbackReg, KernelReg, Table};
 use super::tensor::Tensor;
 use index::NameIndex;
-use operator::{OpInfo, OperatorEntry, QualifiedName, base_hash, name_hash};
+use operator::{OpInfo, OperatorEntry, name_hash};
 use warning::Aftermath;
 
 /// Identifies one registration (a `def`, a kernel, or a fallback) in a dispatcher.
@@ -246,7 +247,10 @@ impl Dispatcher {
         {
             return self.find(op, overload);
         }
-        let entry = self.inner.index.get(name_hash(name, overload), name, overload);
+        let entry = self
+            .inner
+            .index
+            .get(name_hash(name, overload), name, overload);
         let mut registry = self.inner.lock();
         if let Some(entry) = entry {
             registry.make_ready(entry.id);
@@ -287,134 +291,6 @@ impl Dispatcher {
         self.find(name, overload)?
             .into_typed_families::<T, A::Families, R>()
     }
-
-    /// Every operator with a `def`, by name.
-    pub fn operators(&self) -> Vec<OperatorHandle> {
-        let mut registry = self.inner.lock();
-        let ids: Vec<u32> = (registry.ops.iter())
-            .filter(|op| op.def.is_some())
-            .map(|op| op.entry.id)
-            .collect();
-        let mut handles: Vec<OperatorHandle> = (ids.into_iter())
-            .filter_map(|id| {
-                registry.make_ready(id);
-                registry.op(id).map(|op| OperatorHandle {
-                    entry: Shared::from_arc(op.entry.clone()),
-                })
-            })
-            .collect();
-        drop(registry);
-        handles.sort_by(|a, b| a.entry.full_name().cmp(b.entry.full_name()));
-        handles
-    }
-
-    /// The operators that have kernels but no `def` ("dangling impls", as c10's
-    /// `_dispatch_find_dangling_impls`): a kernel attached to a name that nothing defines,
-    /// or whose `def` has not come yet. Their [`OperatorHandle::dump_state`] shows the
-    /// kernels and their sites.
-    ///
-    /// ```
-    /// # use opgen_core::dispatch::*;
-    /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
-    /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
-    /// let d = Dispatcher::new();
-    /// let _typo = d.impls("demo").impl_("rleu", DispatchKey::CPU, |t: &MyTensor| t.clone())?;
-    /// let dangling = d.dangling_impls();
-    /// assert_eq!(dangling.len(), 1);
-    /// assert_eq!(dangling[0].to_string(), "demo::rleu");
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn dangling_impls(&self) -> Vec<OperatorHandle> {
-        let registry = self.inner.lock();
-        let mut handles: Vec<OperatorHandle> = (registry.ops.iter())
-            .filter(|op| op.def.is_none() && !op.kernels.is_empty())
-            .map(|op| OperatorHandle {
-                entry: Shared::from_arc(op.entry.clone()),
-            })
-            .collect();
-        drop(registry);
-        handles.sort_by(|a, b| a.entry.full_name().cmp(b.entry.full_name()));
-        handles
-    }
-
-    /// The keys with a backend fallback, with its site and whether it is a fallthrough.
-    pub fn fallbacks(&self) -> Vec<(DispatchKey, Site, bool)> {
-        let registry = self.inner.lock();
-        (registry.fallbacks.iter().enumerate())
-            .filter_map(|(i, f)| {
-                f.as_ref()
-                    .map(|f| (DispatchKey::ALL[i], f.site, f.kernel.is_none()))
-            })
-            .collect()
-    }
-
-    /// The active kernel at each key the operator `full_name` (`ns::op.overload`) has one
-    /// registered at directly (runtime or alias key), in key order; fallthroughs left out.
-    pub(crate) fn kernels_of(&self, full_name: &str) -> Vec<(DispatchKey, Arc<ErasedKernel>)> {
-        let (name, overload) = split_full_name(full_name);
-        let Some(entry) = self.inner.index.get(name_hash(name, overload), name, overload) else {
-            return Vec::new();
-        };
-        let registry = self.inner.lock();
-        let Some(op) = registry.op(entry.id) else {
-            return Vec::new();
-        };
-        let mut active: BTreeMap<DispatchKey, Option<&Arc<ErasedKernel>>> = BTreeMap::new();
-        for reg in &op.kernels {
-            active.insert(reg.key, reg.kernel.as_ref());
-        }
-        (active.into_iter())
-            .filter_map(|(key, kernel)| Some((key, kernel?.clone())))
-            .collect()
-    }
-
-    /// The operators with a `def` named `name` (`ns::op`), any overload, with their
-    /// schemas (parsed now; those that do not parse are left out). Their tables are not
-    /// built: [`Dispatcher::find`] gives a handle.
-    pub(crate) fn overloads_of(&self, name: &str) -> Vec<DefinedOperator> {
-        let registry = self.inner.lock();
-        (registry.overload_ids(name).into_iter())
-            .filter_map(|id| registry.defined(id))
-            .collect()
-    }
-
-    /// The "not found" error of `name` / `overload`, naming the most similar operator name of
-    /// its namespace, if one is close (a typo): a scan of every operator, for link-time
-    /// reports only (lookups stay lookups).
-    pub(crate) fn not_found_with_suggestion(&self, name: &str, overload: &str) -> Error {
-        let entry = self.inner.index.get(name_hash(name, overload), name, overload);
-        let registry = self.inner.lock();
-        let error = registry.not_found(name, overload, entry.map(|e| e.id));
-        let namespace = name.split_once("::").map_or("", |(ns, _)| ns);
-        let similar = (registry.ops.iter())
-            .filter(|op| op.def.is_some() && op.entry.qualified.namespace() == namespace)
-            .map(|op| op.entry.full_name())
-            .filter_map(|candidate| {
-                let wanted = match overload {
-                    "" => name.to_string(),
-                    overload => format!("{name}.{overload}"),
-                };
-                let distance = edit_distance(&wanted, candidate, 2)?;
-                Some((distance, candidate.to_string()))
-            })
-            .min();
-        drop(registry);
-        let mut kind = error.into_kind();
-        if let ErrorKind::OperatorNotFound { did_you_mean, .. } = &mut kind {
-            *did_you_mean = similar.map(|(_, name)| name);
-        }
-        kind.into()
-    }
-
-    /// The operators with a `def` and at least one kernel (not a fallthrough), in
-    /// registration order, as [`Dispatcher::overloads_of`] gives them.
-    pub(crate) fn defined_with_kernels(&self) -> Vec<DefinedOperator> {
-        let registry = self.inner.lock();
-        (registry.ops.iter())
-            .filter(|op| op.kernels.iter().any(|k| k.kernel.is_some()))
-            .filter_map(|op| registry.defined(op.entry.id))
-            .collect()
-    }
 }
 
 /// An operator with a `def`, by name, with its schema.
@@ -432,27 +308,6 @@ impl fmt::Debug for Dispatcher {
             .field("operators", &names)
             .finish()
     }
-}
-
-/// The edit distance of `a` and `b` (insertions, deletions, substitutions of bytes), if at
-/// most `limit`.
-fn edit_distance(a: &str, b: &str, limit: usize) -> Option<usize> {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len().abs_diff(b.len()) > limit {
-        return None;
-    }
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, &x) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &y) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(x != y)).min(above + 1).min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    let distance = row[b.len()];
-    (distance <= limit).then_some(distance)
 }
 
 /// Whether the operator has a `def`, as its published table says; `false` as well while its
@@ -502,173 +357,8 @@ impl Inner {
 impl Inner {
     /// The entry of an operator, whatever its state (for tests of the registry's laziness).
     pub(crate) fn index_entry(&self, name: &str, overload: &str) -> Option<Arc<OperatorEntry>> {
-        self.index.get(name_hash(name, overload), name, overload).cloned()
-    }
-}
-
-impl Registry {
-    /// The operator `id` with its schema, if it has a `def` whose schema parses.
-    fn defined(&self, id: u32) -> Option<DefinedOperator> {
-        let op = self.op(id)?;
-        let schema = op.def.as_ref()?.info.schema().ok()?;
-        Some(DefinedOperator {
-            full_name: op.entry.full_name().to_string(),
-            namespace: op.entry.qualified.namespace().to_string(),
-            schema: schema.clone(),
-        })
-    }
-
-    fn next_id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id - 1
-    }
-
-    fn op(&self, id: u32) -> Option<&OpState> {
-        self.ops.get(id as usize)
-    }
-
-    fn op_mut(&mut self, id: u32) -> Option<&mut OpState> {
-        self.ops.get_mut(id as usize)
-    }
-
-    /// The id of the operator `name` (`ns::op`) with `overload`, created (without `def`) if
-    /// needed.
-    fn op_id(
-        &mut self,
-        inner: &Arc<Inner>,
-        namespace: &str,
-        name: &str,
-        overload: &str,
-    ) -> u32 {
-        let hash = name_hash(name, overload);
-        if let Some(entry) = inner.index.get(hash, name, overload) {
-            return entry.id;
-        }
-        let op = name.strip_prefix(namespace).and_then(|n| n.strip_prefix("::"));
-        let id = u32::try_from(self.ops.len()).unwrap_or(u32::MAX);
-        let entry = Arc::new(OperatorEntry {
-            id,
-            qualified: QualifiedName::new(namespace, op.unwrap_or(name), overload),
-            hash,
-            table: TableCell::shared(UNBUILT.clone()),
-            ready: Default::default(),
-            dispatcher: Arc::downgrade(inner),
-        });
-        inner
-            .index
-            .insert(&entry, self.ops.iter().map(|op| &op.entry));
-        self.overloads.entry(base_hash(name)).or_default().push(id);
-        self.ops.push(OpState {
-            entry,
-            def: None,
-            kernels: Vec::new(),
-        });
-        id
-    }
-
-    /// The ids of the operators named `name` (`ns::op`), any overload, with or without `def`.
-    fn overload_ids(&self, name: &str) -> Vec<u32> {
-        (self.overloads.get(&base_hash(name)).into_iter().flatten())
-            .copied()
-            .filter(|&id| self.op(id).is_some_and(|op| op.entry.qualified.name() == name))
-            .collect()
-    }
-
-    /// Builds the operator's table if nobody has looked it up yet; from then on every
-    /// registration that concerns it rebuilds it at once.
-    fn make_ready(&mut self, id: u32) {
-        let Some(op) = self.op(id) else { return };
-        if !op.entry.is_ready() {
-            // A lookup is when a link-time schema is first needed: parse it (an invalid one
-            // is reported by the calls that need it).
-            if let Some(def) = &op.def {
-                let _ = def.info.facts();
-            }
-            op.publish(&self.fallbacks);
-            op.entry.ready.store(true, std::sync::atomic::Ordering::Release);
-        }
-    }
-
-    /// Rebuilds the operator's table after a registration, if it has been looked up.
-    fn rebuild_op(&self, id: u32) {
-        if let Some(op) = self.op(id).filter(|op| op.entry.is_ready()) {
-            op.publish(&self.fallbacks);
-        }
-    }
-
-    /// Rebuilds every table that has been looked up (after a fallback changed).
-    fn rebuild_all(&self) {
-        for op in self.ops.iter().filter(|op| op.entry.is_ready()) {
-            op.publish(&self.fallbacks);
-        }
-    }
-
-    /// The "not found" error of `name` / `overload`; `id` is its entry, if it has one (a
-    /// dangling impl, or a dropped `def`).
-    fn not_found(&self, name: &str, overload: &str, id: Option<u32>) -> Error {
-        /// At most this many overloads are listed.
-        const LISTED: usize = 16;
-        let mut known_overloads: Vec<String> = (self.overload_ids(name).into_iter())
-            .filter_map(|id| self.op(id))
-            .filter(|op| op.def.is_some())
-            .map(|op| match op.entry.qualified.overload() {
-                "" => "(none)".to_string(),
-                overload => overload.to_string(),
-            })
-            .collect();
-        known_overloads.sort();
-        if known_overloads.len() > LISTED {
-            let more = known_overloads.len() - LISTED;
-            known_overloads.truncate(LISTED);
-            known_overloads.push(format!("... ({more} more)"));
-        }
-        let kernels = id
-            .and_then(|id| self.op(id))
-            .map(|op| {
-                (op.kernels.iter())
-                    .map(|k| (k.key, k.site))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        ErrorKind::OperatorNotFound {
-            name: name.to_string(),
-            overload: overload.to_string(),
-            known_overloads,
-            kernels,
-            did_you_mean: None,
-            registration_errors: Vec::new(),
-        }
-        .into()
-    }
-}
-
-impl OpState {
-    fn publish(&self, fallbacks: &[Option<FallbackReg>]) {
-        let info = self.def.as_ref().map(|d| d.info.clone());
-        self.entry
-            .table
-            .publish(Table::build(info, &self.kernels, fallbacks), Table::same);
-    }
-}
-
-impl Error {
-    /// Adds to a "not found" error of the global dispatcher why the operator's link-time
-    /// registrations failed.
-    fn with_link_errors(self, dispatcher: &Dispatcher) -> Error {
-        let mut kind = self.into_kind();
-        if let ErrorKind::OperatorNotFound {
-            name,
-            overload,
-            registration_errors,
-            ..
-        } = &mut kind
-        {
-            let full = match overload.as_str() {
-                "" => name.clone(),
-                overload => format!("{name}.{overload}"),
-            };
-            *registration_errors = link::errors_of(dispatcher, &full);
-        }
-        kind.into()
+        self.index
+            .get(name_hash(name, overload), name, overload)
+            .cloned()
     }
 }

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use super::meta::structured_error;
 use crate::dispatch::kernel::{ErasedKernel, private::Erase};
+use crate::dispatch::registry::DefinedOperator;
+use crate::dispatch::registry::link::PostLink;
 use crate::dispatch::{
     DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, OperatorHandle, Registration, Stack,
     Tensor, boxed,
 };
-use crate::dispatch::registry::DefinedOperator;
-use crate::dispatch::registry::link::PostLink;
 use crate::schema::{Schema, SchemaKind};
 
 /// A wrapper kernel the runtime derives for one member of a group at one key.
@@ -325,7 +325,11 @@ fn groups_with_kernels(dispatcher: &Dispatcher) -> Vec<(String, Vec<Member>)> {
                 None => by_signature.push((signature, vec![member])),
             }
         }
-        groups.extend(by_signature.into_iter().map(|(_, members)| (namespace.clone(), members)));
+        groups.extend(
+            by_signature
+                .into_iter()
+                .map(|(_, members)| (namespace.clone(), members)),
+        );
     }
     groups
 }

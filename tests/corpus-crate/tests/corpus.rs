@@ -94,12 +94,14 @@ fn an_operator_without_kernel_says_so() {
     let (a, b) = (t(&[1.0]), t(&[2.0]));
     let message = aten::try_sub(&a, &b).unwrap_err().to_string();
     assert!(
-        message.starts_with(
-            "Could not run 'aten::sub.Tensor' with arguments from the 'CPU' backend."
-        ),
+        message
+            .starts_with("Could not run 'aten::sub.Tensor' with arguments from the 'CPU' backend."),
         "{message}"
     );
-    assert!(message.ends_with("'aten::sub.Tensor' has no kernels"), "{message}");
+    assert!(
+        message.ends_with("'aten::sub.Tensor' has no kernels"),
+        "{message}"
+    );
     // The method and the boxed call say the same.
     assert_eq!(a.try_sub(&b).unwrap_err().to_string(), message);
     let op = Dispatcher::global().find("aten::sub", "Tensor").unwrap();

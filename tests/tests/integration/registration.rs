@@ -41,6 +41,12 @@ fn the_state_dump_names_the_generated_registrations() {
         dump.starts_with("name: aten::neg\nschema: aten::neg(Tensor self) -> Tensor\ndebug: registered at tests/src/ops.rs:"),
         "{dump}"
     );
-    assert!(dump.contains("\nCPU: registered at tests/src/ops.rs:"), "{dump}");
-    assert!(dump.contains(" :: opgen_tests::ops::neg_cpu [ boxed unboxed ]\n"), "{dump}");
+    assert!(
+        dump.contains("\nCPU: registered at tests/src/ops.rs:"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains(" :: opgen_tests::ops::neg_cpu [ boxed unboxed ]\n"),
+        "{dump}"
+    );
 }

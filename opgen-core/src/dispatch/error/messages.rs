@@ -241,7 +241,10 @@ impl fmt::Display for ErrorKind {
                 "default `{default}` of argument `{name}` of `{operator}` has no value; push the argument"
             ),
             ErrorKind::UnknownDispatchKey { name, suggestion } => match suggestion {
-                Some(s) => write!(f, "could not parse dispatch key: {name}; did you mean `{s}`?"),
+                Some(s) => write!(
+                    f,
+                    "could not parse dispatch key: {name}; did you mean `{s}`?"
+                ),
                 None => write!(
                     f,
                     "could not parse dispatch key: {name}; expected a PyTorch key name such as \

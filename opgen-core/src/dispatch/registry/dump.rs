@@ -1,15 +1,127 @@
-//! Introspection: an operator's registrations as c10's `dumpState` lists them
-//! ([`OperatorHandle::dump_state`], PyTorch's `torch._C._dispatch_dump`), and its computed
-//! table ([`OperatorHandle::dispatch_table`], `torch._C._dispatch_dump_table`).
+//! Introspection: the operators, the dangling impls and the fallbacks of a dispatcher; an
+//! operator's registrations as c10's `dumpState` lists them ([`OperatorHandle::dump_state`],
+//! PyTorch's `torch._C._dispatch_dump`), and its computed table
+//! ([`OperatorHandle::dispatch_table`], `torch._C._dispatch_dump_table`).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::Arc;
 
-use super::OpState;
-use super::operator::OperatorEntry;
+use super::operator::{OperatorEntry, name_hash};
 use super::registration::printed;
+use super::{DefinedOperator, Dispatcher, OpState, split_full_name};
+use crate::dispatch::erased::Shared;
+use crate::dispatch::error::Site;
 use crate::dispatch::handle::OperatorHandle;
+use crate::dispatch::kernel::ErasedKernel;
 use crate::dispatch::keys::DispatchKey;
 use crate::dispatch::table::{DispatchTableDump, KernelReg, resolve};
+
+impl Dispatcher {
+    /// Every operator with a `def`, by name.
+    pub fn operators(&self) -> Vec<OperatorHandle> {
+        let mut registry = self.inner.lock();
+        let ids: Vec<u32> = (registry.ops.iter())
+            .filter(|op| op.def.is_some())
+            .map(|op| op.entry.id)
+            .collect();
+        let mut handles: Vec<OperatorHandle> = (ids.into_iter())
+            .filter_map(|id| {
+                registry.make_ready(id);
+                registry.op(id).map(|op| OperatorHandle {
+                    entry: Shared::from_arc(op.entry.clone()),
+                })
+            })
+            .collect();
+        drop(registry);
+        handles.sort_by(|a, b| a.entry.full_name().cmp(b.entry.full_name()));
+        handles
+    }
+
+    /// The operators that have kernels but no `def` ("dangling impls", as c10's
+    /// `_dispatch_find_dangling_impls`): a kernel attached to a name that nothing defines,
+    /// or whose `def` has not come yet. Their [`OperatorHandle::dump_state`] shows the
+    /// kernels and their sites.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
+    /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
+    /// let d = Dispatcher::new();
+    /// let _typo = d.impls("demo").impl_("rleu", DispatchKey::CPU, |t: &MyTensor| t.clone())?;
+    /// let dangling = d.dangling_impls();
+    /// assert_eq!(dangling.len(), 1);
+    /// assert_eq!(dangling[0].to_string(), "demo::rleu");
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn dangling_impls(&self) -> Vec<OperatorHandle> {
+        let registry = self.inner.lock();
+        let mut handles: Vec<OperatorHandle> = (registry.ops.iter())
+            .filter(|op| op.def.is_none() && !op.kernels.is_empty())
+            .map(|op| OperatorHandle {
+                entry: Shared::from_arc(op.entry.clone()),
+            })
+            .collect();
+        drop(registry);
+        handles.sort_by(|a, b| a.entry.full_name().cmp(b.entry.full_name()));
+        handles
+    }
+
+    /// The keys with a backend fallback, with its site and whether it is a fallthrough.
+    pub fn fallbacks(&self) -> Vec<(DispatchKey, Site, bool)> {
+        let registry = self.inner.lock();
+        (registry.fallbacks.iter().enumerate())
+            .filter_map(|(i, f)| {
+                f.as_ref()
+                    .map(|f| (DispatchKey::ALL[i], f.site, f.kernel.is_none()))
+            })
+            .collect()
+    }
+
+    /// The active kernel at each key the operator `full_name` (`ns::op.overload`) has one
+    /// registered at directly (runtime or alias key), in key order; fallthroughs left out.
+    pub(crate) fn kernels_of(&self, full_name: &str) -> Vec<(DispatchKey, Arc<ErasedKernel>)> {
+        let (name, overload) = split_full_name(full_name);
+        let Some(entry) = self
+            .inner
+            .index
+            .get(name_hash(name, overload), name, overload)
+        else {
+            return Vec::new();
+        };
+        let registry = self.inner.lock();
+        let Some(op) = registry.op(entry.id) else {
+            return Vec::new();
+        };
+        let mut active: BTreeMap<DispatchKey, Option<&Arc<ErasedKernel>>> = BTreeMap::new();
+        for reg in &op.kernels {
+            active.insert(reg.key, reg.kernel.as_ref());
+        }
+        (active.into_iter())
+            .filter_map(|(key, kernel)| Some((key, kernel?.clone())))
+            .collect()
+    }
+
+    /// The operators with a `def` named `name` (`ns::op`), any overload, with their
+    /// schemas (parsed now; those that do not parse are left out). Their tables are not
+    /// built: [`Dispatcher::find`] gives a handle.
+    pub(crate) fn overloads_of(&self, name: &str) -> Vec<DefinedOperator> {
+        let registry = self.inner.lock();
+        (registry.overload_ids(name).into_iter())
+            .filter_map(|id| registry.defined(id))
+            .collect()
+    }
+
+    /// The operators with a `def` and at least one kernel (not a fallthrough), in
+    /// registration order, as [`Dispatcher::overloads_of`] gives them.
+    pub(crate) fn defined_with_kernels(&self) -> Vec<DefinedOperator> {
+        let registry = self.inner.lock();
+        (registry.ops.iter())
+            .filter(|op| op.kernels.iter().any(|k| k.kernel.is_some()))
+            .filter_map(|op| registry.defined(op.entry.id))
+            .collect()
+    }
+}
 
 impl OperatorEntry {
     /// The computed table with the registration serving each key, if the dispatcher lives.
@@ -100,6 +212,9 @@ fn describe(reg: &KernelReg) -> String {
             };
             format!("registered at {} :: {} [ {forms} ]", reg.site, kernel.name)
         }
-        None => format!("registered at {} :: (fallthrough) [ fallthrough ]", reg.site),
+        None => format!(
+            "registered at {} :: (fallthrough) [ fallthrough ]",
+            reg.site
+        ),
     }
 }

@@ -168,7 +168,9 @@ fn linked() -> (&'static Dispatcher, Option<&'static Linked>) {
 
 pub(super) fn global() -> &'static Dispatcher {
     match linked() {
-        (dispatcher, Some(linked)) if !linked.errors.is_empty() && !HANDLED.load(Ordering::Acquire) => {
+        (dispatcher, Some(linked))
+            if !linked.errors.is_empty() && !HANDLED.load(Ordering::Acquire) =>
+        {
             panic!(
                 "{}",
                 LinkErrors {

@@ -11,11 +11,11 @@ use rustc_hash::FxHasher;
 use std::hash::Hasher;
 
 use super::Inner;
+use crate::dispatch::Variants;
 use crate::dispatch::device::DeviceChecks;
 use crate::dispatch::erased::TableCell;
 use crate::dispatch::error::{Error, ErrorKind, Site};
 use crate::dispatch::table::Table;
-use crate::dispatch::Variants;
 pub(crate) use crate::schema::Schema;
 use crate::schema::{SchemaError, parse_schema};
 
@@ -251,7 +251,8 @@ impl OpInfo {
         let read = split_schema_name(text).map(|(_, op, overload)| (op, overload));
         let parsed = &schema.name;
         let same = read.is_some_and(|(op, overload)| {
-            parsed.operator_name() == op && parsed.overload.as_deref().unwrap_or_default() == overload
+            parsed.operator_name() == op
+                && parsed.overload.as_deref().unwrap_or_default() == overload
         });
         if !same {
             return Err(Vec::new());

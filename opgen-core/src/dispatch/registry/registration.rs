@@ -172,8 +172,19 @@ impl Inner {
             errors,
             site,
         })?;
-        let overload = schema.name.overload.as_deref().unwrap_or_default().to_string();
-        check_def_name(namespace, schema.name.namespace.as_deref(), &overload, text, site)?;
+        let overload = schema
+            .name
+            .overload
+            .as_deref()
+            .unwrap_or_default()
+            .to_string();
+        check_def_name(
+            namespace,
+            schema.name.namespace.as_deref(),
+            &overload,
+            text,
+            site,
+        )?;
         let op = schema.name.operator_name();
         let info = OpInfo::parsed(Arc::new(schema), site);
         self.add_def(namespace, &op, &overload, info, variants, device)
@@ -382,7 +393,9 @@ fn overriding(
     let info = state.def.as_ref().map(|d| &d.info);
     Some(Warning::OverridingKernel {
         operator: state.entry.full_name().to_string(),
-        schema: info.and_then(|i| i.schema().ok()).map(|s| printed(&state.entry, s)),
+        schema: info
+            .and_then(|i| i.schema().ok())
+            .map(|s| printed(&state.entry, s)),
         def_site: info.map(|i| i.site),
         key,
         previous_site: previous.site,
@@ -428,11 +441,7 @@ fn check_def_name(
 }
 
 /// The duplicate-`def` error, with both schemas (the text, if one does not parse).
-fn duplicate_def(
-    entry: &super::OperatorEntry,
-    first: &OpInfo,
-    second: &OpInfo,
-) -> Error {
+fn duplicate_def(entry: &super::OperatorEntry, first: &OpInfo, second: &OpInfo) -> Error {
     let show = |info: &OpInfo| match info.schema() {
         Ok(schema) => printed(entry, schema),
         Err(_) => entry.full_name().to_string(),

@@ -385,7 +385,8 @@ This likely happened in a call to `OperatorHandle::typed` or `Dispatcher::typed`
             .is_ok()
     );
     assert!(
-        d.typed::<_, (&TestTensor, &TestTensor, f64), TestTensor>("test::add", "Tensor").is_err()
+        d.typed::<_, (&TestTensor, &TestTensor, f64), TestTensor>("test::add", "Tensor")
+            .is_err()
     );
 }
 
@@ -478,7 +479,9 @@ fn messages_start_with_pytorchs_words() {
         .unwrap();
     let _op = lib.def("op(Tensor self) -> Tensor").unwrap();
     let _cia = lib
-        .impl_("op", K::CompositeImplicitAutograd, |t: &TestTensor| t.clone())
+        .impl_("op", K::CompositeImplicitAutograd, |t: &TestTensor| {
+            t.clone()
+        })
         .unwrap();
     let _sparse = lib
         .impl_("op", K::SparseCPU, |t: &TestTensor| t.clone())
@@ -486,7 +489,9 @@ fn messages_start_with_pytorchs_words() {
     let add = d
         .typed::<_, (&TestTensor, &TestTensor), TestTensor>("test::add", "Tensor")
         .unwrap();
-    let op = d.typed::<_, (&TestTensor,), TestTensor>("test::op", "").unwrap();
+    let op = d
+        .typed::<_, (&TestTensor,), TestTensor>("test::op", "")
+        .unwrap();
     let (meta, none) = (TestTensor::new(&[K::Meta], 0), TestTensor::new(&[], 0));
     let other = TestTensor::new(&[K::SparseCPU, K::AutogradOther], 0);
     let fallbacks = d.impls("_");

@@ -117,7 +117,10 @@ fn a_different_schema_for_a_name_is_a_duplicate_def() {
         ),
         "{text}"
     );
-    assert!(text.contains("  first:  t::neg(Tensor self) -> Tensor"), "{text}");
+    assert!(
+        text.contains("  first:  t::neg(Tensor self) -> Tensor"),
+        "{text}"
+    );
     // The first `def` (by file and line) serves.
     assert_eq!(neg(&d, &TestTensor::cpu(1)).unwrap().value(), -1);
 }
@@ -153,7 +156,13 @@ fn a_failing_kernel_leaves_the_others_registered() {
 fn a_kernel_whose_operator_nothing_defines_is_a_link_error() {
     // `rleu` for `relu`: c10 would keep a dangling impl that nothing calls.
     static ENTRIES: [Entry; 2] = [
-        entry(Some("relu(Tensor self) -> Tensor"), "relu", &[], 1, no_kernel),
+        entry(
+            Some("relu(Tensor self) -> Tensor"),
+            "relu",
+            &[],
+            1,
+            no_kernel,
+        ),
         entry(None, "rleu", &[K::CPU], 2, rleu_cpu),
     ];
     let d = Dispatcher::new();
@@ -177,7 +186,13 @@ fn link_time_schemas_are_parsed_when_first_needed() {
     // Not a valid schema (its crate's macro would have rejected it): linking reads only
     // its name, so the error shows when the operator is first used.
     static ENTRIES: [Entry; 2] = [
-        entry(Some("lazy(Tensr self) -> Tensor"), "lazy", &[], 1, no_kernel),
+        entry(
+            Some("lazy(Tensr self) -> Tensor"),
+            "lazy",
+            &[],
+            1,
+            no_kernel,
+        ),
         entry(Some(NEG), "neg", &[], 2, no_kernel),
     ];
     let d = Dispatcher::new();

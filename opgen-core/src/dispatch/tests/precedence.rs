@@ -398,7 +398,11 @@ fn a_newer_kernel_at_the_same_key_shadows_and_dropping_it_restores() {
     regs.truncate(1);
     assert_eq!(call(&d, &[K::CPU]), Ok(100));
     drop(newer);
-    assert!(call(&d, &[K::CPU]).unwrap_err().contains("'test::op' has no kernels"));
+    assert!(
+        call(&d, &[K::CPU])
+            .unwrap_err()
+            .contains("'test::op' has no kernels")
+    );
 }
 
 /// Every order of `items` (Heap's algorithm).

@@ -82,8 +82,14 @@ fn the_table_dump_names_kernels_by_their_rust_path() {
     let (d, lib, _def) = setup("neg(Tensor self) -> Tensor");
     let here = Location::caller();
     let _cpu = lib.impl_at("neg", K::CPU, neg_cpu, here).unwrap();
-    let _skip = lib.impl_fallthrough_at("neg", K::AutogradCPU, here).unwrap();
-    let table = d.find("test::neg", "").unwrap().dispatch_table().to_string();
+    let _skip = lib
+        .impl_fallthrough_at("neg", K::AutogradCPU, here)
+        .unwrap();
+    let table = d
+        .find("test::neg", "")
+        .unwrap()
+        .dispatch_table()
+        .to_string();
     assert!(
         table.contains(&format!(
             "\n  CPU: kernel opgen_core::dispatch::tests::registry::neg_cpu registered at CPU ({here})"
@@ -91,10 +97,15 @@ fn the_table_dump_names_kernels_by_their_rust_path() {
         "{table}"
     );
     assert!(
-        table.contains(&format!("\n  AutogradCPU: fallthrough registered at AutogradCPU ({here})")),
+        table.contains(&format!(
+            "\n  AutogradCPU: fallthrough registered at AutogradCPU ({here})"
+        )),
         "{table}"
     );
-    assert!(table.contains("\n  BackendSelect: fallthrough fallback ("), "{table}");
+    assert!(
+        table.contains("\n  BackendSelect: fallthrough fallback ("),
+        "{table}"
+    );
 }
 
 #[test]
@@ -118,7 +129,11 @@ fn dangling_impls_are_listed_until_their_def_comes() {
              opgen_core::dispatch::tests::registry::neg_cpu [ boxed unboxed ]\n"
         )
     );
-    let _def = d.library("test").unwrap().def("relu(Tensor self) -> Tensor").unwrap();
+    let _def = d
+        .library("test")
+        .unwrap()
+        .def("relu(Tensor self) -> Tensor")
+        .unwrap();
     let names: Vec<String> = d.dangling_impls().iter().map(|op| op.to_string()).collect();
     assert_eq!(names, ["test::rleu"]);
 }
@@ -133,7 +148,9 @@ fn overriding_a_kernel_warns_once_and_the_program_goes_on() {
         // The same override again and again: one warning.
         let again = lib.impl_at("neg", K::CPU, neg_meta, second).unwrap();
         let t = TestTensor::cpu(4);
-        let neg = d.typed::<_, (&TestTensor,), TestTensor>("test::neg", "").unwrap();
+        let neg = d
+            .typed::<_, (&TestTensor,), TestTensor>("test::neg", "")
+            .unwrap();
         assert_eq!(neg.call(&t), t, "the new kernel serves");
         drop(again);
         assert_eq!(neg.call(&t).value(), -4, "the previous one is back");
@@ -186,7 +203,11 @@ fn the_warning_hook_can_be_taken_back() {
     };
     hook(&warning);
     assert_eq!(seen.lock().unwrap().len(), 1);
-    assert!(warning.to_string().contains("  operator: x\n    no debug info\n"));
+    assert!(
+        warning
+            .to_string()
+            .contains("  operator: x\n    no debug info\n")
+    );
 }
 
 #[test]

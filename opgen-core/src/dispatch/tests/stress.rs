@@ -48,7 +48,9 @@ fn calls_stay_correct_while_registrations_change() {
                             "caller {caller}: {}",
                             t.value()
                         ),
-                        Err(e) => assert!(e.to_string().contains("'AutogradCPU' dispatch key"), "{e}"),
+                        Err(e) => {
+                            assert!(e.to_string().contains("'AutogradCPU' dispatch key"), "{e}")
+                        }
                     }
                     let mut stack = Stack::from(vec![IValue::Tensor(plain.clone())]);
                     relu.handle().call_boxed(&mut stack).unwrap();
@@ -149,7 +151,8 @@ fn defs_come_and_go_while_others_look_them_up() {
                         }
                     },
                     Err(e) => assert!(
-                        e.to_string().starts_with("Could not find schema for test::tmp"),
+                        e.to_string()
+                            .starts_with("Could not find schema for test::tmp"),
                         "{e}"
                     ),
                 }
@@ -371,7 +374,9 @@ fn dropping_registrations_of_a_called_operator_does_not_deadlock() {
                 t.clone()
             })
             .unwrap();
-        let op = d.typed::<_, (&TestTensor,), TestTensor>("test::op", "").unwrap();
+        let op = d
+            .typed::<_, (&TestTensor,), TestTensor>("test::op", "")
+            .unwrap();
         assert_eq!(op.call(&TestTensor::cpu(1)).value(), 1);
         drop(holder);
         drop(def);
