@@ -211,34 +211,32 @@ fn bench(c: &mut Criterion, s: &Setup) {
     group.finish();
 }
 
-/// ns per call: the best of 7 runs of about 50 ms each.
+/// ns per call: the best of 3,000 batches of about 20 µs each. On a busy machine a batch
+/// that ran without being preempted shows what the calls cost; long runs never do.
 fn time(body: &mut dyn FnMut()) -> f64 {
-    // Calibrate: as many calls as take about 50 ms.
     let start = Instant::now();
     let mut calibration = 0u32;
-    while start.elapsed().as_millis() < 5 {
+    while start.elapsed().as_micros() < 200 {
         body();
         calibration += 1;
     }
-    let n = calibration.saturating_mul(10).max(1);
-    time_n(body, n)
-}
-
-/// ns per call: the best of 7 runs of `n` calls.
-fn time_n(body: &mut dyn FnMut(), n: u32) -> f64 {
-    (0..7)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..n {
-                body();
-            }
-            start.elapsed().as_secs_f64() * 1e9 / f64::from(n)
-        })
+    let n = (calibration / 10).max(1);
+    (0..3000)
+        .map(|_| time_n(body, n))
         .fold(f64::INFINITY, f64::min)
 }
 
+/// ns per call of one run of `n` calls.
+fn time_n(body: &mut dyn FnMut(), n: u32) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        body();
+    }
+    start.elapsed().as_secs_f64() * 1e9 / f64::from(n)
+}
+
 fn summary(s: &Setup) {
-    println!("\nsummary: ns per call (best of 7 runs of about 50 ms), overhead over (a)");
+    println!("\nsummary: ns per call (best of 3,000 batches of about 20 µs), overhead over (a)");
     let mut direct = 0.0;
     for (name, mut body) in cases(s) {
         let ns = time(&mut *body);
@@ -250,16 +248,13 @@ fn summary(s: &Setup) {
 }
 
 /// ns per `find` on each of two threads looking up the same operator at once.
-fn two_threads(n: u32) -> [f64; 2] {
+fn two_threads() -> [f64; 2] {
     let d = Dispatcher::global();
     let barrier = std::sync::Barrier::new(2);
     std::thread::scope(|scope| {
         let run = || {
             barrier.wait();
-            time_n(
-                &mut || drop(black_box(d.find(black_box("bench::identity"), ""))),
-                n,
-            )
+            time(&mut || drop(black_box(d.find(black_box("bench::identity"), ""))))
         };
         let other = scope.spawn(run);
         let here = run();
@@ -273,7 +268,7 @@ fn main() {
     bench(&mut c, &s);
     c.final_summary();
     summary(&s);
-    let [a, b] = two_threads(2_000_000);
+    let [a, b] = two_threads();
     println!(
         "  {:<24} {a:6.2} ns and {b:6.2} ns (two threads at once)",
         "1arg/e_find"

@@ -53,8 +53,8 @@ impl NameIndex {
             // A table is never more than half full, so the probe meets an empty slot.
             let entry = slots.get(i)?.get()?;
             if entry.hash == hash
-                && entry.qualified.name() == name
-                && entry.qualified.overload() == overload
+                && same(entry.qualified.name(), name)
+                && same(entry.qualified.overload(), overload)
             {
                 return Some(entry);
             }
@@ -88,6 +88,14 @@ impl NameIndex {
         }
         self.len.store(len, Ordering::Relaxed);
     }
+}
+
+/// `a == b`, without calling `memcmp` for empty strings: glibc's vector `memcmp` loads from
+/// its pointers even for length 0, and the pointer of an empty string may be dangling
+/// (`String::new()`), which costs a fault-suppression assist of hundreds of cycles.
+#[inline(always)]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (a.is_empty() || a == b)
 }
 
 fn empty_slots(capacity: usize) -> Slots {

@@ -59,13 +59,16 @@ impl QualifiedName {
     }
 
     /// `ns::op`.
+    #[inline]
     pub(crate) fn name(&self) -> &str {
         self.text.get(..self.name).unwrap_or_default()
     }
 
-    /// `overload`, empty for none.
+    /// `overload`, empty for none (then the empty end of the text, not a dangling pointer).
+    #[inline]
     pub(crate) fn overload(&self) -> &str {
-        self.text.get(self.name + 1..).unwrap_or_default()
+        let start = (self.name + 1).min(self.text.len());
+        self.text.get(start..).unwrap_or_default()
     }
 }
 

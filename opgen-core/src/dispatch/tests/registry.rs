@@ -225,3 +225,34 @@ fn a_hook_may_use_the_dispatcher() {
     assert_eq!(*found.lock().unwrap(), [vec![K::CPU]]);
     drop(d.take_warning_hook());
 }
+
+#[test]
+fn lookups_in_the_global_dispatcher_touch_no_reference_count() {
+    let global = Dispatcher::global();
+    let lib = global.fragment("opgen_registry_test");
+    lib.def("neg(Tensor self) -> Tensor").unwrap().forget();
+    lib.impl_("neg", K::CPU, neg_cpu).unwrap().forget();
+    let entry = global
+        .inner
+        .index_entry("opgen_registry_test::neg", "")
+        .unwrap();
+    let count = Arc::strong_count(&entry);
+    // Threads that look the same operator up write to no shared counter: its handles,
+    // and the typed handles made from them, are plain references.
+    let handles: Vec<_> = (0..10)
+        .map(|_| global.find("opgen_registry_test::neg", "").unwrap())
+        .collect();
+    let neg = handles[0]
+        .typed::<TestTensor, (&TestTensor,), TestTensor>()
+        .unwrap();
+    assert_eq!(neg.call(&TestTensor::cpu(2)).value(), -2);
+    assert_eq!(Arc::strong_count(&entry), count);
+    // Another dispatcher's handles own their operator (it may be dropped).
+    let (d, _lib, _def) = setup("neg(Tensor self) -> Tensor");
+    let entry = d.inner.index_entry("test::neg", "").unwrap();
+    let count = Arc::strong_count(&entry);
+    let handle = d.find("test::neg", "").unwrap();
+    assert_eq!(Arc::strong_count(&entry), count + 1);
+    drop(handle);
+    assert_eq!(Arc::strong_count(&entry), count);
+}
