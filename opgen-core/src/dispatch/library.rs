@@ -224,7 +224,7 @@ impl Library {
     /// let _def = lib.def("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?;
     /// let _cpu = lib.impl_("add", DispatchKey::CPU, |a: &MyTensor, _b: &MyTensor, _alpha: Scalar| a.clone())?;
     /// let wrong = lib.impl_("add", DispatchKey::Meta, |a: &MyTensor| a.clone()).unwrap_err();
-    /// assert!(wrong.to_string().contains("the schema needs `fn(&MyTensor, &MyTensor, Scalar) -> MyTensor`"));
+    /// assert!(wrong.to_string().contains("expected signature: fn(&MyTensor, &MyTensor, Scalar) -> MyTensor"));
     /// # Ok::<(), Error>(())
     /// ```
     #[track_caller]

@@ -92,7 +92,7 @@ impl Dispatcher {
     /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
     /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
     /// let d = Dispatcher::new();
-    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let seen: Arc<Mutex<Vec<String>>> = Arc::default();
     /// let sink = seen.clone();
     /// d.set_warning_hook(move |w| sink.lock().unwrap().push(w.to_string()));
     /// let lib = d.library("demo")?;
