@@ -3,6 +3,7 @@
 mod calls;
 mod errors;
 mod link;
+mod messages;
 mod precedence;
 mod registry;
 mod static_dispatch;
