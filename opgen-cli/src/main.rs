@@ -1,5 +1,6 @@
 //! `opgen`: check, format and dump PyTorch operator schemas and `native_functions.yaml` files,
 //! and explain the rules they are checked against.
+#![deny(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

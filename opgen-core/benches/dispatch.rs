@@ -12,7 +12,15 @@
 //!   built);
 //! * (e) `autograd_kernel`: a typed call of an operator with an Autograd kernel (the runtime's
 //!   `autograd::functional`) on a tensor type that takes part in autograd, no input requiring
-//!   grad; `e0_plain` is the same operator and type without the autograd key, its baseline.
+//!   grad; `e0_plain` is the same operator and type without the autograd key, its baseline;
+//! * (f) `find`: `Dispatcher::find` by name, among the 3,000 other operators the setup
+//!   defines (the handle is dropped);
+//! * (g) `find_typed_call`: what an interpreter does without caching: `find`, `typed()` and
+//!   (b)'s call, every time;
+//! * (h) `find_missing`: a failed `find` (an overload that does not exist), error included.
+//!
+//! The summary also times (f) on two threads at once: lookups do not take a lock, so each
+//! thread's figure stays near the one-thread figure.
 //!
 //! Run with `cargo bench -p opgen-core --bench dispatch`. After criterion's report, a summary
 //! gives ns per call and the overhead over (a), measured again with plain timing loops.
@@ -152,6 +160,9 @@ struct Setup {
     _registrations: Vec<Registration>,
 }
 
+/// Operators defined besides the measured ones, so that lookups search a realistic registry.
+const OTHER_OPERATORS: usize = 3000;
+
 fn setup() -> Setup {
     let d = Dispatcher::global();
     let lib = d.library("bench").expect("namespace");
@@ -166,6 +177,11 @@ fn setup() -> Setup {
             .expect("impl"),
     ];
     registrations.append(&mut ag_registrations);
+    let others = (0..OTHER_OPERATORS).map(|i| {
+        lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor"))
+            .expect("def")
+    });
+    let registrations: Vec<Registration> = registrations.into_iter().chain(others).collect();
     Setup {
         identity: d
             .typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")
@@ -198,6 +214,7 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
     let op1_resident = s.identity.handle().clone();
     let op1 = s.identity.handle().clone();
     let op3 = s.add.handle().clone();
+    let d = Dispatcher::global();
     vec![
         (
             "1arg/a_direct",
@@ -234,6 +251,24 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
         (
             "1arg/e_autograd_kernel",
             Box::new(move || drop(black_box(s.ag_identity.call(black_box(&s.ag_tracked))))),
+        ),
+        (
+            "1arg/f_find",
+            Box::new(move || drop(black_box(d.find(black_box("bench::identity"), "")))),
+        ),
+        (
+            "1arg/g_find_typed_call",
+            Box::new(move || {
+                let op = d.find(black_box("bench::identity"), "").expect("find");
+                let typed = op
+                    .typed::<BenchTensor, (&BenchTensor,), BenchTensor>()
+                    .expect("typed");
+                drop(black_box(typed.call(black_box(&s.cpu))));
+            }),
+        ),
+        (
+            "1arg/h_find_missing",
+            Box::new(move || drop(black_box(d.find(black_box("bench::identity"), "nope")))),
         ),
         (
             "3arg/a_direct",
@@ -286,29 +321,55 @@ fn bench(c: &mut Criterion, s: &Setup) {
     group.finish();
 }
 
-/// ns per call: the best of 7 runs of `n` calls.
-fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
-    (0..7)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..n {
-                body();
-            }
-            start.elapsed().as_secs_f64() * 1e9 / f64::from(n)
-        })
+/// ns per call: the best of 3,000 batches of about 20 µs each. On a busy machine a batch
+/// that ran without being preempted shows what the calls cost; long runs never do.
+fn time(body: &mut dyn FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut calibration = 0u32;
+    while start.elapsed().as_micros() < 200 {
+        body();
+        calibration += 1;
+    }
+    let n = (calibration / 10).max(1);
+    (0..3000)
+        .map(|_| time_n(body, n))
         .fold(f64::INFINITY, f64::min)
 }
 
+/// ns per call of one run of `n` calls.
+fn time_n(body: &mut dyn FnMut(), n: u32) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        body();
+    }
+    start.elapsed().as_secs_f64() * 1e9 / f64::from(n)
+}
+
 fn summary(s: &Setup) {
-    println!("\nsummary: ns per call (best of 7 x 2,000,000), overhead over (a)");
+    println!("\nsummary: ns per call (best of 3,000 batches of about 20 µs), overhead over (a)");
     let mut direct = 0.0;
     for (name, mut body) in cases(s) {
-        let ns = time(&mut *body, 2_000_000);
+        let ns = time(&mut *body);
         if name.ends_with("a_direct") {
             direct = ns;
         }
-        println!("  {name:<24} {ns:6.2} ns   {:+6.2} ns", ns - direct);
+        println!("  {name:<24} {ns:8.2} ns   {:+8.2} ns", ns - direct);
     }
+}
+
+/// ns per `find` on each of two threads looking up the same operator at once.
+fn two_threads() -> [f64; 2] {
+    let d = Dispatcher::global();
+    let barrier = std::sync::Barrier::new(2);
+    std::thread::scope(|scope| {
+        let run = || {
+            barrier.wait();
+            time(&mut || drop(black_box(d.find(black_box("bench::identity"), ""))))
+        };
+        let other = scope.spawn(run);
+        let here = run();
+        [here, other.join().expect("no panic")]
+    })
 }
 
 fn main() {
@@ -317,4 +378,9 @@ fn main() {
     bench(&mut c, &s);
     c.final_summary();
     summary(&s);
+    let [a, b] = two_threads();
+    println!(
+        "  {:<24} {a:6.2} ns and {b:6.2} ns (two threads at once)",
+        "1arg/f_find"
+    );
 }

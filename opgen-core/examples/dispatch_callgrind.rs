@@ -16,6 +16,9 @@
 //! `g1`: a typed call through an Autograd kernel (`autograd::functional`) on a tensor type
 //! that takes part in autograd, no input requiring grad; `g0`: the same operator and type
 //! without the autograd key (its baseline).
+//! Lookups by name, among 3,000 other operators: `find` (`Dispatcher::find`, the handle
+//! dropped), `find_typed_call` (`find`, `typed()` and b1's call, every time) and
+//! `find_missing` (a failed `find`, error included).
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -132,6 +135,8 @@ fn run_autograd(case: &str, n: u64) -> Result<(), Error> {
     Ok(())
 }
 
+const CASES: &str = "a1 b1 c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing g0 g1";
+
 fn run(case: &str, n: u64) -> Result<(), Error> {
     if case.starts_with('g') {
         return run_autograd(case, n);
@@ -144,6 +149,9 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         lib.impl_("identity", DispatchKey::CPU, identity)?,
         lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
     );
+    let _others = (0..3000)
+        .map(|i| lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor")))
+        .collect::<Result<Vec<_>, Error>>()?;
     let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
     let op3 =
         d.typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")?;
@@ -200,9 +208,18 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
             black_box(&autograd),
             Scalar::Int(1)
         )))),
+        "find" => repeat!(drop(black_box(d.find(black_box("bench::identity"), "")?))),
+        "find_typed_call" => repeat!({
+            let op = d.find(black_box("bench::identity"), "")?;
+            let typed = op.typed::<BenchTensor, (&BenchTensor,), BenchTensor>()?;
+            drop(black_box(typed.call(black_box(t))));
+        }),
+        "find_missing" => repeat!(drop(black_box(
+            d.find(black_box("bench::identity"), "nope")
+        ))),
         other => {
             return Err(Error::from(format!(
-                "unknown case `{other}`; expected a1 b1 c1 d1 e1 a3 b3 c3 d3 g0 g1"
+                "unknown case `{other}`; expected {CASES}"
             )));
         }
     }
@@ -212,9 +229,7 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!(
-            "usage: dispatch_callgrind CASE ITERATIONS (CASE: a1 b1 c1 d1 e1 a3 b3 c3 d3 g0 g1)"
-        );
+        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: {CASES})");
         return ExitCode::FAILURE;
     };
     match run(case, n) {

@@ -81,7 +81,7 @@
 //!   linked for that key; without one, the first composite kernel of
 //!   `CompositeExplicitAutograd`, `CompositeExplicitAutogradNonFunctional`,
 //!   `CompositeImplicitAutograd`, `CompositeImplicitAutogradNestedTensor`; else the error
-//!   "static dispatch has no kernel for `aten::add.Tensor` at `Meta`; kernels: CPU". The
+//!   "Static dispatch does not support aten::add.Tensor for Meta. ...". The
 //!   choice is computed once per operator, on the first call, from `REGISTRATIONS` and
 //!   `DEFERRED` (the entries of the operator's group, its namespace's operators with its
 //!   base name, are registered into a private dispatcher as the global one registers them,
@@ -93,8 +93,8 @@ use std::sync::OnceLock;
 
 use crate::dispatch::{
     ArgFamily, ArgList, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Kernel,
-    KernelOutput, Layout, Library, RetValue, ScalarType, Site, Tensor, TypedOperator,
-    WeakTypedOperator, for_each_arity,
+    KernelOutput, Layout, LazyTypedOperator, Library, RetValue, ScalarType, Site, Tensor,
+    TypedOperator, for_each_arity,
 };
 use crate::native::Variants;
 
@@ -421,20 +421,29 @@ impl<T, L, R> fmt::Debug for Op<T, L, R> {
 
 /// The typed handle a generated `BackendSelect` kernel redispatches through: the operator
 /// `name` (`aten::zeros`) / `overload` of `lib`'s dispatcher (not necessarily the global
-/// one), held weakly since the kernel lives in that operator's table.
-pub struct Redispatch<T, L, R>(WeakTypedOperator<T, L, R>);
+/// one), held weakly since the kernel lives in that operator's table, and looked up on the
+/// kernel's first call (registering thousands of factories at link time looks none up).
+pub struct Redispatch<T, L, R>(LazyTypedOperator<T, L, R>);
 
 impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> Redispatch<T, L, R> {
-    /// Looks the operator up in `lib`'s dispatcher and checks the signature.
+    /// The operator in `lib`'s dispatcher; looked up, and its signature checked, on the
+    /// first [`Redispatch::get`].
+    ///
+    /// # Errors
+    ///
+    /// None now; the lookup's errors come from [`Redispatch::get`].
     pub fn new(lib: &Library, name: &str, overload: &str) -> Result<Self, Error> {
-        let op = lib.dispatcher().find(name, overload)?;
-        Ok(Redispatch(WeakTypedOperator::new(&op)?))
+        Ok(Redispatch(LazyTypedOperator::new(
+            &lib.dispatcher(),
+            name,
+            overload,
+        )))
     }
 
     /// The typed handle, to call `try_redispatch` on.
     #[inline]
     pub fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        self.0.upgrade()
+        self.0.get()
     }
 }
 

@@ -13,6 +13,8 @@
 //! assert_eq!(schema.to_string(), "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
 //! ```
 #![warn(missing_docs)]
+// `unsafe` lives in one audited module, `dispatch::erased`, which allows it.
+#![deny(unsafe_code)]
 
 pub mod autograd;
 pub mod catalog;
@@ -34,6 +36,11 @@ pub mod codegen;
 
 #[doc(hidden)]
 pub mod __private;
+
+/// The steps `Dispatcher::global` runs, in this order, once every link-time entry is
+/// registered. Wired here, at the crate root, so that the dispatcher does not name the
+/// modules that provide them.
+pub(crate) const POST_LINK: &[dispatch::registry::link::PostLink] = &[structured::DERIVE_WRAPPERS];
 
 // The dispatcher's main items, for `use opgen_core::{Dispatcher, Scalar, Tensor}`.
 pub use dispatch::{

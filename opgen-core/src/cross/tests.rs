@@ -752,7 +752,7 @@ fn cpu_fallback_with_a_device_argument_and_errors() {
                 .expect("neg")
                 .call_boxed(&mut stack)
         )
-        .starts_with("could not run `other::neg` with arguments from the `PrivateUse1` backend")
+        .starts_with("Could not run 'other::neg' with arguments from the 'PrivateUse1' backend.")
     );
 }
 

@@ -39,10 +39,12 @@
 //! // Errors are values, worded like PyTorch's.
 //! let meta = MyTensor(Arc::new((DispatchKey::Meta.into(), 0.0)));
 //! let err = add.try_call(&meta, &meta, Scalar::Int(1)).unwrap_err();
-//! assert_eq!(err.to_string(), "could not run `demo::add.Tensor` with arguments from the `Meta` \
-//!     backend; the operator has kernels for: CPU");
-//! // Introspection: which registration serves each key.
-//! assert!(op.dispatch_table().to_string().contains("CPU: kernel registered at CPU"));
+//! assert!(err.to_string().starts_with(
+//!     "Could not run 'demo::add.Tensor' with arguments from the 'Meta' backend."
+//! ));
+//! // Introspection: which registration serves each key, and every registration.
+//! assert!(op.dispatch_table().to_string().contains("CPU: kernel "));
+//! assert!(op.dump_state().starts_with("name: demo::add.Tensor\n"));
 //! // A CPU tensor with its autograd key: the default autograd fallthrough, then CPU.
 //! let autograd = MyTensor(Arc::new((DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]), 1.0)));
 //! assert_eq!(add.call(&autograd, &b, Scalar::Int(1)).0.1, 3.0);
@@ -142,7 +144,11 @@
 //!
 //! **A second kernel at the same key** (same operator, same key) is allowed: the newest
 //! serves while it lives, and dropping it brings back the previous one, as PyTorch's stack of
-//! kernels does. Only `def`s (one per operator) and fallbacks (one per key) are exclusive.
+//! kernels does. As in PyTorch, a kernel that overrides one registered elsewhere is reported
+//! with a [`Warning`] ("Overriding a previously registered kernel for the same operator and
+//! the same dispatch key", both sites), to standard error unless
+//! [`Dispatcher::set_warning_hook`] sends it elsewhere; the program goes on. Only `def`s (one
+//! per operator) and fallbacks (one per key) are exclusive.
 //!
 //! # Fallthrough
 //!
@@ -267,15 +273,31 @@
 //! with `#[native_function]` are collected at link time, from every crate linked into the
 //! program, and registered with [`Dispatcher::global`] on its first access (generated
 //! functions make it on their first call), before that access returns: all `def`s first,
-//! then every kernel. They stay registered for the life of the program; failures are kept in
-//! [`Dispatcher::global_errors`] and repeated by [`Dispatcher::find`] for the operator
-//! concerned. [`Dispatcher::global`] documents the details.
+//! then every kernel. They stay registered for the life of the program. A registration that
+//! cannot take effect (a duplicate `def`, a kernel that does not fit its schema, a kernel for
+//! an operator nothing defines) is never silent: `Dispatcher::global` panics listing every
+//! one, as PyTorch aborts at start-up, unless the program takes them from
+//! [`Dispatcher::try_global`] first. [`Dispatcher::global`] documents the details.
+//!
+//! A link-time `def` costs little until its operator is used: its schema is parsed, and its
+//! table built, when the operator is first looked up, called or given a kernel.
+//!
+//! # Introspection
+//!
+//! [`OperatorHandle::dispatch_table`] shows which registration serves each key (PyTorch's
+//! `_dispatch_dump_table`), [`OperatorHandle::dump_state`] every registration of the operator
+//! (`_dispatch_dump`), with each kernel's site and Rust path, and
+//! [`Dispatcher::dangling_impls`] the operators that have kernels but no `def`
+//! (`_dispatch_find_dangling_impls`).
 //!
 //! # Concurrency and memory
 //!
-//! Registrations and calls may run on many threads at once. Registration takes the
-//! dispatcher's lock; a call takes none: the operator's table is immutable, published with
-//! an atomic store and read with one atomic load. A superseded table is not freed while the
+//! Registrations, lookups and calls may run on many threads at once. Registration takes the
+//! dispatcher's lock; a lookup by name ([`Dispatcher::find`]) takes none (an index read with
+//! atomic loads); nor does a call: the operator's table is immutable, published with an
+//! atomic store and read with one atomic load. A kernel that a dropped registration removes
+//! is dropped after the lock is released, so what it captured (other registrations, a
+//! library, values that use the dispatcher when dropped) may use the dispatcher. A superseded table is not freed while the
 //! operator exists (freeing it safely would need an atomic read-modify-write per call);
 //! a table is a few hundred bytes, and one that equals a recent table is reused, so undoing
 //! and redoing registrations does not grow memory. Kernels of dropped registrations are
@@ -314,7 +336,7 @@ mod keys;
 mod keyset;
 mod library;
 mod list;
-mod registry;
+pub(crate) mod registry;
 mod returns;
 pub(crate) mod static_dispatch;
 mod table;
@@ -328,7 +350,7 @@ mod tests;
 pub use args::{ArgFamily, KernelArg};
 pub use device::{DeviceChecks, DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
-pub(crate) use handle::WeakTypedOperator;
+pub(crate) use handle::LazyTypedOperator;
 pub use handle::{OperatorHandle, TypedOperator};
 pub use ivalue::{IValue, Stack};
 pub use kernel::{
@@ -336,9 +358,9 @@ pub use kernel::{
 };
 pub use keys::{BackendComponent, DispatchKey};
 pub use keyset::DispatchKeySet;
-pub use library::{Library, LibraryKind};
+pub use library::{Library, LibraryKind, Variants};
 pub use list::{ListItem, ValueList};
-pub use registry::{Dispatcher, Registration, RegistrationId};
+pub use registry::{Dispatcher, LinkErrors, Registration, RegistrationId, Warning, WarningHook};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};
 pub use tensor::{Tensor, TensorOptions};

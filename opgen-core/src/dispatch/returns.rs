@@ -39,13 +39,13 @@ pub trait RetValue<T: Tensor>: Sized + 'static {
     fn rust_type() -> RustType;
 
     /// Pushes the returns.
-    fn push(self, stack: &mut Stack<T>);
+    fn push_returns(self, stack: &mut Stack<T>);
 
     /// Replaces the values from `base` up (a call's arguments) with the returns.
     #[inline]
     fn replace_from(self, stack: &mut Stack<T>, base: usize) {
         stack.drop_from(base);
-        self.push(stack);
+        self.push_returns(stack);
     }
 
     /// Pops the returns (the top [`RetValue::COUNT`] values); on a mismatch, what was found.
@@ -76,7 +76,7 @@ macro_rules! single_return {
                 <$ty as RetElem<T>>::elem_type()
             }
             #[inline]
-            fn push(self, stack: &mut Stack<T>) {
+            fn push_returns(self, stack: &mut Stack<T>) {
                 stack.push(RetElem::<T>::into_ivalue(self));
             }
             #[inline(always)]
@@ -225,7 +225,7 @@ impl<T: Tensor> RetValue<T> for () {
         RustType::Tuple(Vec::new())
     }
     #[inline]
-    fn push(self, _: &mut Stack<T>) {}
+    fn push_returns(self, _: &mut Stack<T>) {}
     #[inline]
     fn pop(_: &mut Stack<T>) -> Result<(), String> {
         Ok(())
@@ -239,7 +239,7 @@ macro_rules! tuple_return {
             fn rust_type() -> RustType {
                 RustType::Tuple(vec![$($R::elem_type()),+])
             }
-            fn push(self, stack: &mut Stack<T>) {
+            fn push_returns(self, stack: &mut Stack<T>) {
                 let ($($r,)+) = self;
                 $(stack.push($r.into_ivalue());)+
             }

@@ -139,6 +139,8 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         let base = group_base(&full);
         let in_group = |ns: &str, name: &str| ns == namespace && group_base(name) == base;
         let dispatcher = Dispatcher::new();
+        // The global dispatcher reported the warnings of these entries already.
+        dispatcher.set_warning_hook(|_| {});
         let mut registrations: Vec<Registration> = Vec::new();
         let mut errors: Vec<Error> = Vec::new();
         let mine = || (entries.iter()).filter(|e| e.namespace == namespace && e.name == full);
@@ -276,6 +278,13 @@ impl<T, L, R> fmt::Debug for StaticOperator<T, L, R> {
     }
 }
 
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail(error: Error) -> ! {
+    panic!("{error}")
+}
+
 macro_rules! static_calls {
     ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
         #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
@@ -288,7 +297,10 @@ macro_rules! static_calls {
             #[inline]
             #[track_caller]
             pub fn call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> R {
-                crate::__private::panic_on_error(self.try_call($($a),*))
+                match self.try_call($($a),*) {
+                    Ok(value) => value,
+                    Err(error) => fail(error),
+                }
             }
 
             /// Calls the kernel chosen for the arguments' highest backend key; errors are

@@ -3,7 +3,6 @@
 //! key) and fallthrough resolved into a key mask per backend.
 
 use std::fmt;
-use std::num::NonZeroU64;
 use std::sync::{Arc, LazyLock};
 
 use super::erased::AnyMut;
@@ -15,45 +14,8 @@ use super::keys::{
     DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index, functionality_bit,
 };
 use super::keyset::DispatchKeySet;
+pub(crate) use super::registry::operator::OpInfo;
 use super::registry::{BUILTIN, RegistrationId};
-use crate::schema::Schema;
-
-/// Facts about an operator's schema that boxed calls need.
-pub(crate) struct OpInfo {
-    pub(crate) schema: Arc<Schema>,
-    /// Positions of the arguments whose type may hold tensors.
-    pub(crate) tensor_args: Vec<usize>,
-    /// The same positions as bits, when there are some and all are below 64; else `None`.
-    pub(crate) tensor_mask: Option<NonZeroU64>,
-    pub(crate) num_args: usize,
-    /// The variants given with [`Library::def_with_variants`](super::Library::def_with_variants),
-    /// for the catalog; `None` when not recorded.
-    pub(crate) variants: Option<crate::native::Variants>,
-    /// The device check and guard recorded with [`Library::def_native_at`](super::Library::def_native_at).
-    pub(crate) device: Option<super::DeviceChecks>,
-}
-
-impl OpInfo {
-    pub(crate) fn new(schema: Arc<Schema>) -> OpInfo {
-        let tensor_args: Vec<usize> = (schema.arguments.iter().enumerate())
-            .filter(|(_, a)| a.ty.is_tensor_like())
-            .map(|(i, _)| i)
-            .collect();
-        let tensor_mask = (tensor_args.iter())
-            .try_fold(0u64, |mask, &i| {
-                Some(mask | 1u64.checked_shl(u32::try_from(i).ok()?)?)
-            })
-            .and_then(NonZeroU64::new);
-        OpInfo {
-            num_args: schema.arguments.len(),
-            tensor_args,
-            tensor_mask,
-            schema,
-            variants: None,
-            device: None,
-        }
-    }
-}
 
 /// A kernel registered for one operator at one key (runtime or alias).
 pub(crate) struct KernelReg {
@@ -278,6 +240,11 @@ fn error_kernel(kind: KernelKind, boxed: super::kernel::BoxedFn) -> Arc<ErasedKe
         functor: Functor::new(()),
         boxed,
         kind,
+        name: match kind {
+            KernelKind::Missing => "(missing)",
+            KernelKind::Ambiguous => "(ambiguous AutogradOther)",
+            KernelKind::Kernel => "",
+        },
         check: None,
         derive: None,
         structured: None,
@@ -319,6 +286,9 @@ pub enum ServedBy {
         registration: RegistrationId,
         /// Where it was made.
         site: Site,
+        /// The kernel's Rust path (`my_crate::add_cpu`, or a closure's); empty for a
+        /// fallthrough.
+        kernel: &'static str,
         /// It is a fallthrough: calls skip to the next key of their key set.
         fallthrough: bool,
     },
@@ -328,6 +298,8 @@ pub enum ServedBy {
         registration: RegistrationId,
         /// Where it was made.
         site: Site,
+        /// The kernel's Rust path; empty for a fallthrough.
+        kernel: &'static str,
         /// It is a fallthrough: calls skip to the next key of their key set.
         fallthrough: bool,
     },
@@ -360,11 +332,13 @@ impl ServedBy {
                 key: reg.key,
                 registration: reg.id,
                 site: reg.site,
+                kernel: reg.kernel.as_ref().map_or("", |k| k.name),
                 fallthrough: reg.kernel.is_none(),
             },
             Resolved::Fallback(f) => ServedBy::Fallback {
                 registration: f.id,
                 site: f.site,
+                kernel: f.kernel.as_ref().map_or("", |k| k.name),
                 fallthrough: f.kernel.is_none(),
             },
             Resolved::Ambiguous => ServedBy::Ambiguous,
@@ -412,27 +386,28 @@ impl DispatchTableDump {
 
 impl fmt::Display for ServedBy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = |fallthrough: bool, other: &'static str| match fallthrough {
-            true => "fallthrough",
-            false => other,
-        };
         match self {
             ServedBy::Kernel {
                 key,
                 site,
-                fallthrough,
+                fallthrough: true,
                 ..
-            } => write!(
-                f,
-                "{} registered at {key} ({site})",
-                kind(*fallthrough, "kernel")
-            ),
+            } => write!(f, "fallthrough registered at {key} ({site})"),
+            ServedBy::Kernel {
+                key, site, kernel, ..
+            } => write!(f, "kernel {kernel} registered at {key} ({site})"),
             ServedBy::Fallback { fallthrough, .. } if self.is_default() => {
-                write!(f, "default {} fallback", kind(*fallthrough, "boxed"))
+                let kind = if *fallthrough { "fallthrough" } else { "boxed" };
+                write!(f, "default {kind} fallback")
             }
             ServedBy::Fallback {
-                site, fallthrough, ..
-            } => write!(f, "{} fallback ({site})", kind(*fallthrough, "boxed")),
+                site,
+                fallthrough: true,
+                ..
+            } => write!(f, "fallthrough fallback ({site})"),
+            ServedBy::Fallback { site, kernel, .. } => {
+                write!(f, "boxed fallback {kernel} ({site})")
+            }
             ServedBy::Ambiguous => f.write_str(
                 "ambiguous: CompositeImplicitAutograd and a backend mapped to AutogradOther",
             ),

@@ -62,6 +62,7 @@ use std::sync::Arc;
 
 use crate::dispatch::{DispatchKey, Error, Kernel, Library, Registration, Site, Tensor};
 
+pub(crate) use derived::DERIVE_WRAPPERS;
 pub(crate) use derived::{DeriveFn, derive_kernel};
 pub use derived::{DerivedWrapper, WrapperFacts, derive_wrappers, derived_wrapper};
 pub use meta::{MetaBase, Mode, StructuredMeta};

@@ -27,7 +27,8 @@ fn no_kernel_and_no_composite_is_an_error() {
     let m = TestTensor::meta(&[1]);
     assert_eq!(
         message(st::try_only_cpu(&m)),
-        "static dispatch has no kernel for `static_test::only_cpu` at `Meta`; kernels: CPU"
+        "Static dispatch does not support static_test::only_cpu for Meta. The kernels linked into the \
+         program serve: [CPU]; link one for `Meta`"
     );
 }
 
@@ -74,7 +75,8 @@ fn a_factory_takes_its_backend_from_its_options() {
     let cuda: Device = "cuda:0".parse().unwrap();
     assert_eq!(
         message(st::try_ramp(1, TensorOptions::new().device(cuda))),
-        "static dispatch has no kernel for `static_test::ramp` at `CUDA`; kernels: CPU, Meta"
+        "Static dispatch does not support static_test::ramp for CUDA. The kernels linked into the \
+         program serve: [CPU, Meta]; link one for `CUDA`"
     );
     // Options the backend rules refuse are errors naming the operator.
     let mkldnn_meta = TensorOptions::new().layout(Layout::Mkldnn).device(meta);
@@ -107,6 +109,7 @@ fn structured_delegates_and_derived_wrappers_dispatch_statically() {
     let private = DenseTensor::new(DispatchKey::PrivateUse1, ScalarType::Double, &[1], &[1.0]);
     assert_eq!(
         message(st::try_sq(&private)),
-        "static dispatch has no kernel for `static_test::sq` at `PrivateUse1`; kernels: CPU, Meta"
+        "Static dispatch does not support static_test::sq for PrivateUse1. The kernels linked into \
+         the program serve: [CPU, Meta]; link one for `PrivateUse1`"
     );
 }

@@ -170,7 +170,7 @@ fn unknown_key_suggests_the_spelling() {
     let err = "cpu".parse::<DispatchKey>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown dispatch key `cpu`; did you mean `CPU`?"
+        "could not parse dispatch key: cpu; did you mean `CPU`?"
     );
     assert_eq!(
         "CatchAll".parse::<DispatchKey>().unwrap(),
@@ -178,6 +178,6 @@ fn unknown_key_suggests_the_spelling() {
     );
     assert_eq!(
         "lazy".parse::<DispatchKey>().unwrap_err().to_string(),
-        "unknown dispatch key `lazy`; did you mean `Lazy`?"
+        "could not parse dispatch key: lazy; did you mean `Lazy`?"
     );
 }

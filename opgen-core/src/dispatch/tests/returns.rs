@@ -311,3 +311,17 @@ fn static_dispatch_returns_every_type() {
         assert_eq!(op.try_call(&t).unwrap(), ten(&t));
     }
 }
+
+/// The return traits are in scope wherever `opgen_core::dispatch::*` is imported: none of
+/// their methods may take the place of a standard one (a by-value `push` did, for
+/// `vec.push(x)` and `guard.push(x)` on a `Vec` of a return type).
+#[test]
+fn a_glob_import_leaves_vec_methods_alone() {
+    #[allow(unused_imports)]
+    use crate::dispatch::*;
+    let mut names: Vec<String> = Vec::new();
+    names.push("a".to_string());
+    let shared = std::sync::Mutex::new(vec![1i64]);
+    shared.lock().unwrap().push(2);
+    assert_eq!((names.len(), shared.lock().unwrap().len()), (1, 2));
+}
