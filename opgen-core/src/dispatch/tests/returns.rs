@@ -319,9 +319,9 @@ fn static_dispatch_returns_every_type() {
 fn a_glob_import_leaves_vec_methods_alone() {
     #[allow(unused_imports)]
     use crate::dispatch::*;
-    let mut names: Vec<String> = Vec::new();
-    names.push("a".to_string());
+    let mut names: Vec<String> = vec!["a".to_string()];
+    names.push("b".to_string());
     let shared = std::sync::Mutex::new(vec![1i64]);
     shared.lock().unwrap().push(2);
-    assert_eq!((names.len(), shared.lock().unwrap().len()), (1, 2));
+    assert_eq!((names.len(), shared.lock().unwrap().len()), (2, 2));
 }
