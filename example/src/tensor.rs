@@ -313,11 +313,11 @@ impl MiniTensor {
             .fetch_or(DispatchKeySet::from(key).bits(), Ordering::Relaxed);
     }
 
-    /// Removes a key added with [`MiniTensor::add_key`].
+    /// Removes a key added with [`MiniTensor::add_key`] (its functionality: the tensor keeps
+    /// its backend, as `DispatchKeySet::remove`).
     pub fn remove_key(&self, key: DispatchKey) {
-        self.0
-            .keys
-            .fetch_and(!DispatchKeySet::from(key).bits(), Ordering::Relaxed);
+        let remove = |bits| Some(DispatchKeySet::from_bits(bits).remove(key).bits());
+        let _ = (self.0.keys).fetch_update(Ordering::Relaxed, Ordering::Relaxed, remove);
     }
 
     /// The values in row-major order, converted to `E`; an error on `meta`.
@@ -505,10 +505,15 @@ impl Tensor for MiniTensor {
         let options = self.tensor_options().device(device);
         let out = MiniTensor::new_empty(&self.shape(), &options)?;
         out.copy_values_from(self)?;
-        for key in self.own_keys().iter() {
-            if !key.is_backend() {
-                out.add_key(key);
-            }
+        // The keys added to this tensor move with it; a per-backend one (an autograd key)
+        // becomes the new backend's.
+        let backend = device.backend_key().backend();
+        for key in self.own_keys().iter().filter(|k| !k.is_backend()) {
+            let moved = match key.backend() {
+                Some(_) => backend.and_then(|b| key.for_backend(b)),
+                None => Some(key),
+            };
+            moved.into_iter().for_each(|key| out.add_key(key));
         }
         Ok(out)
     }
@@ -646,7 +651,8 @@ mod tests {
         let v = crate::kernels::views::select(&t, 0, 1).unwrap();
         assert!(v.key_set().contains(DispatchKey::AutogradCPU));
         let moved = t.to_device(PRIVATE_USE1).unwrap();
-        assert!(moved.key_set().contains(DispatchKey::AutogradCPU));
+        assert!(moved.key_set().contains(DispatchKey::AutogradPrivateUse1));
+        assert!(!moved.key_set().contains(DispatchKey::CPU));
         t.remove_key(DispatchKey::AutogradCPU);
         let cpu = DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::ADInplaceOrView]);
         assert_eq!(t.key_set(), cpu);

@@ -274,17 +274,18 @@ fn catalog_summary(out: &mut String) -> Result<(), Error> {
         format!("{} operators: {}", functions.len(), by_count(kinds)),
     );
     line(out, format!("kernels by key: {}", by_count(keys)));
-    let fallbacks: Vec<String> = (catalog["fallbacks"].as_array().into_iter().flatten())
-        .map(|f| {
-            let kind = if f["fallthrough"].as_bool() == Some(true) {
-                "fallthrough"
-            } else {
-                "boxed"
-            };
-            format!("{} ({kind})", text(&f["key"]))
-        })
-        .collect();
-    line(out, format!("backend fallbacks: {}", fallbacks.join(", ")));
+    let (fallthrough, boxed): (Vec<_>, Vec<_>) =
+        (catalog["fallbacks"].as_array().into_iter().flatten())
+            .partition(|f| f["fallthrough"].as_bool() == Some(true));
+    let boxed: Vec<String> = boxed.iter().map(|f| text(&f["key"])).collect();
+    line(
+        out,
+        format!(
+            "backend fallbacks: boxed at {}; fallthrough at {} keys (the dispatcher's defaults)",
+            boxed.join(", "),
+            fallthrough.len()
+        ),
+    );
     Ok(())
 }
 

@@ -1,11 +1,19 @@
-//! `opgen`: check, format and dump PyTorch operator schemas and `native_functions.yaml` files.
+//! `opgen`: check, format and dump PyTorch operator schemas and `native_functions.yaml` files,
+//! and explain the rules they are checked against.
+#![deny(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod derivatives;
+mod explain;
+mod fmt;
+mod out;
 mod yaml;
+
+use out::outln;
 
 /// Check, format and dump PyTorch operator schemas and native_functions.yaml files.
 #[derive(Parser)]
@@ -20,8 +28,11 @@ enum Command {
     /// Check a yaml file (or one schema) against every rule; exit 1 on any error.
     Check {
         /// The native_functions.yaml file.
-        #[arg(required_unless_present = "schema")]
+        #[arg(required_unless_present_any = ["schema", "derivatives"])]
         file: Option<PathBuf>,
+        /// Check this derivatives.yaml against FILE (default: native_functions.yaml beside it).
+        #[arg(long, conflicts_with = "schema")]
+        derivatives: Option<PathBuf>,
         /// Check this schema string instead of a file.
         #[arg(long, conflicts_with = "file")]
         schema: Option<String>,
@@ -33,17 +44,28 @@ enum Command {
     Fmt {
         /// The native_functions.yaml file.
         file: PathBuf,
-        /// Rewrite the file in place.
+        /// Rewrite the schemas in place (nothing else in the file changes).
         #[arg(long)]
         write: bool,
     },
     /// Print every function (written and generated) and the groups as one JSON document.
     Json {
         /// The native_functions.yaml file.
-        file: PathBuf,
+        #[arg(required_unless_present = "derivatives")]
+        file: Option<PathBuf>,
+        /// Print the differentiability catalog of this derivatives.yaml instead (see
+        /// docs/AUTOGRAD.md), against FILE (default: native_functions.yaml beside it).
+        #[arg(long)]
+        derivatives: Option<PathBuf>,
         /// The tags.yaml file (default: tags.yaml next to FILE, if present).
         #[arg(long)]
         tags: Option<PathBuf>,
+    },
+    /// Explain a rule (`opgen explain R16`): what it means, an example that breaks it, the fix.
+    /// Without a rule, list every rule.
+    Explain {
+        /// The rule id, such as `R16` (or `16`).
+        rule: Option<String>,
     },
 }
 
@@ -55,18 +77,35 @@ fn main() -> ExitCode {
             ..
         } => Ok(check_schema(&schema)),
         Command::Check {
+            derivatives: Some(d),
+            file,
+            tags,
+            ..
+        } => derivatives::check(&d, file.as_deref(), tags.as_deref()),
+        Command::Check {
             file: Some(file),
             tags,
             ..
         } => yaml::check(&file, tags.as_deref()),
         Command::Check { .. } => Err("give a FILE or --schema".to_string()),
-        Command::Fmt { file, write } => yaml::fmt(&file, write),
-        Command::Json { file, tags } => yaml::json(&file, tags.as_deref()),
+        Command::Fmt { file, write } => fmt::fmt(&file, write),
+        Command::Json {
+            derivatives: Some(d),
+            file,
+            tags,
+        } => derivatives::json(&d, file.as_deref(), tags.as_deref()),
+        Command::Json {
+            file: Some(file),
+            tags,
+            ..
+        } => yaml::json(&file, tags.as_deref()),
+        Command::Json { .. } => Err("give a FILE or --derivatives".to_string()),
+        Command::Explain { rule } => explain::explain(rule.as_deref()),
     };
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            out::error(format_args!("{message}"));
             ExitCode::from(2)
         }
     }
@@ -78,7 +117,7 @@ fn check_schema(schema: &str) -> ExitCode {
         Ok(parsed) => {
             let rust = opgen_core::validate::check_rust_mapping(&parsed, false);
             if rust.is_empty() {
-                println!("ok: {}", parsed.name);
+                outln!("ok: {}", parsed.name);
                 return ExitCode::SUCCESS;
             }
             print_schema_errors(schema, &rust);
@@ -92,13 +131,20 @@ fn check_schema(schema: &str) -> ExitCode {
 }
 
 fn print_schema_errors(schema: &str, errors: &[opgen_core::schema::SchemaError]) {
-    for e in errors {
+    // A schema is one line: at most so many of its errors are shown (schema::shown_errors).
+    let (shown, more) = opgen_core::schema::shown_errors(errors, |_| ());
+    for e in shown {
         let col = schema[..e.range.start.min(schema.len())].chars().count() + 1;
-        println!("<schema>:1:{col}: {}", e.render(schema));
+        outln!("<schema>:1:{col}: {}", e.render(schema));
+    }
+    if more > 0 {
+        println!("{}\n", opgen_core::schema::more_errors(more));
     }
 }
 
-/// Reads a file, naming it in the error.
+/// Reads a yaml file as `include_native_functions!` does (a regular file, at most
+/// `native::MAX_FILE_SIZE` bytes of UTF-8), naming it (and where it is not UTF-8, the
+/// position) in the error.
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+    opgen_core::native::read_yaml_file(path).map_err(|e| format!("{}: {}", e.location(), e.message))
 }

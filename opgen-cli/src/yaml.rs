@@ -5,10 +5,13 @@ use std::process::ExitCode;
 
 use opgen_core::catalog;
 use opgen_core::native::{self, LoadError, NativeFunctions};
-use opgen_core::schema::Rule;
-use serde_json::Value;
+use opgen_core::schema::{more_errors, shown_errors};
+use std::io::Write;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::read;
+use crate::out::{self, outln};
 
 /// The tags file to use: the one given, else `tags.yaml` beside the yaml file, else
 /// PyTorch's own tags (built in).
@@ -32,25 +35,31 @@ fn tags_text(file: &Path, tags: Option<&Path>) -> Result<(String, String), Strin
     }
 }
 
-fn load(
-    file: &Path,
-    tags: Option<&Path>,
-) -> Result<Result<NativeFunctions, Vec<LoadError>>, String> {
+/// The file's text and what loading it gave.
+type Loaded = (String, Result<NativeFunctions, Vec<LoadError>>);
+
+pub(crate) fn load(file: &Path, tags: Option<&Path>) -> Result<Loaded, String> {
     let text = read(file)?;
     let (tags_name, tags) = tags_text(file, tags)?;
-    Ok(native::load_native_functions_with_names(
+    let loaded = native::load_native_functions_with_names(
         &file.display().to_string(),
         &text,
         &tags_name,
         &tags,
-    ))
+    );
+    Ok((text, loaded))
 }
 
-fn print_errors(errors: &[LoadError]) -> ExitCode {
-    for e in errors {
-        println!("{}", e.render());
+pub(crate) fn print_errors(errors: &[LoadError]) -> ExitCode {
+    // Bounded whatever the file: at most so many errors per line and in all.
+    let (shown, more) = shown_errors(errors, |e| (e.file.as_str(), e.line));
+    for e in shown {
+        outln!("{}", e.render());
     }
-    println!(
+    if more > 0 {
+        outln!("{}\n", more_errors(more));
+    }
+    outln!(
         "{} error{}",
         errors.len(),
         if errors.len() == 1 { "" } else { "s" }
@@ -58,11 +67,17 @@ fn print_errors(errors: &[LoadError]) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// `opgen check FILE.yaml`.
+/// `opgen check FILE.yaml`: loading (the YAML, R1–R83), then R84–R89 on every
+/// function, so that every function of a file that passes has a Rust API.
 pub fn check(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
-    match load(file, tags)? {
+    let (text, loaded) = load(file, tags)?;
+    match loaded {
         Ok(nf) => {
-            println!(
+            let errors = native::check_rust_api(&nf, &file.display().to_string(), &text);
+            if !errors.is_empty() {
+                return Ok(print_errors(&errors));
+            }
+            outln!(
                 "ok: {} entries, {} generated functions, {} groups, {} view groups",
                 nf.entries().len(),
                 nf.generated().len(),
@@ -75,101 +90,17 @@ pub fn check(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     }
 }
 
-/// `opgen fmt FILE.yaml [--write]`: every schema that breaks only R2 gets its canonical
-/// form; any other error is reported as by `check`.
-pub fn fmt(file: &Path, write: bool) -> Result<ExitCode, String> {
-    let text = read(file)?;
-    let mut rewritten = String::with_capacity(text.len());
-    let mut changed = 0;
-    let mut total = 0;
-    let mut other_errors = Vec::new();
-    for (n, line) in text.split_inclusive('\n').enumerate() {
-        let Some((prefix, func)) = split_func_line(line) else {
-            rewritten.push_str(line);
-            continue;
-        };
-        total += 1;
-        let func_text = func.trim_end_matches(['\n', '\r']);
-        let ending = &func[func_text.len()..];
-        let (ns, schema) = match func_text
-            .find('(')
-            .and_then(|p| func_text[..p].rfind("::").map(|i| (i, p)))
-        {
-            Some((i, _)) => func_text.split_at(i + 2),
-            None => ("", func_text),
-        };
-        match opgen_core::schema::canonicalize(schema) {
-            Ok(canonical) if canonical != schema => {
-                changed += 1;
-                if !write {
-                    println!("{}:{}:", file.display(), n + 1);
-                    println!("  - {ns}{schema}");
-                    println!("  + {ns}{canonical}");
-                }
-                rewritten.push_str(prefix);
-                rewritten.push_str(ns);
-                rewritten.push_str(&canonical);
-                rewritten.push_str(ending);
-            }
-            Ok(_) => rewritten.push_str(line),
-            Err(errors) => {
-                let col = prefix.chars().count() + ns.chars().count();
-                for e in errors.iter().filter(|e| e.rule != Rule::NotCanonical) {
-                    let c = col + schema[..e.range.start.min(schema.len())].chars().count() + 1;
-                    other_errors.push(format!(
-                        "{}:{}:{c}: {}",
-                        file.display(),
-                        n + 1,
-                        e.render(schema)
-                    ));
-                }
-                rewritten.push_str(line);
-            }
-        }
-    }
-    for e in &other_errors {
-        println!("{e}");
-    }
-    if write && changed > 0 {
-        std::fs::write(file, rewritten)
-            .map_err(|e| format!("cannot write `{}`: {e}", file.display()))?;
-        println!("rewrote {changed} of {total} schemas in canonical form");
-    } else if changed == 0 && other_errors.is_empty() {
-        println!("all {total} schemas are canonical");
-    } else if changed > 0 {
-        println!(
-            "{changed} of {total} schemas are not canonical; `opgen fmt --write` rewrites them"
-        );
-    }
-    Ok(if other_errors.is_empty() && (write || changed == 0) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// Splits `- func: SCHEMA` (the form every entry of PyTorch's yaml uses) into the prefix and
-/// the plain-scalar value.
-fn split_func_line(line: &str) -> Option<(&str, &str)> {
-    let start = line.find("func: ")?;
-    let head = &line[..start];
-    let ok = head
-        .trim_start()
-        .strip_prefix('-')
-        .is_some_and(|rest| rest.trim().is_empty())
-        || head.trim().is_empty();
-    let value = &line[start + 6..];
-    (ok && !value.starts_with(['"', '\''])).then(|| line.split_at(start + 6))
-}
-
-/// `opgen json FILE.yaml`.
+/// `opgen json FILE.yaml`: the catalog, written one function at a time (the whole document
+/// as one JSON value took about a hundred times the file's size in memory).
 pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
-    match load(file, tags)? {
+    match load(file, tags)?.1 {
         Ok(nf) => {
-            let doc = catalog_json(&nf);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            out::write_or_exit(
+                serde_json::to_writer_pretty(&mut stdout, &Catalog(&nf))
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| writeln!(stdout))
+                    .and_then(|()| stdout.flush()),
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -177,8 +108,25 @@ pub fn json(file: &Path, tags: Option<&Path>) -> Result<ExitCode, String> {
     }
 }
 
-/// The whole catalog of a loaded file (the same code and format as the runtime catalog,
-/// `Dispatcher::catalog_json`).
-pub fn catalog_json(nf: &NativeFunctions) -> Value {
-    catalog::native_catalog_json(nf)
+/// `catalog::native_catalog_json`'s document, serialized without building it: each
+/// function's object is made, written and dropped in turn.
+struct Catalog<'a>(&'a NativeFunctions);
+
+/// The functions of a [`Catalog`], as a JSON array made one element at a time.
+struct Functions<'a>(&'a NativeFunctions);
+
+impl Serialize for Catalog<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("functions", &Functions(self.0))?;
+        map.serialize_entry("groups", &catalog::native_groups_json(self.0))?;
+        map.serialize_entry("view_groups", &catalog::native_view_groups_json(self.0))?;
+        map.end()
+    }
+}
+
+impl Serialize for Functions<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.functions().iter().map(catalog::native_function_json))
+    }
 }

@@ -11,13 +11,22 @@
 //! cancels start-up and registration. Cases: `a1 b1 c1 d1` (one argument) and `a3 b3 c3 d3`
 //! (three): a = direct call through an opaque function pointer, b = typed call, c = boxed
 //! call (push the arguments, call, pop the result), d = typed call with an autograd key
-//! served by a fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
+//! served by the dispatcher's default fallthrough fallback; and `e1`, a boxed call whose result stays on the stack
 //! as the next call's argument (the dispatcher's share of c1, without the caller's push/pop).
+//! `g1`: a typed call through an Autograd kernel (`autograd::functional`) on a tensor type
+//! that takes part in autograd, no input requiring grad; `g0`: the same operator and type
+//! without the autograd key (its baseline).
+//! Lookups by name, among 3,000 other operators: `find` (`Dispatcher::find`, the handle
+//! dropped), `find_typed_call` (`find`, `typed()` and b1's call, every time) and
+//! `find_missing` (a failed `find`, error included).
 
 use std::hint::black_box;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use opgen_core::autograd::{
+    AutogradMeta, AutogradOp, Backward, BackwardContext, Differentiable, functional,
+};
 use opgen_core::dispatch::{
     DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Scalar, Stack, Tensor,
 };
@@ -39,7 +48,99 @@ fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
     a.clone()
 }
 
+/// A tensor type that takes part in autograd (its math is never called here).
+#[derive(Clone)]
+struct AgTensor(Arc<(DispatchKeySet, AutogradMeta<AgTensor>)>);
+
+impl AgTensor {
+    fn new(keys: &[DispatchKey]) -> AgTensor {
+        AgTensor(Arc::new((
+            DispatchKeySet::from_keys(keys),
+            AutogradMeta::new(),
+        )))
+    }
+}
+
+impl Tensor for AgTensor {
+    fn key_set(&self) -> DispatchKeySet {
+        self.0.0
+    }
+    fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
+        Some(&self.0.1)
+    }
+}
+
+impl Differentiable for AgTensor {
+    fn detach(&self) -> Result<Self, Error> {
+        Ok(AgTensor::new(&[DispatchKey::CPU]))
+    }
+    fn ones_like(&self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn zeros_like(&self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn accumulate(&self, _: &Self) -> Result<Self, Error> {
+        self.detach()
+    }
+    fn sum_to(&self, _: &[i64]) -> Result<Self, Error> {
+        self.detach()
+    }
+}
+
+struct IdentityBackward;
+
+impl Backward<AgTensor> for IdentityBackward {
+    fn name(&self) -> &'static str {
+        "IdentityBackward0"
+    }
+    fn apply(&mut self, ctx: &mut BackwardContext<'_, AgTensor>) -> Result<(), Error> {
+        let grad = ctx.grad(0).cloned();
+        ctx.set(0, grad);
+        Ok(())
+    }
+}
+
+static AG_IDENTITY: AutogradOp = AutogradOp::new("ag_identity");
+
+/// The g cases: `agbench::ag_identity` with a CPU kernel and an Autograd kernel.
+fn run_autograd(case: &str, n: u64) -> Result<(), Error> {
+    let d = Dispatcher::global();
+    let lib = d.library("agbench")?;
+    let _def = lib.def("ag_identity(Tensor self) -> Tensor")?;
+    let _cpu = lib.impl_("ag_identity", DispatchKey::CPU, |t: &AgTensor| t.clone())?;
+    let op = d.typed::<AgTensor, (&AgTensor,), AgTensor>("agbench::ag_identity", "")?;
+    let inner = op.clone();
+    let _autograd = lib.impl_(
+        "ag_identity",
+        DispatchKey::AutogradCPU,
+        move |ks: DispatchKeySet, t: &AgTensor| {
+            functional(
+                ks,
+                &AG_IDENTITY,
+                &[t.into()],
+                |_| Ok(IdentityBackward),
+                |ks| inner.try_redispatch(ks, t),
+                |_, _| Ok(()),
+            )
+        },
+    )?;
+    let t = match case {
+        "g0" => AgTensor::new(&[DispatchKey::CPU]),
+        _ => AgTensor::new(&[DispatchKey::CPU, DispatchKey::AutogradCPU]),
+    };
+    for _ in 0..n {
+        drop(black_box(op.call(black_box(&t))));
+    }
+    Ok(())
+}
+
+const CASES: &str = "a1 b1 c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing g0 g1";
+
 fn run(case: &str, n: u64) -> Result<(), Error> {
+    if case.starts_with('g') {
+        return run_autograd(case, n);
+    }
     let d = Dispatcher::global();
     let lib = d.library("bench")?;
     let _defs = (
@@ -47,8 +148,10 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?,
         lib.impl_("identity", DispatchKey::CPU, identity)?,
         lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
-        d.impls("_").fallback_fallthrough(DispatchKey::Autograd)?,
     );
+    let _others = (0..3000)
+        .map(|i| lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor")))
+        .collect::<Result<Vec<_>, Error>>()?;
     let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
     let op3 =
         d.typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")?;
@@ -105,9 +208,18 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
             black_box(&autograd),
             Scalar::Int(1)
         )))),
+        "find" => repeat!(drop(black_box(d.find(black_box("bench::identity"), "")?))),
+        "find_typed_call" => repeat!({
+            let op = d.find(black_box("bench::identity"), "")?;
+            let typed = op.typed::<BenchTensor, (&BenchTensor,), BenchTensor>()?;
+            drop(black_box(typed.call(black_box(t))));
+        }),
+        "find_missing" => repeat!(drop(black_box(
+            d.find(black_box("bench::identity"), "nope")
+        ))),
         other => {
             return Err(Error::from(format!(
-                "unknown case `{other}`; expected a1 b1 c1 d1 e1 a3 b3 c3 d3"
+                "unknown case `{other}`; expected {CASES}"
             )));
         }
     }
@@ -117,7 +229,7 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: a1 b1 c1 d1 e1 a3 b3 c3 d3)");
+        eprintln!("usage: dispatch_callgrind CASE ITERATIONS (CASE: {CASES})");
         return ExitCode::FAILURE;
     };
     match run(case, n) {

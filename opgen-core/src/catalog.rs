@@ -128,10 +128,13 @@ pub fn function_json(func: &str, schema: &Schema, entry: &EntryFacts) -> Value {
     Value::Object(m)
 }
 
-/// The alias keys whose kernels are composite (they serve several runtime keys).
-const COMPOSITE_KEYS: [DispatchKey; 4] = [
+/// torchgen's `has_composite_kernel`: a `CompositeImplicitAutograd`,
+/// `CompositeExplicitAutograd` or `CompositeExplicitAutogradNonFunctional` kernel. Its
+/// fourth case, `CompositeImplicitAutogradNestedTensor` together with
+/// `CompositeImplicitAutograd`, is covered by the first, so a nested-tensor kernel alone
+/// does not count.
+const COMPOSITE_KEYS: [DispatchKey; 3] = [
     DispatchKey::CompositeImplicitAutograd,
-    DispatchKey::CompositeImplicitAutogradNestedTensor,
     DispatchKey::CompositeExplicitAutograd,
     DispatchKey::CompositeExplicitAutogradNonFunctional,
 ];
@@ -157,6 +160,20 @@ fn qualified(namespace: Option<&str>, schema: &Schema) -> String {
     }
 }
 
+/// The prefix an entry writes before its schema (`""`, `"::"`, `"aten::"`, `"vision::"`) and
+/// the namespace it names (`None` without one, and for `::`, which torchgen reads as none).
+/// A generated function shows the prefix of the entry it comes from. Without a source (a
+/// function built from fields), the namespace is written outside `aten` only.
+fn written_prefix(f: &NativeFunction) -> (String, Option<String>) {
+    match f.source.as_ref().map(|s| s.func_offset) {
+        Some(0) => (String::new(), None),
+        Some(2) => ("::".to_string(), None),
+        Some(_) => (format!("{}::", f.namespace), Some(f.namespace.clone())),
+        None if f.namespace == "aten" => (String::new(), None),
+        None => (format!("{}::", f.namespace), Some(f.namespace.clone())),
+    }
+}
+
 /// The JSON object of a yaml entry (or a generated variant): what `opgen json` prints.
 ///
 /// ```
@@ -169,8 +186,8 @@ fn qualified(namespace: Option<&str>, schema: &Schema) -> String {
 /// assert_eq!(json["dispatch_keys"], serde_json::json!(["CPU"]));
 /// ```
 pub fn native_function_json(f: &NativeFunction) -> Value {
-    let namespace = (f.namespace != "aten").then(|| f.namespace.clone());
-    let func = qualified(namespace.as_deref(), &f.func);
+    let (prefix, namespace) = written_prefix(f);
+    let func = format!("{prefix}{}", f.func);
     let mut dispatch_keys: Vec<String> = (f.dispatch.entries.iter())
         .map(|(k, _)| k.name().to_string())
         .collect();
@@ -204,8 +221,19 @@ pub fn native_function_json(f: &NativeFunction) -> Value {
 /// ```
 pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
     let functions: Vec<Value> = nf.functions().iter().map(native_function_json).collect();
+    json!({
+        "functions": functions,
+        "groups": native_groups_json(nf),
+        "view_groups": native_view_groups_json(nf),
+    })
+}
+
+/// The `groups` of [`native_catalog_json`]: each `functional`, `inplace`, `out`, `mutable`
+/// and `structured`. (A caller that writes a large catalog piece by piece, as `opgen json`
+/// does, uses it with [`native_function_json`] instead of building the whole document.)
+pub fn native_groups_json(nf: &NativeFunctions) -> Value {
     let name = |f: &NativeFunction| f.func.name.full_name();
-    let groups: Vec<Value> = (nf.groups())
+    (nf.groups())
         .map(|g| {
             json!({
                 "functional": name(g.functional),
@@ -215,8 +243,13 @@ pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
                 "structured": g.structured,
             })
         })
-        .collect();
-    let view_groups: Vec<Value> = (nf.view_groups())
+        .collect()
+}
+
+/// The `view_groups` of [`native_catalog_json`]: each `view`, `view_inplace`, `view_copy`.
+pub fn native_view_groups_json(nf: &NativeFunctions) -> Value {
+    let name = |f: &NativeFunction| f.func.name.full_name();
+    (nf.view_groups())
         .map(|v| {
             json!({
                 "view": name(v.view),
@@ -224,8 +257,7 @@ pub fn native_catalog_json(nf: &NativeFunctions) -> Value {
                 "view_copy": v.view_copy.map(name),
             })
         })
-        .collect();
-    json!({ "functions": functions, "groups": groups, "view_groups": view_groups })
+        .collect()
 }
 
 /// The JSON object of an operator registered in `dispatcher` (`None` without a `def`), in
@@ -294,11 +326,11 @@ impl Dispatcher {
     /// let add_ = &catalog["functions"][0];
     /// assert_eq!((add_["kind"].as_str(), add_["inplace"].as_bool()), (Some("inplace"), Some(true)));
     /// assert_eq!(add_["tags"], serde_json::json!(["inplace"]));
-    /// // Every dispatcher has its own fallthrough at BackendSelect.
-    /// assert_eq!(catalog["fallbacks"], serde_json::json!([
-    ///     {"key": "BackendSelect", "fallthrough": true},
-    ///     {"key": "AutogradCPU", "fallthrough": true},
-    /// ]));
+    /// // Every dispatcher has its default fallthroughs (BackendSelect, ADInplaceOrView,
+    /// // Tracer, the autograd and autocast keys); a registered one takes the default's place.
+    /// let fallbacks = catalog["fallbacks"].as_array().unwrap();
+    /// assert_eq!(fallbacks.len(), 31);
+    /// assert!(fallbacks.contains(&serde_json::json!({"key": "AutogradCPU", "fallthrough": true})));
     /// # Ok::<(), Error>(())
     /// ```
     pub fn catalog_json(&self) -> Value {

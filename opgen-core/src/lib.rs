@@ -13,10 +13,17 @@
 //! assert_eq!(schema.to_string(), "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
 //! ```
 #![warn(missing_docs)]
+// `unsafe` lives in one audited module, `dispatch::erased`, which allows it.
+#![deny(unsafe_code)]
 
+pub mod autograd;
 pub mod catalog;
 pub mod cross;
 pub mod dispatch;
+#[cfg(test)]
+mod doc_tables;
+pub mod explain;
+pub mod formula;
 pub mod native;
 pub mod plan;
 pub mod schema;
@@ -32,6 +39,11 @@ pub mod __private;
 
 /// `Result` with opgen's [`Error`]: what the generated `try_` functions return.
 pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// The steps `Dispatcher::global` runs, in this order, once every link-time entry is
+/// registered. Wired here, at the crate root, so that the dispatcher does not name the
+/// modules that provide them.
+pub(crate) const POST_LINK: &[dispatch::registry::link::PostLink] = &[structured::DERIVE_WRAPPERS];
 
 // The dispatcher's main items, for `use opgen_core::{Dispatcher, Scalar, Tensor}`.
 pub use dispatch::{

@@ -7,7 +7,14 @@
 //! * **schema**: the tensors the schema marks written (`Tensor(a!)`) are the ones whose
 //!   version counters changed, and no other; with a value comparison
 //!   ([`OpCheck::compare_with`]), the values of unwritten tensors did not change either;
-//!   a return annotated as an alias of a written argument (`-> Tensor(a!)`) is that argument;
+//!   a return annotated as an alias of a written argument (`-> Tensor(a!)`) is that
+//!   argument; a return annotated as a view of an argument (`Tensor(a) self -> Tensor(a)`)
+//!   shares its storage: a write through the return shows in the argument and a write to
+//!   the argument shows in the return, so a kernel that returns a copy for a view operator
+//!   fails; and an operator that writes nothing does not return one of its arguments itself
+//!   (PyTorch's rule for operators below autograd). Operators served by a
+//!   `CompositeImplicitAutograd` kernel may return a copy where the schema allows a view
+//!   (`reshape`, `contiguous`), as in PyTorch, and are exempt from the last two;
 //! * **meta**: when the operator has a kernel that serves `Meta`, the same call on `Meta`
 //!   copies of the inputs gives `Meta` outputs of the same shapes and dtypes as the real
 //!   call (an operator without tensor inputs, a factory, is called with `device=meta`);
@@ -17,17 +24,38 @@
 //!   [grouping signature](crate::schema::Schema::signature)) give what the functional one
 //!   gives; out tensors start empty, so their resizing is checked too.
 //!
+//! The schema and meta checks run on every operator of the group, not only on the one
+//! checked, so checking `add` or `add_` or `add.out` gives the same verdict: the one of
+//! checking each of them. A failure in another operator of the group names it.
+//!
 //! Every call gets fresh copies of the inputs (`Tensor::empty` + `Tensor::copy_`), so the
 //! sample inputs are never modified. The tensor type needs the hooks `sizes`, `strides`,
-//! `options`, `empty`, `copy_`, `version`, and `to_device` for the meta check.
+//! `options`, `empty`, `copy_` and `version` (and `is_same` for the alias checks,
+//! `to_device` for the meta check); the view check writes through views with `empty` and
+//! `copy_` and reads values with the [`OpCheck::compare_with`] function. A missing hook
+//! fails the check that needs it, with an error naming the hook; what a passed check could
+//! not look at (views without `compare_with`, for instance) is listed in
+//! [`OpCheckReport::unchecked`].
 
 use std::fmt;
 
-use crate::dispatch::{
-    Device, DeviceType, DispatchKey, Dispatcher, Error, IValue, OperatorHandle, ServedBy, Stack,
-    Tensor,
-};
+mod gradcheck;
+mod meta;
+mod schema;
+#[cfg(test)]
+mod tests;
+mod values;
+mod variants;
+mod views;
+
+pub use gradcheck::{GradcheckError, GradcheckOptions, GradcheckTensor, gradcheck, gradgradcheck};
+
+use crate::dispatch::{Dispatcher, Error, IValue, OperatorHandle, Stack, Tensor};
 use crate::schema::{Schema, SchemaKind};
+
+use schema::Called;
+use values::{deep_copy, full_name, map_tensors};
+use variants::{Member, group};
 
 /// One of the checks of [`OpCheck`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,6 +99,9 @@ pub struct OpCheckReport {
     pub skipped: Vec<(Check, String)>,
     /// The other operators called by the variants check (`aten::add_.Tensor`).
     pub variants: Vec<String>,
+    /// What the checks that passed could not look at, with why (the views of an operator
+    /// checked without [`OpCheck::compare_with`], for instance).
+    pub unchecked: Vec<(Check, String)>,
 }
 
 /// A failed check: the operator, the check, and what differed.
@@ -212,24 +243,30 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             passed: Vec::new(),
             skipped: Vec::new(),
             variants: Vec::new(),
+            unchecked: Vec::new(),
         };
 
-        let outputs = self
-            .check_schema(&schema, &inputs)
+        let mine = self
+            .check_schema(&self.op, &schema, &inputs, &mut report.unchecked)
             .map_err(|m| fail(Check::Schema, m))?;
+        let group = self.call_group(&schema, &inputs, &mine, &mut report)?;
         report.passed.push(Check::Schema);
 
-        match self.check_meta(&schema, &inputs, &outputs) {
+        match self.check_meta(&self.op, &schema, &inputs, &mine.outputs) {
             Ok(None) => report.passed.push(Check::Meta),
             Ok(Some(why)) => report.skipped.push((Check::Meta, why)),
             Err(m) => return Err(fail(Check::Meta, m)),
+        }
+        for (m, member_inputs, called) in &group.called {
+            self.check_meta(&m.op, &m.schema, member_inputs, &called.outputs)
+                .map_err(|e| fail(Check::Meta, format!("{}: {e}", describe(m))))?;
         }
 
         match &self.typed {
             Some(typed) => {
                 let typed_out = typed(self.fresh(&inputs).map_err(|m| fail(Check::Typed, m))?)
                     .map_err(|e| fail(Check::Typed, format!("the typed call failed: {e}")))?;
-                self.same_outputs(&outputs, &typed_out, "typed", "boxed")
+                self.same_outputs(&mine.outputs, &typed_out, "typed", "boxed")
                     .map_err(|m| fail(Check::Typed, m))?;
                 report.passed.push(Check::Typed);
             }
@@ -238,228 +275,117 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
                 .push((Check::Typed, "no typed call given".into())),
         }
 
-        match self.check_variants(&schema, &inputs, &mut report.variants) {
+        match self.compare_group(&schema, &mine, &group) {
             Ok(None) => report.passed.push(Check::Variants),
             Ok(Some(why)) => report.skipped.push((Check::Variants, why)),
             Err(m) => return Err(fail(Check::Variants, m)),
         }
+        report.variants = group.called_names(&operator);
         Ok(report)
     }
 
-    /// Calls the operator on fresh inputs and compares version counters with the schema.
-    fn check_schema(
+    /// Calls every other in-place and out operator of the group (and the functional one),
+    /// each through the schema check.
+    fn call_group(
         &self,
         schema: &Schema,
         inputs: &[IValue<T>],
-    ) -> Result<Vec<IValue<T>>, String> {
-        let args = self.fresh(inputs)?;
-        let before: Vec<Vec<u64>> = args
-            .iter()
-            .map(|v| tensors_of(v).iter().map(|t| version(t)).collect())
-            .collect::<Result<_, _>>()?;
-        let untouched = self.fresh(inputs)?;
-        let outputs = call(&self.op, args.clone())?;
-        for (i, arg) in schema.arguments.iter().enumerate() {
-            let (Some(value), Some(before)) = (args.get(i), before.get(i)) else {
-                continue;
-            };
-            for (j, t) in tensors_of(value).iter().enumerate() {
-                let now = version(t)?;
-                let was = before.get(j).copied().unwrap_or(now);
-                let place = element(&arg.name, j, tensors_of(value).len());
-                if arg.is_write() && now == was {
-                    return Err(format!(
-                        "argument `{place}` is written by the schema (`{arg}`) but its version \
-                         counter did not change (the kernel, or an ADInplaceOrView kernel, must \
-                         bump it)"
-                    ));
-                }
-                if !arg.is_write() && now != was {
-                    return Err(format!(
-                        "argument `{place}` is not marked written in the schema, but its version \
-                         counter changed from {was} to {now}; mark it `Tensor(a!)` or do not \
-                         write it"
-                    ));
-                }
-                if let (false, Some(same)) = (arg.is_write(), &self.compare) {
-                    let original = untouched.get(i).map(tensors_of).unwrap_or_default();
-                    if let Some(o) = original.get(j)
-                        && !same(t, o)
-                    {
-                        return Err(format!(
-                            "argument `{place}` is not marked written in the schema, but its \
-                             values changed"
-                        ));
-                    }
-                }
-            }
-        }
-        // A return aliasing a written argument must be that argument.
-        for (r, ret) in schema.returns.iter().enumerate() {
-            let Some(ann) = ret.annotation.as_ref().filter(|a| a.is_write) else {
-                continue;
-            };
-            let Some(i) = schema.arguments.iter().position(|a| {
-                a.annotation
-                    .as_ref()
-                    .is_some_and(|b| b.is_write && b.before == ann.before)
-            }) else {
-                continue;
-            };
-            let (Some(IValue::Tensor(out)), Some(IValue::Tensor(arg))) =
-                (outputs.get(r), args.get(i))
-            else {
-                continue;
-            };
-            if !out.is_same(arg).map_err(|e| e.to_string())? {
-                return Err(format!(
-                    "return {r} is annotated as an alias of `{}` but is another tensor",
-                    schema.arguments[i].name
-                ));
-            }
-        }
-        Ok(outputs)
-    }
-
-    /// The same call on `Meta` copies of the inputs; `Ok(Some(why))` when skipped.
-    fn check_meta(
-        &self,
-        schema: &Schema,
-        inputs: &[IValue<T>],
-        outputs: &[IValue<T>],
-    ) -> Result<Option<String>, String> {
-        if matches!(
-            self.op.dispatch_table().get(DispatchKey::Meta),
-            ServedBy::Missing | ServedBy::Ambiguous
-        ) {
-            return Ok(Some("no kernel serves `Meta`".into()));
-        }
-        let meta = Device {
-            kind: DeviceType::Meta,
-            index: None,
+        mine: &Called<T>,
+        report: &mut OpCheckReport,
+    ) -> Result<Group<T>, OpCheckFailure> {
+        let fail = |message: String| OpCheckFailure {
+            operator: report.operator.clone(),
+            check: Check::Schema,
+            message,
         };
-        let mut args = inputs
+        let members = group(self.dispatcher, &self.op, schema);
+        let me = full_name(&self.op);
+        let mut g = Group {
+            functional: None,
+            called: Vec::new(),
+            not_called: Vec::new(),
+            size: members.len(),
+        };
+        let Some(f) = members
             .iter()
-            .map(|v| map_tensors(v, &mut |t| t.to_device(meta)))
-            .collect::<Result<Vec<_>, Error>>()
-            .map_err(|e| format!("moving the inputs to Meta failed: {e}"))?;
-        // Without tensor inputs (a factory), the `device` argument says where results go.
-        if !inputs.iter().any(|v| !tensors_of(v).is_empty()) {
-            let device = schema.arguments.iter().position(|a| {
-                a.name == "device" && a.ty.to_string().trim_end_matches('?') == "Device"
-            });
-            match device.and_then(|i| args.get_mut(i)) {
-                Some(slot) => *slot = IValue::Device(meta),
-                None => {
-                    return Ok(Some(
-                        "no tensor inputs and no `device` argument to ask for Meta".into(),
-                    ));
+            .position(|m| m.kind == SchemaKind::Functional)
+        else {
+            return Ok(g);
+        };
+        // The functional arguments: the inputs without out arguments.
+        let n = members[f].schema.arguments.len().min(schema.out_start());
+        let functional_args: Vec<IValue<T>> = inputs.iter().take(n).cloned().collect();
+        let mut members = members;
+        let functional = members.remove(f);
+        let expected = if functional.name == me {
+            mine.outputs.clone()
+        } else {
+            let called = self
+                .check_schema(
+                    &functional.op,
+                    &functional.schema,
+                    &functional_args,
+                    &mut report.unchecked,
+                )
+                .map_err(|e| fail(format!("the functional variant `{}`: {e}", functional.name)))?;
+            let outputs = called.outputs.clone();
+            g.called
+                .push((functional.clone(), functional_args.clone(), called));
+            outputs
+        };
+        // The checked operator is called again only if it is an out operator: the sample
+        // out tensors may differ from the empty ones the group's call uses (another dtype,
+        // which an out kernel may cast to), and every member's check makes the same calls.
+        for m in (members.into_iter()).filter(|m| m.name != me || m.kind == SchemaKind::Out) {
+            let args = match self.member_inputs(&m, &functional_args, &expected) {
+                Ok(args) => args,
+                Err(why) => {
+                    g.not_called.push(why);
+                    continue;
                 }
-            }
+            };
+            let called = self
+                .check_schema(&m.op, &m.schema, &args, &mut report.unchecked)
+                .map_err(|e| fail(format!("{}: {e}", describe(&m))))?;
+            g.called.push((m, args, called));
         }
-        let meta_out = call(&self.op, args).map_err(|m| format!("on Meta: {m}"))?;
-        if meta_out.len() != outputs.len() {
-            return Err(format!(
-                "Meta returned {} values but the real kernel {}",
-                meta_out.len(),
-                outputs.len()
-            ));
-        }
-        for (i, (m, r)) in meta_out.iter().zip(outputs).enumerate() {
-            for (j, (m, r)) in tensors_of(m).iter().zip(tensors_of(r)).enumerate() {
-                let (ms, rs) = (sizes(m)?, sizes(&r)?);
-                let (md, rd) = (dtype(m)?, dtype(&r)?);
-                let on_meta = m.options().map_err(|e| e.to_string())?.is_meta();
-                if !on_meta {
-                    return Err(format!(
-                        "output {i}.{j} of the call on Meta is not a Meta tensor"
-                    ));
-                }
-                if ms != rs || md != rd {
-                    return Err(format!(
-                        "output {i}.{j}: Meta gives sizes {ms:?} and dtype {md}, the real kernel \
-                         sizes {rs:?} and dtype {rd}"
-                    ));
-                }
-            }
-        }
-        Ok(None)
+        g.functional = Some((functional, expected));
+        Ok(g)
     }
 
-    /// In-place and out members of the group against the functional member.
-    fn check_variants(
+    /// The variants check: every in-place and out operator of the group (the checked one
+    /// included) against the functional one; `Ok(Some(why))` when it does not apply.
+    fn compare_group(
         &self,
         schema: &Schema,
-        inputs: &[IValue<T>],
-        called: &mut Vec<String>,
+        mine: &Called<T>,
+        group: &Group<T>,
     ) -> Result<Option<String>, String> {
-        let signature = schema.signature();
-        let mut members: Vec<(SchemaKind, OperatorHandle, std::sync::Arc<Schema>)> = Vec::new();
-        for op in self.dispatcher.operators() {
-            if op.namespace() != self.op.namespace() {
-                continue;
-            }
-            let Some(s) = op.schema() else { continue };
-            if s.signature() == signature {
-                members.push((s.kind(), op, s));
-            }
-        }
-        // Functional, in-place, out, mutable; by name within a kind.
-        members.sort_by_key(|(kind, op, _)| (*kind as u8, full_name(op)));
-        let functional = members
-            .iter()
-            .find(|(k, _, _)| *k == SchemaKind::Functional);
-        let Some((_, functional, fschema)) = functional else {
+        let Some((functional, expected)) = &group.functional else {
             return Ok(Some(
                 "the operator's group has no functional operator".into(),
             ));
         };
-        if members.len() < 2 {
+        if group.size < 2 {
             return Ok(Some("the operator has no in-place or out variant".into()));
         }
-        // The functional arguments: the inputs without out arguments.
-        let n = fschema.arguments.len().min(schema.out_start());
-        let args: Vec<IValue<T>> = inputs.iter().take(n).cloned().collect();
-        let expected = call(functional, self.fresh(&args)?)?;
-        for (kind, op, s) in &members {
-            let name = full_name(op);
-            let got = match kind {
-                SchemaKind::Inplace => {
-                    let fresh = self.fresh(&args)?;
-                    call(op, fresh.clone())?;
-                    // The result is the written `self`.
-                    let i = s.arguments.iter().position(|a| a.is_write()).unwrap_or(0);
-                    fresh.get(i).cloned().into_iter().collect::<Vec<_>>()
-                }
-                SchemaKind::Out => {
-                    let mut fresh = self.fresh(&args)?;
-                    let mut outs = Vec::new();
-                    for (k, out_arg) in s.out_arguments().iter().enumerate() {
-                        let like = expected.get(k).and_then(IValue::as_tensor);
-                        let Some(like) = like.filter(|_| out_arg.ty.is_tensor_like()) else {
-                            return Ok(Some(format!("`{name}` has an out argument not a tensor")));
-                        };
-                        let options = like.options().map_err(|e| e.to_string())?;
-                        // Empty out tensors, so the out kernel's resizing is checked too.
-                        let out = T::empty(&[0], None, &options).map_err(|e| e.to_string())?;
-                        outs.push(IValue::Tensor(out));
-                    }
-                    fresh.extend(outs.iter().cloned());
-                    call(op, fresh)?;
-                    outs
-                }
-                _ => continue,
-            };
-            self.same_outputs(&got, &expected, &name, &full_name(functional))?;
-            called.push(name);
+        if let Some(why) = group.not_called.first() {
+            return Ok(Some(why.clone()));
         }
-        // `called` lists the other operators: the functional one when the operator under
-        // check is a variant, and the variants.
-        let me = full_name(&self.op);
-        if full_name(functional) != me {
-            called.insert(0, full_name(functional));
+        let me = Member {
+            kind: schema.kind(),
+            op: self.op.clone(),
+            schema: std::sync::Arc::new(schema.clone()),
+            name: full_name(&self.op),
+        };
+        let mine = (me.kind == SchemaKind::Inplace).then_some((&me, mine));
+        let others = group.called.iter().map(|(m, _, c)| (m, c));
+        for (m, called) in mine.into_iter().chain(others) {
+            if matches!(m.kind, SchemaKind::Inplace | SchemaKind::Out) {
+                let got = Self::result_of(m, called);
+                self.same_outputs(&got, expected, &m.name, &functional.name)?;
+            }
         }
-        called.retain(|c| *c != me);
         Ok(None)
     }
 
@@ -471,144 +397,36 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             .collect::<Result<_, _>>()
             .map_err(|e| format!("copying the inputs failed: {e}"))
     }
+}
 
-    /// The tensors of `a` and `b` agree in sizes, dtype and (when compared) values.
-    fn same_outputs(
-        &self,
-        a: &[IValue<T>],
-        b: &[IValue<T>],
-        a_name: &str,
-        b_name: &str,
-    ) -> Result<(), String> {
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            let (xs, ys) = (tensors_of(x), tensors_of(y));
-            if xs.len() != ys.len() {
-                return Err(format!(
-                    "output {i}: `{a_name}` and `{b_name}` differ in kind"
-                ));
-            }
-            for (j, (x, y)) in xs.iter().zip(&ys).enumerate() {
-                let (sx, sy) = (sizes(x)?, sizes(y)?);
-                let (dx, dy) = (dtype(x)?, dtype(y)?);
-                if sx != sy || dx != dy {
-                    return Err(format!(
-                        "output {i}.{j}: `{a_name}` gives sizes {sx:?} and dtype {dx}, \
-                         `{b_name}` sizes {sy:?} and dtype {dy}"
-                    ));
-                }
-                if let Some(same) = &self.compare
-                    && !same(x, y)
-                {
-                    return Err(format!(
-                        "output {i}.{j}: `{a_name}` and `{b_name}` give different values"
-                    ));
-                }
-            }
-            if xs.is_empty() && plain(x) != plain(y) {
-                return Err(format!(
-                    "output {i}: `{a_name}` gives {:?}, `{b_name}` gives {:?}",
-                    plain(x),
-                    plain(y)
-                ));
-            }
-        }
-        Ok(())
+/// The other operators of the checked one's group, as called.
+struct Group<T> {
+    /// The functional operator and its returns (what the others must give).
+    functional: Option<(Member, Vec<IValue<T>>)>,
+    /// The other operators called: each with its inputs and its call.
+    called: Vec<(Member, Vec<IValue<T>>, Called<T>)>,
+    /// Why an operator of the group could not be called.
+    not_called: Vec<String>,
+    /// How many operators the group has, the checked one included.
+    size: usize,
+}
+
+impl<T> Group<T> {
+    /// The operators called besides `me`: the functional one first, then the others.
+    fn called_names(&self, me: &str) -> Vec<String> {
+        let mut names: Vec<String> = self.called.iter().map(|(m, _, _)| m.name.clone()).collect();
+        names.retain(|n| n != me);
+        names
     }
 }
 
-fn full_name(op: &OperatorHandle) -> String {
-    match op.overload() {
-        "" => op.name().to_string(),
-        o => format!("{}.{}", op.name(), o),
-    }
+/// `the in-place variant `t::double_``, for messages about another operator of the group.
+fn describe(m: &Member) -> String {
+    let kind = match m.kind {
+        SchemaKind::Functional => "the functional variant",
+        SchemaKind::Inplace => "the in-place variant",
+        SchemaKind::Out => "the out variant",
+        SchemaKind::Mutable | SchemaKind::Scratch => "the variant",
+    };
+    format!("{kind} `{}`", m.name)
 }
-
-fn call<T: Tensor>(op: &OperatorHandle, args: Vec<IValue<T>>) -> Result<Vec<IValue<T>>, String> {
-    let mut stack = Stack::from(args);
-    op.call_boxed(&mut stack)
-        .map_err(|e| format!("calling `{}` failed: {e}", full_name(op)))?;
-    Ok(stack.into_vec())
-}
-
-fn element(name: &str, j: usize, n: usize) -> String {
-    if n > 1 {
-        format!("{name}[{j}]")
-    } else {
-        name.to_string()
-    }
-}
-
-/// The tensors held by a value (a tensor, a tensor list, an optional tensor list).
-fn tensors_of<T: Tensor>(value: &IValue<T>) -> Vec<T> {
-    match value {
-        IValue::Tensor(t) => vec![t.clone()],
-        IValue::TensorList(ts) => ts.to_vec(),
-        IValue::OptionalTensorList(ts) => ts.iter().flatten().cloned().collect(),
-        IValue::Tuple(vs) => vs.iter().flat_map(tensors_of).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// `value` with `f` applied to each tensor it holds.
-fn map_tensors<T: Tensor>(
-    value: &IValue<T>,
-    f: &mut dyn FnMut(&T) -> Result<T, Error>,
-) -> Result<IValue<T>, Error> {
-    Ok(match value {
-        IValue::Tensor(t) => IValue::Tensor(f(t)?),
-        IValue::TensorList(ts) => IValue::TensorList(std::sync::Arc::new(
-            ts.iter().map(&mut *f).collect::<Result<_, _>>()?,
-        )),
-        IValue::OptionalTensorList(ts) => IValue::OptionalTensorList(std::sync::Arc::new(
-            ts.iter()
-                .map(|t| t.as_ref().map(&mut *f).transpose())
-                .collect::<Result<_, _>>()?,
-        )),
-        other => other.clone(),
-    })
-}
-
-/// A value without tensors, to compare non-tensor returns.
-fn plain<T: Tensor>(value: &IValue<T>) -> IValue<()> {
-    match value {
-        IValue::Bool(v) => IValue::Bool(*v),
-        IValue::Int(v) => IValue::Int(*v),
-        IValue::Float(v) => IValue::Float(*v),
-        IValue::Complex(v) => IValue::Complex(v.clone()),
-        IValue::Str(v) => IValue::Str(v.clone()),
-        IValue::IntList(v) => IValue::IntList(v.clone()),
-        IValue::FloatList(v) => IValue::FloatList(v.clone()),
-        IValue::BoolList(v) => IValue::BoolList(v.clone()),
-        IValue::ScalarList(v) => IValue::ScalarList(v.clone()),
-        IValue::ScalarType(v) => IValue::ScalarType(*v),
-        IValue::Layout(v) => IValue::Layout(*v),
-        IValue::Device(v) => IValue::Device(*v),
-        IValue::MemoryFormat(v) => IValue::MemoryFormat(*v),
-        _ => IValue::None,
-    }
-}
-
-fn deep_copy<T: Tensor>(t: &T) -> Result<T, Error> {
-    let sizes = t.sizes()?;
-    let strides = t.strides()?;
-    let mut copy = T::empty(&sizes, Some(&strides), &t.options()?)?;
-    copy.copy_(t)?;
-    Ok(copy)
-}
-
-fn version<T: Tensor>(t: &T) -> Result<u64, String> {
-    t.version().map_err(|e| e.to_string())
-}
-
-fn sizes<T: Tensor>(t: &T) -> Result<Vec<i64>, String> {
-    t.sizes().map_err(|e| e.to_string())
-}
-
-fn dtype<T: Tensor>(t: &T) -> Result<String, String> {
-    t.options()
-        .map(|o| o.dtype_or_default().to_string())
-        .map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests;

@@ -9,6 +9,7 @@
 //! The [`opgen` crate documentation](https://docs.rs/opgen/0.1.0/opgen/) starts with a
 //! complete example, compiled and run as a doctest: an operator defined by its schema on a
 //! CPU kernel, then called through the generated function, method and boxed call.
+#![deny(unsafe_code)]
 
 use proc_macro::TokenStream;
 

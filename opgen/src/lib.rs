@@ -70,6 +70,7 @@
 //! * `opgen-core`: everything at run time, and the code generation behind its `codegen`
 //!   feature (parsing, checks and expansion of the attribute, as an ordinary library).
 //! * `opgen-macros`: the procedural-macro shim over `opgen_core::codegen`.
+#![deny(unsafe_code)]
 
 pub use opgen_core::*;
 

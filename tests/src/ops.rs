@@ -78,8 +78,8 @@ pub fn fails_cpu(self_: &TestTensor, ok: bool) -> Result<TestTensor, Error> {
     }
 }
 
-/// Defined here with one schema; the integration tests define it again with another, which
-/// is the duplicate-`def` error of `Dispatcher::global_errors`.
+/// Defined here with one schema; the test binary `link_errors` defines it again with
+/// another, which is a duplicate-`def` link error.
 #[native_function("dup_probe(Tensor self) -> Tensor", dispatch = "CPU")]
 pub fn dup_probe_cpu(self_: &TestTensor) -> TestTensor {
     self_.clone()

@@ -406,7 +406,7 @@ fn factories_take_tensor_options() {
     assert!(e(try_zeros(&[2], TensorOptions::new().pin_memory(true))).contains("pin_memory"));
     // A sparse layout selects `SparseCPU`, where MiniTensor has no kernels (as PyTorch).
     let sparse = e(try_ones(&[2], TensorOptions::new().layout(Layout::Sparse)));
-    assert!(sparse.contains("from the `SparseCPU` backend"), "{sparse}");
+    assert!(sparse.contains("from the 'SparseCPU' backend"), "{sparse}");
     let sparse = ones_kernel(&[2], None, Some(Layout::Sparse), None, None);
     assert!(e(sparse).contains("strided layout"));
     assert!(
@@ -427,7 +427,10 @@ fn factories_take_tensor_options() {
     );
     // Without BackendSelect, a factory has no key to dispatch on.
     let _g = opgen::dispatch::ExcludeDispatchKeyGuard::new(DispatchKey::BackendSelect);
-    assert!(e(try_zeros(&[1], TensorOptions::new())).contains("`Undefined` backend"));
+    assert!(
+        e(try_zeros(&[1], TensorOptions::new()))
+            .starts_with("There were no tensor arguments to this function")
+    );
 }
 
 #[test]

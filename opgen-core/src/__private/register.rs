@@ -3,14 +3,15 @@
 //! `BackendSelect` kernel. Both are generic over the kernel or the operator's marker, so an
 //! expansion only names them.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::dispatch::device::{DeviceArg, DevicePlan, backend_select_keys};
 use crate::dispatch::registry::link::is_global;
 use crate::dispatch::{
-    ArgList, ArgTuple, DispatchKey, DispatchKeySet, Error, Library, Operator, Registration,
-    RetValue, Site, Stack, Tensor, TupleCall, WeakTypedOperator, kernel_name, options_at,
+    ArgList, ArgTuple, DispatchKey, DispatchKeySet, Error, LazyTypedOperator, Library, Operator,
+    Registration, RetValue, Site, Stack, Tensor, TupleCall, kernel_name, options_at,
 };
+use crate::schema::parse_schema;
 
 /// `f`, with its signature inferred as a kernel over the argument tuple `L`.
 fn tuple_fn<T, L, R, F>(f: F) -> F
@@ -57,7 +58,9 @@ fn impl_named<T: Tensor, M, K: TupleCall<T, M>>(
             kernel.call_tuple(ks, args)
         });
         let operator = Arc::from(format!("{}::{name}", lib.namespace()));
-        let erased = <K::Args as ArgTuple<T>>::erase_tuple(wrapped, operator);
+        let mut erased = <K::Args as ArgTuple<T>>::erase_tuple(wrapped, operator);
+        // Dumps and warnings name the user's kernel, not the wrapper.
+        erased.name = std::any::type_name::<K>();
         return lib.impl_erased(name, key, erased, site);
     }
     lib.impl_at(name, key, kernel, site)
@@ -98,27 +101,24 @@ where
 /// with TensorOptions, but for `*_like` and `new_*`: torchgen's `RegisterBackendSelect.cpp`):
 /// it computes the backend key of `dtype`, `layout` and `device`, joins the keys of the
 /// tensor arguments below `BackendSelect`, and redispatches. In the global dispatcher it
-/// redispatches through the cached typed handle; in another, boxed, through a weak handle
-/// (the kernel lives in the operator's own table).
+/// redispatches through the marker's cached typed handle; in another, boxed, through a
+/// handle held weakly (the kernel lives in the operator's own table). Registering looks
+/// nothing up and parses nothing: the schema's facts are read on the kernel's first call,
+/// so that linking thousands of factories stays cheap.
 pub fn backend_select<O: Operator>(lib: &Library, site: Site) -> Result<Registration, Error> {
     let name = O::name();
-    let handle = lib.dispatcher().find(name.qualified, name.overload)?;
-    let schema = handle
-        .schema()
-        .ok_or_else(|| Error::internal("a BackendSelect kernel for an operator without schema"))?;
-    let start = schema.tensor_options_start().ok_or_else(|| {
-        Error::internal(format!(
-            "a BackendSelect kernel for `{}`, which has no TensorOptions",
-            name.full
-        ))
-    })?;
-    let has_tensors = schema.arguments.iter().any(|a| a.ty.is_tensor_like());
-    let operator = format!("{}::{}", name.namespace, name.full);
+    let operator = name.operator;
+    let facts: OnceLock<Option<OptionsFacts>> = OnceLock::new();
     let keys = move |ks: DispatchKeySet, devices: &[DeviceArg<'_, O::Tensor>]| {
-        let (dtype, layout, device) = options_at::<O::Tensor>(devices, start);
-        backend_select_keys(&operator, ks, has_tensors, dtype, layout, device)
+        let Some(facts) = *facts.get_or_init(|| OptionsFacts::of(O::SCHEMA)) else {
+            return Err(Error::internal(format!(
+                "a BackendSelect kernel for `{operator}`, whose schema has no TensorOptions"
+            )));
+        };
+        let (dtype, layout, device) = options_at::<O::Tensor>(devices, facts.start);
+        backend_select_keys(operator, ks, facts.has_tensors, dtype, layout, device)
     };
-    let qualified: Arc<str> = Arc::from(format!("{}::{}", name.namespace, name.full));
+    let qualified: Arc<str> = Arc::from(operator);
     let erased = if is_global(&lib.dispatcher()) {
         let f = tuple_fn::<O::Tensor, O::Args, O::Returns, _>(move |ks, args| {
             let ks = keys(ks, &<O::Args as ArgTuple<O::Tensor>>::device_args(&args))?;
@@ -126,15 +126,38 @@ pub fn backend_select<O: Operator>(lib: &Library, site: Site) -> Result<Registra
         });
         <O::Args as ArgTuple<O::Tensor>>::erase_tuple(f, qualified)
     } else {
-        let op = WeakTypedOperator::<O::Tensor, O::Args, O::Returns>::new(&handle)?;
+        let op = LazyTypedOperator::<O::Tensor, O::Args, O::Returns>::new(
+            &lib.dispatcher(),
+            name.qualified,
+            name.overload,
+        );
         let f = tuple_fn::<O::Tensor, O::Args, O::Returns, _>(move |ks, args| {
             let ks = keys(ks, &<O::Args as ArgTuple<O::Tensor>>::device_args(&args))?;
             let mut stack = Stack::new();
             <O::Args as ArgTuple<O::Tensor>>::push(args, &mut stack);
-            op.upgrade()?.handle().redispatch_boxed(ks, &mut stack)?;
+            op.get()?.handle().redispatch_boxed(ks, &mut stack)?;
             <O::Returns as RetValue<O::Tensor>>::pop(&mut stack).map_err(Error::internal)
         });
         <O::Args as ArgTuple<O::Tensor>>::erase_tuple(f, qualified)
     };
     lib.impl_erased(name.full, DispatchKey::BackendSelect, erased, site)
+}
+
+/// What a `BackendSelect` kernel reads off its operator's schema.
+#[derive(Clone, Copy)]
+struct OptionsFacts {
+    /// Where the TensorOptions group (`dtype`, `layout`, `device`, `pin_memory`) starts.
+    start: usize,
+    /// Whether any argument is tensor-like (their keys join the options' backend).
+    has_tensors: bool,
+}
+
+impl OptionsFacts {
+    fn of(schema: &str) -> Option<OptionsFacts> {
+        let schema = parse_schema(schema).ok()?;
+        Some(OptionsFacts {
+            start: schema.tensor_options_start()?,
+            has_tensors: schema.arguments.iter().any(|a| a.ty.is_tensor_like()),
+        })
+    }
 }

@@ -212,11 +212,13 @@ fn catalog_objects_are_exact() {
             &json!([{"name": null, "type": "Tensor", "annotation": null}])
         )
     );
-    // Every dispatcher's own fallthrough at BackendSelect.
-    assert_eq!(
-        catalog["fallbacks"],
-        json!([{"key": "BackendSelect", "fallthrough": true}])
-    );
+    // Every dispatcher's own default fallthroughs (BackendSelect, ADInplaceOrView, Tracer,
+    // the autograd and autocast keys).
+    let defaults: Vec<_> = (Dispatcher::new().fallbacks().into_iter())
+        .map(|(key, _, fallthrough)| json!({"key": key.name(), "fallthrough": fallthrough}))
+        .collect();
+    assert_eq!(defaults.len(), 31);
+    assert_eq!(catalog["fallbacks"], json!(defaults));
 }
 
 #[test]
@@ -244,4 +246,188 @@ fn by_name(catalog: &Value, name: &str) -> Value {
         .find(|f| f["operator_name"] == name)
         .cloned()
         .unwrap_or(Value::Null)
+}
+
+#[test]
+fn func_and_namespace_are_as_written() {
+    let yaml = "\
+- func: aten::abs_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: abs_
+  autogen: abs, abs.out
+- func: neg(Tensor self) -> Tensor
+- func: ::sgn(Tensor self) -> Tensor
+- func: vision::nms(Tensor dets, float iou) -> Tensor
+";
+    let nf = load_native_functions(yaml, &pytorch_tags()).expect("valid yaml");
+    let shown: Vec<(Value, Value)> = (nf.functions().iter())
+        .map(native_function_json)
+        .map(|f| (f["func"].clone(), f["namespace"].clone()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                json!("aten::abs_(Tensor(a!) self) -> Tensor(a!)"),
+                json!("aten")
+            ),
+            (json!("neg(Tensor self) -> Tensor"), Value::Null),
+            (json!("::sgn(Tensor self) -> Tensor"), Value::Null),
+            (
+                json!("vision::nms(Tensor dets, float iou) -> Tensor"),
+                json!("vision")
+            ),
+            // Generated from `aten::abs_` (out first, as torchgen generates them): written
+            // as their entry is.
+            (
+                json!("aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"),
+                json!("aten")
+            ),
+            (json!("aten::abs(Tensor self) -> Tensor"), json!("aten")),
+        ]
+    );
+    // `canonical` is the schema alone.
+    let abs_ = native_function_json(&nf.functions()[0]);
+    assert_eq!(abs_["canonical"], "abs_(Tensor(a!) self) -> Tensor(a!)");
+}
+
+#[test]
+fn has_composite_kernel_follows_torchgen() {
+    let yaml = "\
+- func: only_nested(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutogradNestedTensor: only_nested_nt
+- func: both_implicit(Tensor self) -> Tensor
+  dispatch:
+    CompositeImplicitAutograd: both_implicit_symint
+    CompositeImplicitAutogradNestedTensor: both_implicit_nt
+- func: explicit_nested(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: explicit_nested
+    CompositeImplicitAutogradNestedTensor: explicit_nested_nt
+  autogen: explicit_nested.out
+- func: non_functional(Tensor self) -> Tensor
+  dispatch:
+    CompositeExplicitAutogradNonFunctional: non_functional
+  autogen: non_functional.out
+- func: implicit(Tensor self) -> Tensor
+- func: backend(Tensor self) -> Tensor
+  dispatch:
+    CPU: backend
+  autogen: backend.out
+";
+    let nf = load_native_functions(yaml, &pytorch_tags()).expect("valid yaml");
+    let facts: Vec<(String, bool, bool)> = (nf.entries().iter())
+        .map(native_function_json)
+        .map(|f| {
+            (
+                f["operator_name"].as_str().unwrap_or_default().to_string(),
+                f["has_composite_kernel"] == true,
+                f["has_math_kernel"] == true,
+            )
+        })
+        .collect();
+    let expect = |name: &str, composite: bool, math: bool| (name.to_string(), composite, math);
+    assert_eq!(
+        facts,
+        [
+            // torchgen: a nested-tensor kernel alone is not a composite kernel.
+            expect("only_nested", false, false),
+            expect("both_implicit", true, true),
+            expect("explicit_nested", true, false),
+            expect("non_functional", true, false),
+            expect("implicit", true, true),
+            expect("backend", false, false),
+        ]
+    );
+    // The runtime catalog computes it from the registered keys, the same way.
+    let d = Dispatcher::new();
+    let lib = d.library("demo").expect("demo");
+    let _regs = [
+        lib.def("only_nested(Tensor self) -> Tensor").expect("def"),
+        any_kernel(
+            &lib,
+            "only_nested",
+            DispatchKey::CompositeImplicitAutogradNestedTensor,
+        ),
+    ];
+    let only_nested = by_name(&d.catalog_json(), "only_nested");
+    assert_eq!(only_nested["has_composite_kernel"], false);
+}
+
+/// The README's statement, field by field: an operator defined with the entry's schema,
+/// variants and device settings, with kernels at the entry's keys, gives the entry's object
+/// when the entry writes no tags, no `aten::` prefix and is neither structured nor
+/// generated; each of those differences shows in the named fields only.
+#[test]
+fn runtime_and_yaml_objects_differ_only_where_the_readme_says() {
+    let entry = |extra: &str| {
+        format!(
+            "- func: erfinv(Tensor self) -> Tensor\n  variants: function, method\n  dispatch:\n    CPU: erfinv\n  autogen: erfinv.out\n{extra}"
+        )
+    };
+    let yaml_object = |yaml: &str| {
+        let nf = load_native_functions(yaml, &pytorch_tags()).expect("valid yaml");
+        native_function_json(&nf.entries()[0])
+    };
+    let runtime_object = |device: Option<DeviceChecks>| {
+        let d = Dispatcher::new();
+        let lib = d.library("aten").expect("aten");
+        let variants = Variants {
+            function: true,
+            method: true,
+        };
+        let here = std::panic::Location::caller();
+        let _def = lib
+            .def_native_at(
+                "erfinv(Tensor self) -> Tensor",
+                Some(variants),
+                device,
+                here,
+            )
+            .expect("def");
+        let _cpu = any_kernel(&lib, "erfinv", DispatchKey::CPU);
+        by_name(&d.catalog_json(), "erfinv")
+    };
+    let differing = |a: &Value, b: &Value| -> Vec<String> {
+        let (a, b) = (
+            a.as_object().expect("object"),
+            b.as_object().expect("object"),
+        );
+        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+        (a.iter())
+            .filter(|(k, v)| b.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    let same = runtime_object(Some(DeviceChecks::DEFAULT));
+    assert_eq!(
+        differing(&yaml_object(&entry("")), &same),
+        Vec::<String>::new()
+    );
+    // Written tags are the yaml's only.
+    let tagged = yaml_object(&entry("  tags: pointwise\n"));
+    assert_eq!(differing(&tagged, &same), ["tags"]);
+    // An `aten::` prefix is kept in `func` and `namespace`.
+    let prefixed = yaml_object(&entry("").replace("func: erfinv", "func: aten::erfinv"));
+    assert_eq!(differing(&prefixed, &same), ["func", "namespace"]);
+    // Device settings unknown at run time (`def`, `def_with_variants`) are `null`.
+    let unknown = runtime_object(None);
+    assert_eq!(
+        differing(&yaml_object(&entry("")), &unknown),
+        ["device_check", "device_guard"]
+    );
+    assert_eq!(
+        (&unknown["device_check"], &unknown["device_guard"]),
+        (&Value::Null, &Value::Null)
+    );
+    // Other device settings show in those two fields.
+    let loose = runtime_object(Some(DeviceChecks {
+        check: false,
+        guard: true,
+    }));
+    assert_eq!(
+        differing(&yaml_object(&entry("")), &loose),
+        ["device_check"]
+    );
 }

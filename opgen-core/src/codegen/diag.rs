@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::LitStr;
 
-use crate::schema::SchemaError;
+use crate::schema::{MAX_ERRORS, SchemaError, more_errors};
 
 /// Every problem a stage found; [`Diagnostics::finish`] turns them into one error.
 #[derive(Default)]
@@ -41,20 +41,29 @@ impl Diagnostics {
         self.0.len()
     }
 
-    /// `value` if nothing was reported, else every error combined.
+    /// `value` if nothing was reported, else the errors combined: at most
+    /// `schema::MAX_ERRORS` of them, then one that says how many more there are.
     pub fn finish<T>(self, value: T) -> syn::Result<T> {
-        let mut all = self.0.into_iter();
+        let total = self.0.len();
+        let mut all = self.0.into_iter().take(MAX_ERRORS);
         let Some(mut first) = all.next() else {
             return Ok(value);
         };
         all.for_each(|e| first.combine(e));
+        if total > MAX_ERRORS {
+            first.combine(syn::Error::new(
+                Span::call_site(),
+                more_errors(total - MAX_ERRORS),
+            ));
+        }
         Err(first)
     }
 }
 
-/// `SchemaError::render` without its trailing newline (rustc adds its own).
+/// `SchemaError::render_for_compiler` (bounded, and without the word "error", which rustc
+/// prints) without its trailing newline (rustc adds its own).
 pub(crate) fn render(text: &str, error: &SchemaError) -> String {
-    let mut s = error.render(text);
+    let mut s = error.render_for_compiler(text);
     while s.ends_with('\n') {
         s.pop();
     }

@@ -22,11 +22,3 @@ pub(super) fn errors(args: TokenStream2, item: TokenStream2) -> Vec<String> {
     };
     err.into_iter().map(|e| e.to_string()).collect()
 }
-#[test]
-fn tmp_print() {
-    let out = super::native_function(
-        quote::quote!("relu(Tensor self) -> Tensor", structured_delegate = "relu.out", tensor = "MyTensor"),
-        quote::quote!(fn relu();),
-    );
-    println!("{}", prettyplease::unparse(&syn::parse2(out).unwrap()));
-}

@@ -14,9 +14,9 @@ const FEATURE: &str = "ADInplaceOrView";
 
 /// Registers a kernel at `ADInplaceOrView` for every operator of `dispatcher` in `scope` that
 /// writes an argument (an `(a!)` annotation: in-place, out and mutable operators) or returns
-/// a view (a return with an annotation without `!`, e.g. `Tensor(a) self -> Tensor(a)`), and
-/// a fallthrough fallback at `ADInplaceOrView` (unless the key has a fallback), so that the
-/// other operators skip the key at no cost. Operators served only by a
+/// a view (a return with an annotation without `!`, e.g. `Tensor(a) self -> Tensor(a)`); the
+/// other operators skip the key at no cost, by the dispatcher's default fallthrough fallback
+/// at `ADInplaceOrView` (or by whatever fallback replaces it). Operators served only by a
 /// `CompositeImplicitAutograd` kernel get none (as in torchgen): the operators their kernel
 /// calls do the bookkeeping.
 ///
@@ -56,7 +56,6 @@ pub fn install_inplace_or_view<T: Tensor>(
     scope: impl Into<Scope>,
 ) -> Result<Installed, Error> {
     let mut installed = Installed::new(FEATURE, dispatcher, scope.into(), Some(register::<T>));
-    installed.fallthrough_fallback(DispatchKey::ADInplaceOrView)?;
     installed.refresh()?;
     Ok(installed)
 }

@@ -4,8 +4,8 @@
 //!
 //! | feature | key | enable with | registered as |
 //! |---|---|---|---|
-//! | tracer | `Tracer` | [`install_tracer`] | a kernel per traceable operator, plus a fallthrough fallback |
-//! | in-place or view | `ADInplaceOrView` | [`install_inplace_or_view`] | a kernel per mutating or view operator, plus a fallthrough fallback |
+//! | tracer | `Tracer` | [`install_tracer`] | a kernel per traceable operator |
+//! | in-place or view | `ADInplaceOrView` | [`install_inplace_or_view`] | a kernel per mutating or view operator |
 //! | CPU fallback | a backend key (`PrivateUse1`, ...) | [`install_cpu_fallback`] | one boxed fallback at that key |
 //!
 //! ```
@@ -34,8 +34,9 @@
 //! captured by the kernel registered for that operator. This costs a boxed call (the
 //! dispatcher boxes the arguments of a typed call) where a generated kernel would be
 //! unboxed, but only when the feature's key is in the call's key set: operators the feature
-//! does not apply to get no kernel, and a fallthrough fallback at the key makes them skip
-//! it at no cost; and the tracer's key is in key sets only while a trace is being recorded.
+//! does not apply to get no kernel, and the fallthrough fallback every dispatcher has at
+//! `Tracer` and `ADInplaceOrView` makes them skip the key at no cost; and the tracer's key is
+//! in key sets only while a trace is being recorded.
 //!
 //! # Which operators, and operators registered later
 //!
@@ -55,14 +56,16 @@
 
 mod cpu_fallback;
 mod inplace_or_view;
+mod trace;
 mod tracer;
 
+#[cfg(test)]
+pub(crate) mod panics;
 #[cfg(test)]
 mod tests;
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::panic::Location;
 
 use crate::dispatch::{
     DispatchKey, Dispatcher, Error, ErrorKind, OperatorHandle, Registration, Tensor,
@@ -70,9 +73,8 @@ use crate::dispatch::{
 
 pub use cpu_fallback::install_cpu_fallback;
 pub use inplace_or_view::install_inplace_or_view;
-pub use tracer::{
-    Trace, TraceNode, TraceValue, TracingGuard, install_tracer, is_tracing, start_tracing,
-};
+pub use trace::{Trace, TraceNode, TraceValue};
+pub use tracer::{TracingGuard, install_tracer, is_tracing, start_tracing};
 
 /// The namespaces a feature applies to.
 ///
@@ -208,25 +210,6 @@ impl Installed {
         for registration in self.registrations {
             registration.forget();
         }
-    }
-
-    /// Registers a fallthrough fallback at `key` unless the key has a fallback already, so
-    /// that operators without the feature's kernel skip the key.
-    fn fallthrough_fallback(&mut self, key: DispatchKey) -> Result<(), Error> {
-        if self
-            .dispatcher
-            .fallbacks()
-            .iter()
-            .any(|(k, _, _)| *k == key)
-        {
-            return Ok(());
-        }
-        let registration = self
-            .dispatcher
-            .impls("_")
-            .fallback_fallthrough_at(key, Location::caller())?;
-        self.registrations.push(registration);
-        Ok(())
     }
 }
 

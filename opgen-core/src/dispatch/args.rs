@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::device::DeviceArg;
 use super::ivalue::{IValue, kind_of};
 use super::keyset::DispatchKeySet;
+use super::list::ListItem;
 use super::tensor::Tensor;
 use super::value::{
     Device, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType, Storage, Stream,
@@ -50,6 +51,12 @@ pub trait ArgFamily<T: Tensor>: Sealed + 'static {
     fn device_arg<'b>(_arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
         DeviceArg::Other
     }
+
+    /// [`ArgFamily::device_arg`] of the argument's `Option` (`X?`).
+    #[inline(always)]
+    fn device_arg_of_option<'b>(_arg: &'b Option<Self::Arg<'_>>) -> DeviceArg<'b, T> {
+        DeviceArg::Other
+    }
 }
 
 /// A Rust type a kernel may take as a parameter, such as `&T`, `Option<&[i64]>` or
@@ -67,20 +74,16 @@ fn boxed(t: RustType) -> Box<RustType> {
     Box::new(t)
 }
 
-/// `&[X]` for a value type `X`.
-fn slice_of(v: ValueType) -> RustType {
-    RustType::Ref(boxed(RustType::Slice(boxed(RustType::Value(v)))))
-}
-
-/// Implements the traits for a type by value and for its `Option`.
+/// Implements the traits for a type passed by value; `device: Kind` for the types that
+/// device checks and `BackendSelect` read (`DeviceArg::Kind`).
 macro_rules! by_value {
     ($ty:ty, $value:ident, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
-        by_value!(@impl $ty, $value, |$v| $to, device: Other, $($pat => $from),+);
+        by_value!(@impl $ty, $value, device: Other, |$v| $to, $($pat => $from),+);
     };
     ($ty:ty, $value:ident, device: $dev:ident, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
-        by_value!(@impl $ty, $value, |$v| $to, device: $dev, $($pat => $from),+);
+        by_value!(@impl $ty, $value, device: $dev, |$v| $to, $($pat => $from),+);
     };
-    (@impl $ty:ty, $value:ident, |$v:ident| $to:expr, device: $dev:ident, $($pat:pat => $from:expr),+) => {
+    (@impl $ty:ty, $value:ident, device: $dev:ident, |$v:ident| $to:expr, $($pat:pat => $from:expr),+) => {
         impl Sealed for $ty {}
         impl<T: Tensor> KernelArg<T> for $ty {
             type Family = $ty;
@@ -93,40 +96,25 @@ macro_rules! by_value {
             fn to_ivalue($v: $ty) -> IValue<T> {
                 $to
             }
+            #[inline]
             fn from_ivalue(value: &mut IValue<T>) -> Result<$ty, &'static str> {
                 match value {
                     $($pat => $from,)+
                     other => Err(kind_of(other)),
                 }
             }
-            by_value!(@device $dev, $ty, |arg| Some(*arg));
-        }
-        impl Sealed for Option<$ty> {}
-        impl<T: Tensor> KernelArg<T> for Option<$ty> {
-            type Family = Option<$ty>;
-        }
-        impl<T: Tensor> ArgFamily<T> for Option<$ty> {
-            type Arg<'a> = Option<$ty>;
-            fn rust_type() -> RustType {
-                RustType::Option(boxed(RustType::Value(ValueType::$value)))
-            }
-            fn to_ivalue(v: Option<$ty>) -> IValue<T> {
-                v.map_or(IValue::None, |$v| $to)
-            }
-            fn from_ivalue(value: &mut IValue<T>) -> Result<Option<$ty>, &'static str> {
-                match value {
-                    IValue::None => Ok(None),
-                    value => <$ty as ArgFamily<T>>::from_ivalue(value).map(Some),
-                }
-            }
-            by_value!(@device $dev, Option<$ty>, |arg| *arg);
+            by_value!(@device $dev);
         }
     };
-    (@device Other, $arg_ty:ty, |$arg:ident| $x:expr) => {};
-    (@device $dev:ident, $arg_ty:ty, |$arg:ident| $x:expr) => {
+    (@device Other) => {};
+    (@device $dev:ident) => {
         #[inline(always)]
-        fn device_arg<'b>($arg: &'b $arg_ty) -> DeviceArg<'b, T> {
-            DeviceArg::$dev($x)
+        fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+            DeviceArg::$dev(Some(*arg))
+        }
+        #[inline(always)]
+        fn device_arg_of_option<'b>(arg: &'b Option<Self::Arg<'_>>) -> DeviceArg<'b, T> {
+            DeviceArg::$dev(*arg)
         }
     };
 }
@@ -160,64 +148,37 @@ value @ IValue::Storage(_) => match std::mem::replace(value, IValue::None) {
     _ => Err("None"),
 });
 
-/// Implements the traits for a borrowed type: the kernel's form (with lifetime `$x`), the
-/// `'static` form, and the parameter type (with the GAT's lifetime `$a`).
-macro_rules! borrowed {
-    ($x:lifetime, $a:lifetime; $kernel:ty => $fam:ty, $arg:ty, $name:expr, tensors: $tensors:tt,
-     key_set: |$k:ident| $ks:expr, to: |$v:ident| $to:expr, from: $($pat:pat => $from:expr),+ $(,)?) => {
-        impl<$x, T: Tensor> KernelArg<T> for $kernel {
-            type Family = $fam;
-        }
-        impl<T: Tensor> ArgFamily<T> for $fam {
-            type Arg<$a> = $arg;
-            fn rust_type() -> RustType {
-                $name
-            }
-            #[inline(always)]
-            fn key_set($k: &Self::Arg<'_>) -> DispatchKeySet {
-                $ks
-            }
-            fn to_ivalue($v: Self::Arg<'_>) -> IValue<T> {
-                $to
-            }
-            fn from_ivalue(value: &mut IValue<T>) -> Result<Self::Arg<'_>, &'static str> {
-                match value {
-                    $($pat => $from,)+
-                    other => Err(kind_of(other)),
-                }
-            }
-            borrowed!(@device $tensors);
-        }
-    };
-    (@device true) => {
-        #[inline(always)]
-        fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
-            DeviceArg::Tensor(arg)
-        }
-    };
-    (@device false) => {};
+impl<A: Sealed> Sealed for Option<A> {}
+impl<T: Tensor, A: KernelArg<T>> KernelArg<T> for Option<A> {
+    type Family = Option<A::Family>;
 }
-
-fn keys_of<'t, T: Tensor + 't>(tensors: impl Iterator<Item = &'t T>) -> DispatchKeySet {
-    tensors.fold(DispatchKeySet::EMPTY, |ks, t| ks | t.key_set())
+/// `X?` for every parameter type `X`: `None` is [`IValue::None`].
+impl<T: Tensor, F: ArgFamily<T>> ArgFamily<T> for Option<F> {
+    type Arg<'a> = Option<F::Arg<'a>>;
+    fn rust_type() -> RustType {
+        RustType::Option(boxed(F::rust_type()))
+    }
+    #[inline(always)]
+    fn key_set(arg: &Self::Arg<'_>) -> DispatchKeySet {
+        arg.as_ref().map_or(DispatchKeySet::EMPTY, F::key_set)
+    }
+    fn to_ivalue(arg: Self::Arg<'_>) -> IValue<T> {
+        arg.map_or(IValue::None, F::to_ivalue)
+    }
+    #[inline]
+    fn from_ivalue(value: &mut IValue<T>) -> Result<Self::Arg<'_>, &'static str> {
+        match value {
+            IValue::None => Ok(None),
+            value => F::from_ivalue(value).map(Some),
+        }
+    }
+    #[inline(always)]
+    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+        F::device_arg_of_option(arg)
+    }
 }
 
 impl<T: Tensor> Sealed for &T {}
-impl<T: Tensor> Sealed for &mut T {}
-impl<T: Tensor> Sealed for Option<&T> {}
-impl<T: Tensor> Sealed for Option<&mut T> {}
-impl<const N: usize> Sealed for [bool; N] {}
-impl<T: Tensor> Sealed for &[T] {}
-impl<T: Tensor> Sealed for &mut [T] {}
-impl<T: Tensor> Sealed for &[Option<T>] {}
-impl Sealed for &[i64] {}
-impl Sealed for Option<&[i64]> {}
-impl Sealed for &[f64] {}
-impl Sealed for Option<&[f64]> {}
-impl Sealed for &str {}
-impl Sealed for Option<&str> {}
-impl Sealed for &[Scalar] {}
-
 impl<T: Tensor> KernelArg<T> for &T {
     type Family = &'static T;
 }
@@ -241,11 +202,16 @@ impl<T: Tensor> ArgFamily<T> for &'static T {
         }
     }
     #[inline(always)]
-    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+    fn device_arg<'b>(arg: &'b &T) -> DeviceArg<'b, T> {
+        DeviceArg::Tensor(arg)
+    }
+    #[inline(always)]
+    fn device_arg_of_option<'b>(arg: &'b Option<&T>) -> DeviceArg<'b, T> {
         DeviceArg::Tensor(arg)
     }
 }
 
+impl<T: Tensor> Sealed for &mut T {}
 impl<T: Tensor> KernelArg<T> for &mut T {
     type Family = &'static mut T;
 }
@@ -268,98 +234,97 @@ impl<T: Tensor> ArgFamily<T> for &'static mut T {
         }
     }
     #[inline(always)]
-    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+    fn device_arg<'b>(arg: &'b &mut T) -> DeviceArg<'b, T> {
+        DeviceArg::Tensor(arg)
+    }
+    #[inline(always)]
+    fn device_arg_of_option<'b>(arg: &'b Option<&mut T>) -> DeviceArg<'b, T> {
         DeviceArg::Tensor(arg)
     }
 }
 
-impl<T: Tensor> KernelArg<T> for Option<&T> {
-    type Family = Option<&'static T>;
+impl<E> Sealed for &[E] {}
+impl<T: Tensor, E: ListItem<T>> KernelArg<T> for &[E] {
+    type Family = &'static [E];
 }
-impl<T: Tensor> ArgFamily<T> for Option<&'static T> {
-    type Arg<'a> = Option<&'a T>;
+/// `E[]` for every list element type ([`ListItem`]): tensors, optional tensors, value types
+/// and their options, `String`.
+impl<T: Tensor, E: ListItem<T>> ArgFamily<T> for &'static [E] {
+    type Arg<'a> = &'a [E];
     fn rust_type() -> RustType {
-        RustType::Option(boxed(RustType::Ref(boxed(RustType::Tensor))))
+        RustType::Ref(boxed(RustType::Slice(boxed(E::item_type()))))
     }
     #[inline(always)]
-    fn key_set(arg: &Option<&T>) -> DispatchKeySet {
-        arg.map_or(DispatchKeySet::EMPTY, Tensor::key_set)
+    fn key_set(arg: &&[E]) -> DispatchKeySet {
+        E::key_set(arg)
     }
-    fn to_ivalue(arg: Option<&T>) -> IValue<T> {
-        arg.map_or(IValue::None, |t| IValue::Tensor(t.clone()))
+    fn to_ivalue(arg: &[E]) -> IValue<T> {
+        E::into_list(arg.to_vec())
     }
-    fn from_ivalue(value: &mut IValue<T>) -> Result<Option<&T>, &'static str> {
+    #[inline]
+    fn from_ivalue(value: &mut IValue<T>) -> Result<&[E], &'static str> {
+        let value: &IValue<T> = value;
+        match E::as_list(value) {
+            Some(items) => Ok(items.as_slice()),
+            None => Err(kind_of(value)),
+        }
+    }
+    #[inline(always)]
+    fn device_arg<'b>(arg: &'b &[E]) -> DeviceArg<'b, T> {
+        E::device_arg(arg)
+    }
+}
+
+impl<T: Tensor> Sealed for &mut [T] {}
+impl<T: Tensor> KernelArg<T> for &mut [T] {
+    type Family = &'static mut [T];
+}
+impl<T: Tensor> ArgFamily<T> for &'static mut [T] {
+    type Arg<'a> = &'a mut [T];
+    fn rust_type() -> RustType {
+        RustType::Mut(boxed(RustType::Slice(boxed(RustType::Tensor))))
+    }
+    #[inline(always)]
+    fn key_set(arg: &&mut [T]) -> DispatchKeySet {
+        <T as ListItem<T>>::key_set(arg)
+    }
+    fn to_ivalue(arg: &mut [T]) -> IValue<T> {
+        IValue::TensorList(Arc::new(arg.to_vec()))
+    }
+    fn from_ivalue(value: &mut IValue<T>) -> Result<&mut [T], &'static str> {
         match value {
-            IValue::None => Ok(None),
-            IValue::Tensor(t) => Ok(Some(t)),
+            IValue::TensorList(v) => Ok(Arc::make_mut(v).as_mut_slice()),
             other => Err(kind_of(other)),
         }
     }
     #[inline(always)]
-    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
+    fn device_arg<'b>(arg: &'b &mut [T]) -> DeviceArg<'b, T> {
         DeviceArg::Tensor(arg)
     }
 }
 
-impl<T: Tensor> KernelArg<T> for Option<&mut T> {
-    type Family = Option<&'static mut T>;
+impl Sealed for &str {}
+impl<T: Tensor> KernelArg<T> for &str {
+    type Family = &'static str;
 }
-impl<T: Tensor> ArgFamily<T> for Option<&'static mut T> {
-    type Arg<'a> = Option<&'a mut T>;
+impl<T: Tensor> ArgFamily<T> for &'static str {
+    type Arg<'a> = &'a str;
     fn rust_type() -> RustType {
-        RustType::Option(boxed(RustType::Mut(boxed(RustType::Tensor))))
+        RustType::Str
     }
-    #[inline(always)]
-    fn key_set(arg: &Option<&mut T>) -> DispatchKeySet {
-        arg.as_ref().map_or(DispatchKeySet::EMPTY, |t| t.key_set())
+    fn to_ivalue(arg: &str) -> IValue<T> {
+        IValue::from(arg)
     }
-    fn to_ivalue(arg: Option<&mut T>) -> IValue<T> {
-        arg.map_or(IValue::None, |t| IValue::Tensor(t.clone()))
-    }
-    fn from_ivalue(value: &mut IValue<T>) -> Result<Option<&mut T>, &'static str> {
+    #[inline]
+    fn from_ivalue(value: &mut IValue<T>) -> Result<&str, &'static str> {
         match value {
-            IValue::None => Ok(None),
-            IValue::Tensor(t) => Ok(Some(t)),
+            IValue::Str(s) => Ok(s.as_str()),
             other => Err(kind_of(other)),
         }
     }
-    #[inline(always)]
-    fn device_arg<'b>(arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
-        DeviceArg::Tensor(arg)
-    }
 }
 
-borrowed!('x, 'a; &'x [T] => &'static [T], &'a [T], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Tensor)))), tensors: true,
-    key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(Arc::new(a.to_vec())),
-    from: IValue::TensorList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; &'x mut [T] => &'static mut [T], &'a mut [T], RustType::Mut(boxed(RustType::Slice(boxed(RustType::Tensor)))), tensors: true,
-    key_set: |a| keys_of(a.iter()), to: |a| IValue::TensorList(Arc::new(a.to_vec())),
-    from: IValue::TensorList(v) => Ok(Arc::make_mut(v).as_mut_slice()));
-borrowed!('x, 'a; &'x [Option<T>] => &'static [Option<T>], &'a [Option<T>], RustType::Ref(boxed(RustType::Slice(boxed(RustType::Option(boxed(RustType::Tensor)))))), tensors: true,
-    key_set: |a| keys_of(a.iter().flatten()), to: |a| IValue::OptionalTensorList(Arc::new(a.to_vec())),
-    from: IValue::OptionalTensorList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; &'x [i64] => &'static [i64], &'a [i64], slice_of(ValueType::I64), tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
-    from: IValue::IntList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; Option<&'x [i64]> => Option<&'static [i64]>, Option<&'a [i64]>, RustType::Option(boxed(slice_of(ValueType::I64))), tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::from(a.to_vec())),
-    from: IValue::None => Ok(None), IValue::IntList(v) => Ok(Some(v.as_slice())));
-borrowed!('x, 'a; &'x [f64] => &'static [f64], &'a [f64], slice_of(ValueType::F64), tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
-    from: IValue::FloatList(v) => Ok(v.as_slice()));
-borrowed!('x, 'a; Option<&'x [f64]> => Option<&'static [f64]>, Option<&'a [f64]>, RustType::Option(boxed(slice_of(ValueType::F64))), tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, |a| IValue::from(a.to_vec())),
-    from: IValue::None => Ok(None), IValue::FloatList(v) => Ok(Some(v.as_slice())));
-borrowed!('x, 'a; &'x str => &'static str, &'a str, RustType::Str, tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a),
-    from: IValue::Str(s) => Ok(s.as_str()));
-borrowed!('x, 'a; Option<&'x str> => Option<&'static str>, Option<&'a str>, RustType::Option(boxed(RustType::Str)), tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| a.map_or(IValue::None, IValue::from),
-    from: IValue::None => Ok(None), IValue::Str(s) => Ok(Some(s.as_str())));
-borrowed!('x, 'a; &'x [Scalar] => &'static [Scalar], &'a [Scalar], slice_of(ValueType::Scalar), tensors: false,
-    key_set: |_a| DispatchKeySet::EMPTY, to: |a| IValue::from(a.to_vec()),
-    from: IValue::ScalarList(v) => Ok(v.as_slice()));
-
+impl<const N: usize> Sealed for [bool; N] {}
 impl<T: Tensor, const N: usize> KernelArg<T> for [bool; N] {
     type Family = [bool; N];
 }

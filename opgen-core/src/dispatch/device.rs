@@ -6,31 +6,55 @@ use std::cell::Cell;
 use std::marker::PhantomData;
 
 use super::error::{Error, ErrorKind};
-use super::keys::DispatchKey;
+use super::keys::{BackendComponent, DispatchKey};
 use super::keyset::DispatchKeySet;
 use super::tensor::{Tensor, TensorOptions};
 use super::value::{Device, DeviceType, Layout, ScalarType};
 
 impl DeviceType {
     /// The dense backend key of the device type: `CPU` for `cpu`, `CUDA` for `cuda`, `Meta`
-    /// for `meta`, `PrivateUse1` for `privateuseone`, ...
+    /// for `meta`, `PrivateUse1` for `privateuseone`, `FPGA` for `fpga`, ...
     ///
     /// ```
     /// use opgen_core::dispatch::{DeviceType, DispatchKey};
     /// assert_eq!(DeviceType::Meta.backend_key(), DispatchKey::Meta);
     /// assert_eq!(DeviceType::PrivateUse1.backend_key(), DispatchKey::PrivateUse1);
+    /// assert_eq!(DeviceType::Lazy.backend_key(), DispatchKey::Lazy);
     /// ```
     pub const fn backend_key(self) -> DispatchKey {
+        use DeviceType as D;
+        use DispatchKey as K;
         match self {
-            DeviceType::CPU => DispatchKey::CPU,
-            DeviceType::CUDA => DispatchKey::CUDA,
-            DeviceType::MPS => DispatchKey::MPS,
-            DeviceType::XPU => DispatchKey::XPU,
-            DeviceType::HPU => DispatchKey::HPU,
-            DeviceType::MTIA => DispatchKey::MTIA,
-            DeviceType::Meta => DispatchKey::Meta,
-            DeviceType::PrivateUse1 => DispatchKey::PrivateUse1,
+            D::CPU => K::CPU,
+            D::CUDA => K::CUDA,
+            D::MPS => K::MPS,
+            D::XPU => K::XPU,
+            D::HPU => K::HPU,
+            D::MTIA => K::MTIA,
+            D::Meta => K::Meta,
+            D::PrivateUse1 => K::PrivateUse1,
+            D::HIP => K::HIP,
+            D::XLA => K::XLA,
+            D::Lazy => K::Lazy,
+            D::IPU => K::IPU,
+            D::VE => K::VE,
+            D::MAIA => K::MAIA,
+            D::FPGA => K::FPGA,
+            D::Vulkan => K::Vulkan,
+            D::Metal => K::Metal,
         }
+    }
+
+    /// The backend component of the device type: every device type but `fpga`, `vulkan` and
+    /// `metal`, whose tensors have a single key (mapped to `AutogradOther`).
+    ///
+    /// ```
+    /// use opgen_core::dispatch::{BackendComponent, DeviceType};
+    /// assert_eq!(DeviceType::XLA.backend_component(), Some(BackendComponent::XLA));
+    /// assert_eq!(DeviceType::FPGA.backend_component(), None);
+    /// ```
+    pub const fn backend_component(self) -> Option<BackendComponent> {
+        self.backend_key().backend()
     }
 }
 
@@ -50,19 +74,21 @@ impl Device {
 }
 
 /// The backend key of a new tensor with these options (c10's `computeDispatchKey`): the
-/// device (default `cpu`) picks the backend, the layout (default strided) its sparse,
-/// compressed-sparse or MKL-DNN form, and a quantized dtype its quantized form. A
-/// combination without a key (`sparse_coo` on `hpu`, a jagged layout, ...) is an
-/// [`ErrorKind::NoBackendKey`] error.
+/// device (default `cpu`) picks the backend, the layout (default strided; jagged counts as
+/// strided) its sparse, compressed-sparse or MKL-DNN form, and a quantized dtype its
+/// quantized form. A combination without a key (a sparse layout on `fpga`, `vulkan` or
+/// `metal`, `Mkldnn` off the CPU) is an [`ErrorKind::NoBackendKey`] error.
 ///
 /// ```
 /// use opgen_core::dispatch::{compute_dispatch_key, Device, DeviceType, DispatchKey, Layout, ScalarType};
-/// let meta = Device { kind: DeviceType::Meta, index: None };
+/// let device = |kind| Some(Device { kind, index: None });
 /// assert_eq!(compute_dispatch_key(None, None, None)?, DispatchKey::CPU);
-/// assert_eq!(compute_dispatch_key(None, None, Some(meta))?, DispatchKey::Meta);
+/// assert_eq!(compute_dispatch_key(None, None, device(DeviceType::Meta))?, DispatchKey::Meta);
 /// assert_eq!(compute_dispatch_key(None, Some(Layout::Sparse), None)?, DispatchKey::SparseCPU);
+/// assert_eq!(compute_dispatch_key(None, Some(Layout::Sparse), device(DeviceType::XLA))?, DispatchKey::SparseXLA);
 /// assert_eq!(compute_dispatch_key(Some(ScalarType::QInt8), None, None)?, DispatchKey::QuantizedCPU);
-/// assert!(compute_dispatch_key(None, Some(Layout::Jagged), None).is_err());
+/// assert_eq!(compute_dispatch_key(None, Some(Layout::Jagged), None)?, DispatchKey::CPU);
+/// assert!(compute_dispatch_key(None, Some(Layout::Sparse), device(DeviceType::FPGA)).is_err());
 /// # Ok::<(), opgen_core::dispatch::Error>(())
 /// ```
 pub fn compute_dispatch_key(
@@ -70,34 +96,21 @@ pub fn compute_dispatch_key(
     layout: Option<Layout>,
     device: Option<Device>,
 ) -> Result<DispatchKey, Error> {
-    use DeviceType as D;
     use DispatchKey as K;
     let device = device.unwrap_or(Device::CPU);
     let layout = layout.unwrap_or(Layout::Strided);
-    let quantized = dtype.is_some_and(is_quantized);
-    let key = match (layout, device.kind) {
-        (Layout::Strided, D::CPU) if quantized => Some(K::QuantizedCPU),
-        (Layout::Strided, D::CUDA) if quantized => Some(K::QuantizedCUDA),
-        (Layout::Strided, D::Meta) if quantized => Some(K::QuantizedMeta),
-        (Layout::Strided, _) if quantized => None,
-        (Layout::Strided, kind) => Some(kind.backend_key()),
-        (Layout::Sparse, D::CPU) => Some(K::SparseCPU),
-        (Layout::Sparse, D::CUDA) => Some(K::SparseCUDA),
-        (Layout::Sparse, D::MPS) => Some(K::SparseMPS),
-        (Layout::Sparse, D::XPU) => Some(K::SparseXPU),
-        (Layout::Sparse, D::Meta) => Some(K::SparseMeta),
-        (Layout::SparseCsr | Layout::SparseCsc | Layout::SparseBsr | Layout::SparseBsc, kind) => {
-            match kind {
-                D::CPU => Some(K::SparseCsrCPU),
-                D::CUDA => Some(K::SparseCsrCUDA),
-                D::MPS => Some(K::SparseCsrMPS),
-                D::XPU => Some(K::SparseCsrXPU),
-                D::Meta => Some(K::SparseCsrMeta),
-                _ => None,
-            }
+    let backend = device.kind.backend_component();
+    let on_backend = |first: DispatchKey| backend.and_then(|b| first.for_backend(b));
+    let key = match layout {
+        Layout::Strided | Layout::Jagged if dtype.is_some_and(is_quantized) => {
+            on_backend(K::QuantizedCPU).or(Some(device.kind.backend_key()))
         }
-        (Layout::Mkldnn, D::CPU) => Some(K::MkldnnCPU),
-        _ => None,
+        Layout::Strided | Layout::Jagged => Some(device.kind.backend_key()),
+        Layout::Sparse => on_backend(K::SparseCPU),
+        Layout::SparseCsr | Layout::SparseCsc | Layout::SparseBsr | Layout::SparseBsc => {
+            on_backend(K::SparseCsrCPU)
+        }
+        Layout::Mkldnn => (device.kind == DeviceType::CPU).then_some(K::MkldnnCPU),
     };
     key.ok_or_else(|| {
         ErrorKind::NoBackendKey {
@@ -387,77 +400,6 @@ fn device_mismatch<T: Tensor>(
     .into())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn guards_nest_and_restore() {
-        let (a, b) = (
-            "cuda:0".parse::<Device>().unwrap(),
-            "cuda:1".parse::<Device>().unwrap(),
-        );
-        let outer = DeviceGuard::new(a);
-        {
-            let _none = DeviceGuard::optional(None);
-            assert_eq!(current_device(), Some(a));
-            let _inner = DeviceGuard::new(b);
-            assert_eq!(current_device(), Some(b));
-        }
-        assert_eq!(current_device(), Some(a));
-        drop(outer);
-        assert_eq!(current_device(), None);
-    }
-
-    #[test]
-    fn every_device_type_has_a_dense_key() {
-        for &kind in DeviceType::ALL {
-            let key = kind.backend_key();
-            assert!(key.is_backend(), "{kind}");
-            let device = Device { kind, index: None };
-            assert_eq!(compute_dispatch_key(None, None, Some(device)).unwrap(), key);
-        }
-    }
-
-    #[test]
-    fn unsupported_options_name_the_operator() {
-        let hpu = Device {
-            kind: DeviceType::HPU,
-            index: None,
-        };
-        let err = backend_select_keys(
-            "aten::zeros",
-            DispatchKeySet::EMPTY,
-            false,
-            None,
-            Some(Layout::Sparse),
-            Some(hpu),
-        )
-        .unwrap_err()
-        .to_string();
-        assert_eq!(
-            err,
-            "BackendSelect of `aten::zeros` found no backend key for layout `Sparse` on device \
-             `hpu` (dtype `Float`); expected the strided layout, a sparse or compressed sparse \
-             layout on cpu, cuda, mps, xpu or meta, or `Mkldnn` on cpu"
-        );
-    }
-
-    #[test]
-    fn tensor_keys_join_the_backend_below_backend_select() {
-        use DispatchKey as K;
-        let ks = DispatchKeySet::from_keys(&[K::CPU, K::AutogradCPU, K::BackendSelect, K::Tracer]);
-        let meta = Device {
-            kind: DeviceType::Meta,
-            index: None,
-        };
-        let out = backend_select_keys("x", ks, true, None, None, Some(meta)).unwrap();
-        assert_eq!(out, DispatchKeySet::from_keys(&[K::CPU, K::Meta]));
-        let out = backend_select_keys("x", ks, false, None, None, Some(meta)).unwrap();
-        assert_eq!(out, DispatchKeySet::from_key(K::Meta));
-    }
-}
-
 /// One argument of a kernel as device checks, device guards and `BackendSelect` see it
 /// ([`ArgFamily::device_arg`](super::ArgFamily::device_arg)).
 pub enum DeviceArg<'a, T: Tensor> {
@@ -610,3 +552,6 @@ impl DevicePlan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

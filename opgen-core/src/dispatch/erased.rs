@@ -3,7 +3,8 @@
 //! argument for why it is sound.
 //!
 //! The call path reads an operator's table with one atomic load and calls a kernel through
-//! one indirect call. Three things make that possible without locks or reference counting:
+//! one indirect call. Four things make that possible without locks, reference counting or
+//! bounds checks:
 //!
 //! * [`ErasedFn`] stores a function pointer of some signature next to the `TypeId` of a
 //!   marker naming that signature, and hands it back only to a caller asking for that same
@@ -16,7 +17,17 @@
 //!   earlier would need a per-call atomic read-modify-write or fence (about 2 ns each on the
 //!   reference machine, most of the call's budget); registration is rare, so the retained
 //!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
-//!   registering and dropping the same kernels does not grow the cell.
+//!   registering and dropping the same kernels does not grow the cell;
+//! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
+//!   index computation can only produce indices in bounds, which a compile-time assertion
+//!   on its lookup table checks.
+//! * [`Shared`] is a reference to a value that lives for the whole program or as long as an
+//!   `Arc` it holds: handles of the global dispatcher's operators (which are never freed)
+//!   are made and dropped without touching a reference count, so threads that look up the
+//!   same operator do not contend for one.
+
+// The one module where opgen uses `unsafe`; every block proves its soundness.
+#![allow(unsafe_code)]
 
 use std::any::{Any, TypeId};
 use std::marker::PhantomData;
@@ -26,6 +37,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ivalue::IValue;
+use super::keys::{NUM_ENTRIES, slot_index};
 
 /// A marker type naming one function-pointer signature.
 pub(crate) trait FnSig: 'static {
@@ -295,8 +307,13 @@ const REUSE_WINDOW: usize = 16;
 
 impl<T> TableCell<T> {
     /// A cell holding `initial`.
+    #[cfg(test)]
     pub(crate) fn new(initial: T) -> TableCell<T> {
-        let initial = Arc::new(initial);
+        TableCell::shared(Arc::new(initial))
+    }
+
+    /// A cell holding `initial`, which other cells may share.
+    pub(crate) fn shared(initial: Arc<T>) -> TableCell<T> {
         TableCell {
             current: AtomicPtr::new(Arc::as_ptr(&initial).cast_mut()),
             retained: Mutex::new(vec![initial]),
@@ -307,7 +324,7 @@ impl<T> TableCell<T> {
     #[inline(always)]
     pub(crate) fn load(&self) -> &T {
         let ptr = self.current.load(Ordering::Acquire);
-        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new` or
+        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new`, `shared` or
         // `publish`), and `retained` only grows until the cell is dropped, which cannot happen
         // while `self` is borrowed; so the table is alive for the returned lifetime. Tables are
         // never mutated after publication, and the `Release` store in `publish` paired with
@@ -343,6 +360,91 @@ impl<T> TableCell<T> {
             .unwrap_or_else(PoisonError::into_inner)
             .len()
     }
+}
+
+/// The entry of a dispatch table's `entries` that a call's key set `bits`, with highest
+/// backend index `backend`, selects ([`slot_index`]), without a bounds check: the one check
+/// the call path would otherwise make, as c10's table lookup makes none.
+#[inline(always)]
+pub(crate) fn table_entry<T>(entries: &[T; NUM_ENTRIES], bits: u64, backend: usize) -> &T {
+    let index = slot_index(bits, backend);
+    // SAFETY: `slot_index` returns `first + (backend & mask)` for a pair `(first, mask)` of
+    // its constant `ENTRIES`, for any `bits` and `backend`; building `ENTRIES` asserts
+    // `first + mask < NUM_ENTRIES` for every pair (a compile-time check, as `ENTRIES` is a
+    // `const`), and `backend & mask <= mask`. So `index < NUM_ENTRIES`, the array's length.
+    unsafe { entries.get_unchecked(index) }
+}
+
+/// A shared reference to a `T` that lives for the whole program, or as long as the `Arc`
+/// this value holds.
+pub(crate) struct Shared<T: 'static> {
+    ptr: NonNull<T>,
+    owner: Option<Arc<T>>,
+}
+
+// SAFETY: a `Shared<T>` is used as a `&'static T` or an `Arc<T>`, both of which are `Send` and
+// `Sync` when `T` is `Send + Sync`.
+unsafe impl<T: Send + Sync> Send for Shared<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Send + Sync> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    /// A reference to a value that lives for the whole program.
+    pub(crate) fn from_static(value: &'static T) -> Shared<T> {
+        Shared {
+            ptr: NonNull::from(value),
+            owner: None,
+        }
+    }
+
+    /// A reference to the value of `owner`, kept alive by this value.
+    pub(crate) fn from_arc(owner: Arc<T>) -> Shared<T> {
+        Shared {
+            ptr: NonNull::from(&*owner),
+            owner: Some(owner),
+        }
+    }
+
+    /// The `Arc` that keeps the value alive, if it is not a static.
+    pub(crate) fn owner(&self) -> Option<&Arc<T>> {
+        self.owner.as_ref()
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        // SAFETY: `ptr` comes from a `&'static T` (valid for the whole program) or from the
+        // `Arc` in `owner`, whose value does not move and stays alive while `self` holds
+        // it; only shared references to it are made, so the borrow is valid for `self`'s.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Shared<T> {
+        Shared {
+            ptr: self.ptr,
+            owner: self.owner.clone(),
+        }
+    }
+}
+
+/// Views `op` as a typed handle of signature `(T, L, R)`: what an operator's cache, which
+/// holds the handle of one operator checked against its signature once, returns to each
+/// call.
+pub(crate) fn typed_view<T, L, R>(
+    op: &super::handle::OperatorHandle,
+) -> &super::handle::TypedOperator<T, L, R> {
+    let ptr: *const super::handle::OperatorHandle = op;
+    // SAFETY: `TypedOperator<T, L, R>` is `#[repr(transparent)]` over `OperatorHandle`: its
+    // only other field is a zero-sized `PhantomData`, so the two types have one layout and
+    // alignment, and the reference keeps `op`'s lifetime. The signature is no memory-safety
+    // invariant: every typed call checks the kernel's erased signature (`ErasedFn::get`,
+    // by `TypeId`) before calling it unboxed, and boxes the arguments otherwise.
+    unsafe { &*ptr.cast::<super::handle::TypedOperator<T, L, R>>() }
 }
 
 #[cfg(test)]
@@ -437,19 +539,19 @@ mod tests {
         assert_eq!(cell.load() as *const i32, first);
         assert_eq!(cell.retained(), 2);
     }
-}
 
-/// Views `op` as a typed handle of signature `(T, L, R)`: what an operator's cache, which
-/// holds the handle of one operator checked against its signature once, returns to each
-/// call.
-pub(crate) fn typed_view<T, L, R>(
-    op: &super::handle::OperatorHandle,
-) -> &super::handle::TypedOperator<T, L, R> {
-    let ptr: *const super::handle::OperatorHandle = op;
-    // SAFETY: `TypedOperator<T, L, R>` is `#[repr(transparent)]` over `OperatorHandle`: its
-    // only other field is a zero-sized `PhantomData`, so the two types have one layout and
-    // alignment, and the reference keeps `op`'s lifetime. The signature is no memory-safety
-    // invariant: every typed call checks the kernel's erased signature (`ErasedFn::get`,
-    // by `TypeId`) before calling it unboxed, and boxes the arguments otherwise.
-    unsafe { &*ptr.cast::<super::handle::TypedOperator<T, L, R>>() }
+    #[test]
+    fn shared_references_keep_arcs_alive_and_statics_as_they_are() {
+        static FOREVER: i32 = 7;
+        let fixed = Shared::from_static(&FOREVER);
+        assert!(fixed.owner().is_none());
+        assert_eq!((*fixed, *fixed.clone()), (7, 7));
+        let value = Arc::new(String::from("kept"));
+        let shared = Shared::from_arc(value.clone());
+        drop(value);
+        let copy = shared.clone();
+        drop(shared);
+        assert_eq!(copy.as_str(), "kept");
+        assert_eq!(copy.owner().map(Arc::strong_count), Some(1));
+    }
 }

@@ -22,6 +22,34 @@ pub type Site = &'static Location<'static>;
 pub struct Error(Box<ErrorKind>);
 
 /// What went wrong. Each variant's message is its `Display`.
+///
+/// # PyTorch's words
+///
+/// Where PyTorch has a message for the same situation, opgen's starts with PyTorch's words,
+/// so that searching PyTorch's text, or a PyTorch test ported with its expected substring,
+/// finds it; opgen's own facts follow (registration sites, Rust types and paths, the fix).
+///
+/// | situation | PyTorch (c10, torchgen) | opgen starts with |
+/// |---|---|---|
+/// | no kernel for a backend key | `Could not run 'aten::add.Tensor' with arguments from the 'Meta' backend. This could be because the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if using custom build). ... 'aten::add.Tensor' is only available for these backends: [CPU, ...].` | the same first two sentences (the build-process clause left out), then `'aten::add.Tensor' is only available for these keys: [CPU, ...]`, listing the keys with registrations ([`MissingKernel`](ErrorKind::MissingKernel)) |
+/// | no kernel for a functionality key | the same sentence, calling the key a backend (`... from the 'AutogradCPU' backend.`) | `Could not run 'aten::add.Tensor' with arguments from the 'AutogradCPU' dispatch key, ...`: opgen calls only backend keys backends |
+/// | no kernel for an empty key set | `There were no tensor arguments to this function (e.g., you passed an empty list of Tensors), but no fallback function is registered for schema aten::add.Tensor.  This usually means ...  Available functions are [...]` | the same |
+/// | the ambiguous `AutogradOther` entry | `aten::op has kernels registered to both CompositeImplicitAutograd and a backend mapped to AutogradOther. This makes the backend kernel unreachable; ...` | the same first sentence ([`AmbiguousAutogradOther`](ErrorKind::AmbiguousAutogradOther)) |
+/// | lookup of an operator without `def` | `Could not find schema for aten::add.Tensr` (and `... but we found an implementation; did you forget to def() the operator?` when kernels exist) | the same (without c10's trailing `.` after an empty overload) ([`OperatorNotFound`](ErrorKind::OperatorNotFound)) |
+/// | a second `def` | `Tried to register an operator (aten::add.Tensor(...) -> Tensor) with the same name and overload name multiple times. Each overload's schema should only be registered with a single call to def(). Duplicate registration: registered at ... Original registration: registered at ...` | the same, then both schemas with their difference marked ([`DuplicateDef`](ErrorKind::DuplicateDef)) |
+/// | a kernel whose signature does not fit | `Inferred operator schema for a C++ kernel function doesn't match the expected function schema.` then `operator:`, `expected schema:`, `inferred schema:`, `reason:` lines | `Inferred operator schema for a Rust kernel function doesn't match ...` (Rust, not C++), then the same lines with the Rust signatures ([`KernelSignature`](ErrorKind::KernelSignature)) |
+/// | a typed handle of the wrong signature | `Tried to access or call an operator with a wrong signature.` then `operator:`, `correct signature:`, `accessed/called as:` lines | the same ([`TypedSignature`](ErrorKind::TypedSignature)) |
+/// | a second fallback for a key | `Tried to register multiple backend fallbacks for the same dispatch key AutogradCPU; previous registration ..., new registration ...` | the same ([`DuplicateFallback`](ErrorKind::DuplicateFallback)) |
+/// | a second library owning a namespace | `Only a single TORCH_LIBRARY can be used to register the namespace aten; ...` | the same first clause ([`NamespaceTaken`](ErrorKind::NamespaceTaken)) |
+/// | a `def` in an impl-only library | `Cannot define an operator inside of a TORCH_LIBRARY_IMPL block.  All def()s should be placed in the (unique) TORCH_LIBRARY block for their namespace.` | the same ([`DefInImplLibrary`](ErrorKind::DefInImplLibrary)) |
+/// | another library's namespace in a name | `Explicitly provided namespace (other) in schema string does not match namespace of enclosing TORCH_LIBRARY block (aten).` (`in operator name` for a kernel) | the same up to `enclosing`, then `library (aten)` ([`NamespaceMismatch`](ErrorKind::NamespaceMismatch)) |
+/// | static dispatch without a kernel | torchgen's `Static dispatch does not support add for Meta.` | `Static dispatch does not support aten::add.Tensor for Meta.` ([`StaticDispatchMissingKernel`](ErrorKind::StaticDispatchMissingKernel)) |
+/// | an unknown key name | `could not parse dispatch key: CUDAA` | the same ([`UnknownDispatchKey`](ErrorKind::UnknownDispatchKey)) |
+/// | tensors on two devices | `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` | the same ([`DeviceMismatch`](ErrorKind::DeviceMismatch)) |
+///
+/// The other kinds (boxed stacks and values, kernel failures, opgen's own checks) have no
+/// PyTorch counterpart. The warning of a kernel overriding another is a [`Warning`](super::Warning),
+/// not an error.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -31,8 +59,13 @@ pub enum ErrorKind {
         name: String,
         /// The overload looked up (empty for none).
         overload: String,
-        /// The overloads of `name` that do exist.
+        /// The overloads of `name` that do exist (at most 16, then `... (N more)`).
         known_overloads: Vec<String>,
+        /// The keys and sites of the kernels registered for the operator without a `def`
+        /// (a dangling impl).
+        kernels: Vec<(DispatchKey, Site)>,
+        /// A defined operator with a similar name (link-time reports only).
+        did_you_mean: Option<String>,
         /// The messages of the link-time registrations of this operator that failed (global
         /// dispatcher only; see [`Dispatcher::global_errors`](super::Dispatcher::global_errors)).
         registration_errors: Vec<String>,
@@ -84,7 +117,20 @@ pub enum ErrorKind {
         /// Where the rejected `def` was made.
         second_site: Site,
     },
-    /// An operator name that is malformed or outside the library's namespace.
+    /// A `def` or kernel that names a namespace other than its library's.
+    NamespaceMismatch {
+        /// The schema (`def`) or operator name (kernel) as given.
+        name: String,
+        /// The namespace it names.
+        written: String,
+        /// The library's namespace.
+        library: String,
+        /// `true` for a `def`'s schema, `false` for a kernel's operator name.
+        in_schema: bool,
+        /// The registration's site.
+        site: Site,
+    },
+    /// An operator name that is malformed.
     InvalidName {
         /// The name as given.
         name: String,
@@ -123,8 +169,10 @@ pub enum ErrorKind {
         expected: String,
         /// The first difference.
         detail: String,
-        /// The schema.
+        /// The schema, with namespace.
         schema: String,
+        /// Where the `def` was made.
+        def_site: Option<Site>,
     },
     /// A second backend fallback for the same key.
     DuplicateFallback {
@@ -261,6 +309,9 @@ pub enum ErrorKind {
         /// checked (out arguments first, then positional ones).
         devices: Vec<(String, super::Device)>,
     },
+    /// Autograd refused an operation or a backward pass, in PyTorch's words
+    /// (see [`crate::autograd`]).
+    Autograd(crate::autograd::AutogradError),
     /// A bug in opgen.
     Internal {
         /// What went wrong.
@@ -358,6 +409,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &*self.0 {
             ErrorKind::Kernel { source, .. } => Some(&**source),
+            ErrorKind::Autograd(e) => Some(e),
             _ => None,
         }
     }

@@ -1,10 +1,12 @@
 //! Calls: operator handles (boxed calls, introspection) and typed handles (unboxed calls).
 
+use std::any::TypeId;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use super::args::ArgFamily;
+use super::erased::Shared;
 use super::error::{Error, ErrorKind};
 use super::ivalue::{IValue, Stack, default_value};
 use super::kernel::{
@@ -13,7 +15,8 @@ use super::kernel::{
 };
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
-use super::registry::OperatorEntry;
+use super::registry::operator::OperatorEntry;
+use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;
 use super::table::{DispatchTableDump, Table};
 use super::tensor::Tensor;
@@ -24,7 +27,9 @@ use crate::schema::Schema;
 /// and introspection. Cheap to clone; stays valid while registrations come and go.
 #[derive(Clone)]
 pub struct OperatorHandle {
-    pub(crate) entry: Arc<OperatorEntry>,
+    /// The global dispatcher's entries live for the whole program: their handles hold a
+    /// plain reference, so that making and dropping one touches no shared reference count.
+    pub(crate) entry: Shared<OperatorEntry>,
 }
 
 impl OperatorHandle {
@@ -35,22 +40,29 @@ impl OperatorHandle {
 
     /// The operator's namespace (`aten`).
     pub fn namespace(&self) -> &str {
-        &self.entry.namespace
+        self.entry.qualified.namespace()
     }
 
     /// The operator's name with namespace (`aten::add`).
     pub fn name(&self) -> &str {
-        &self.entry.name
+        self.entry.qualified.name()
     }
 
     /// The overload name (`Tensor`; empty for none).
     pub fn overload(&self) -> &str {
-        &self.entry.overload
+        self.entry.qualified.overload()
     }
 
-    /// The schema, while the operator has a `def`.
+    /// `ns::op.overload` (`ns::op` without overload), as `Display` prints it.
+    pub fn full_name(&self) -> &str {
+        self.entry.full_name()
+    }
+
+    /// The schema, while the operator has a `def` (parsed on first use, for the operators
+    /// defined at link time: `None` if it does not parse).
     pub fn schema(&self) -> Option<Arc<Schema>> {
-        self.table().info.as_ref().map(|info| info.schema.clone())
+        let info = self.table().info.as_ref()?;
+        info.schema().ok().cloned()
     }
 
     /// The variants recorded with [`Library::def_with_variants`](super::Library::def_with_variants),
@@ -63,7 +75,7 @@ impl OperatorHandle {
     /// assert_eq!(d.find("demo::neg", "")?.variants(), None);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn variants(&self) -> Option<crate::native::Variants> {
+    pub fn variants(&self) -> Option<super::Variants> {
         self.table().info.as_ref().and_then(|info| info.variants)
     }
 
@@ -97,10 +109,24 @@ impl OperatorHandle {
     pub(crate) fn typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
         &self,
     ) -> Result<TypedOperator<T, L, R>, Error> {
-        let schema = self.schema().ok_or_else(|| self.not_found())?;
-        self.check_typed::<T, L, R>(&schema)?;
+        self.clone().into_typed_families()
+    }
+
+    /// [`OperatorHandle::typed_families`], consuming the handle. A signature is checked
+    /// against the schema once per `def`; later requests compare a type id.
+    pub(crate) fn into_typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
+        self,
+    ) -> Result<TypedOperator<T, L, R>, Error> {
+        let Some(info) = &self.table().info else {
+            return Err(self.not_found());
+        };
+        let signature = TypeId::of::<SignatureMarker<T, L, R>>();
+        if !info.is_typed_ok(signature) {
+            self.check_typed::<T, L, R>(info.schema()?)?;
+            info.remember_typed(signature);
+        }
         Ok(TypedOperator {
-            op: self.clone(),
+            op: self,
             _signature: PhantomData,
         })
     }
@@ -143,8 +169,10 @@ impl OperatorHandle {
     /// ```
     pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
         let table = self.table();
-        let Some(info) = &table.info else {
-            return Err(self.not_found());
+        // The schema is parsed by the lookup that made this handle; an operator without
+        // `def`, or one whose schema was not parsed yet, takes the path out of line.
+        let Some(info) = table.info.as_ref().and_then(|info| info.parsed_facts()) else {
+            return self.call_boxed_unparsed(stack);
         };
         let base = args_base(stack, info.num_args, self)?;
         // The common case inline: every argument that may hold tensors holds one tensor.
@@ -170,6 +198,18 @@ impl OperatorHandle {
         self.dispatch_boxed(table, tls::apply(ks), stack)
     }
 
+    /// [`OperatorHandle::call_boxed`] for an operator without `def`, or whose schema is not
+    /// parsed yet (parsed here, then called).
+    #[cold]
+    #[inline(never)]
+    fn call_boxed_unparsed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
+        let Some(info) = &self.table().info else {
+            return Err(self.not_found());
+        };
+        info.facts()?;
+        self.call_boxed(stack)
+    }
+
     /// [`OperatorHandle::call_boxed`] for arguments that are not all plain tensors.
     #[cold]
     #[inline(never)]
@@ -180,10 +220,8 @@ impl OperatorHandle {
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let args = &stack[base..];
-        let tensor_args = table
-            .info
-            .as_ref()
-            .map_or(&[][..], |info| &info.tensor_args);
+        let facts = table.info.as_ref().and_then(|info| info.facts().ok());
+        let tensor_args = facts.map_or(&[][..], |facts| &facts.tensor_args);
         let ks = (tensor_args.iter())
             .filter_map(|&i| args.get(i))
             .fold(DispatchKeySet::EMPTY, |ks, v| ks | v.key_set());
@@ -207,8 +245,7 @@ impl OperatorHandle {
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        let ks = ks & table.mask;
-        let kernel = table.kernel(ks);
+        let (ks, kernel) = table.kernel(ks);
         (kernel.boxed)(&kernel.functor, self, ks, erase_stack(stack))
     }
 
@@ -242,6 +279,8 @@ impl OperatorHandle {
             name: self.name().to_string(),
             overload: self.overload().to_string(),
             known_overloads: Vec::new(),
+            kernels: Vec::new(),
+            did_you_mean: None,
             registration_errors: Vec::new(),
         }
         .into()
@@ -279,7 +318,7 @@ impl OperatorHandle {
 impl fmt::Display for OperatorHandle {
     /// `ns::op.overload`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.entry.full_name())
+        f.write_str(self.entry.full_name())
     }
 }
 
@@ -325,23 +364,38 @@ impl<T, L, R> fmt::Debug for TypedOperator<T, L, R> {
 /// operator itself holds to redispatch (a strong handle there would be a reference cycle
 /// through the operator's table).
 pub(crate) struct WeakTypedOperator<T, L, R> {
-    entry: Weak<OperatorEntry>,
+    entry: WeakEntry,
     _signature: SignatureMarker<T, L, R>,
+}
+
+/// An entry of the global dispatcher (which lives for the whole program), or a weak
+/// reference to an entry of another.
+enum WeakEntry {
+    Static(Shared<OperatorEntry>),
+    Weak(Weak<OperatorEntry>),
 }
 
 impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
     /// The typed handle of `op`, checked against its schema.
     pub(crate) fn new(op: &OperatorHandle) -> Result<Self, Error> {
         let typed = op.typed_families::<T, L, R>()?;
+        let entry = match typed.op.entry.owner() {
+            Some(owner) => WeakEntry::Weak(Arc::downgrade(owner)),
+            None => WeakEntry::Static(typed.op.entry.clone()),
+        };
         Ok(WeakTypedOperator {
-            entry: Arc::downgrade(&typed.op.entry),
+            entry,
             _signature: PhantomData,
         })
     }
 
     /// The typed handle, or an error if its dispatcher is gone.
     pub(crate) fn upgrade(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        match self.entry.upgrade() {
+        let entry = match &self.entry {
+            WeakEntry::Static(entry) => Some(entry.clone()),
+            WeakEntry::Weak(weak) => weak.upgrade().map(Shared::from_arc),
+        };
+        match entry {
             Some(entry) => Ok(TypedOperator {
                 op: OperatorHandle { entry },
                 _signature: PhantomData,
@@ -350,6 +404,50 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
                 "a kernel outlived its operator's dispatcher",
             )),
         }
+    }
+}
+
+/// A [`WeakTypedOperator`] looked up on its first use: what a generated `BackendSelect`
+/// kernel redispatches through, so that registering the kernel (at link time, for every
+/// factory) neither looks its operator up nor parses its schema.
+pub(crate) struct LazyTypedOperator<T, L, R> {
+    dispatcher: Weak<Inner>,
+    name: Box<str>,
+    overload: Box<str>,
+    op: OnceLock<WeakTypedOperator<T, L, R>>,
+}
+
+impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> LazyTypedOperator<T, L, R> {
+    /// The operator `name` / `overload` of `dispatcher`, not looked up yet.
+    pub(crate) fn new(dispatcher: &Dispatcher, name: &str, overload: &str) -> Self {
+        LazyTypedOperator {
+            dispatcher: Arc::downgrade(&dispatcher.inner),
+            name: name.into(),
+            overload: overload.into(),
+            op: OnceLock::new(),
+        }
+    }
+
+    /// The typed handle: looked up and checked against the schema on the first call.
+    #[inline]
+    pub(crate) fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
+        match self.op.get() {
+            Some(op) => op.upgrade(),
+            None => self.init(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init(&self) -> Result<TypedOperator<T, L, R>, Error> {
+        let Some(inner) = self.dispatcher.upgrade() else {
+            return Err(Error::internal(
+                "a kernel outlived its operator's dispatcher",
+            ));
+        };
+        let op = Dispatcher { inner }.find(&self.name, &self.overload)?;
+        let weak = WeakTypedOperator::new(&op)?;
+        self.op.get_or_init(|| weak).upgrade()
     }
 }
 
@@ -461,9 +559,7 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                let table = self.op.table();
-                let ks = ks & table.mask;
-                let kernel = table.kernel(ks);
+                let (ks, kernel) = self.op.table().kernel(ks);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]

@@ -14,18 +14,24 @@ use std::sync::Arc;
 
 use super::erased::{drop_values_from, pop_value, push_in_place, replace_values_from};
 use super::keyset::DispatchKeySet;
+use super::list::{ListItem, ValueList};
 use super::tensor::Tensor;
 use super::value::{
     Complex, Device, Dimname, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType,
     Storage, Stream,
 };
-use crate::schema::{ArgType, Literal};
+
+mod defaults;
+pub use defaults::default_value;
 
 /// A boxed value of any schema type, generic over the user's tensor type `T`.
 ///
 /// An absent optional is [`IValue::None`]; `Tensor?` is `None` or `Tensor`. `SymInt` and
 /// `DeviceIndex` are carried as `Int`, `SymBool` as `Bool`. As in c10, a `Scalar` is carried
-/// as the value it holds: `Bool`, `Int`, `Float` or `Complex`.
+/// as the value it holds: `Bool`, `Int`, `Float` or `Complex`. The common lists have a
+/// variant each; every other list (`str[]`, `int?[]`, `ScalarType[]`, ...) is an
+/// [`IValue::List`] of a [`ValueList`], as c10 keeps those in its generic list. The table in
+/// the [module documentation](crate::dispatch) gives the form of every schema type.
 ///
 /// An `IValue` is two words for a one-word tensor handle (such as an `Arc`): the variant and
 /// one word of payload. As in c10, payloads that do not fit in a word (lists, strings,
@@ -40,6 +46,7 @@ use crate::schema::{ArgType, Literal};
 /// assert_eq!(v, IValue::IntList(Arc::new(vec![1, 2])));
 /// assert_eq!(v.kind(), "int[]");
 /// assert_eq!(IValue::<()>::from(Scalar::Int(1)), IValue::Int(1));
+/// assert_eq!(IValue::<()>::from(vec![Some("a".to_string()), None]).kind(), "str?[]");
 /// assert_eq!(size_of::<IValue<Arc<()>>>(), 16);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -61,11 +68,11 @@ pub enum IValue<T> {
     Str(Arc<String>),
     /// `Tensor`.
     Tensor(T),
-    /// `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`.
+    /// `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`, `DimVector`.
     IntList(Arc<Vec<i64>>),
-    /// `float[]`.
+    /// `float[]`, `float[N]`.
     FloatList(Arc<Vec<f64>>),
-    /// `bool[N]`.
+    /// `bool[N]`, `SymBool[]`.
     BoolList(Arc<Vec<bool>>),
     /// `Tensor[]`.
     TensorList(Arc<Vec<T>>),
@@ -73,6 +80,8 @@ pub enum IValue<T> {
     OptionalTensorList(Arc<Vec<Option<T>>>),
     /// `Scalar[]`.
     ScalarList(Arc<Vec<Scalar>>),
+    /// Any other list (`str[]`, `int?[]`, `ScalarType[]`, ...; c10's generic list).
+    List(Arc<ValueList>),
     /// `ScalarType`.
     ScalarType(ScalarType),
     /// `Layout`.
@@ -112,6 +121,7 @@ impl<T> IValue<T> {
             IValue::TensorList(_) => "Tensor[]",
             IValue::OptionalTensorList(_) => "Tensor?[]",
             IValue::ScalarList(_) => "Scalar[]",
+            IValue::List(list) => list.kind(),
             IValue::ScalarType(_) => "ScalarType",
             IValue::Layout(_) => "Layout",
             IValue::Device(_) => "Device",
@@ -195,9 +205,7 @@ macro_rules! from_impls {
 
 from_impls! {
     bool => Bool, i64 => Int, f64 => Float, Complex => Complex(Arc::new),
-    String => Str(Arc::new), Vec<i64> => IntList(Arc::new), Vec<f64> => FloatList(Arc::new),
-    Vec<bool> => BoolList(Arc::new), Vec<Scalar> => ScalarList(Arc::new),
-    ScalarType => ScalarType, Layout => Layout, Device => Device, MemoryFormat => MemoryFormat,
+    String => Str(Arc::new), ScalarType => ScalarType, Layout => Layout, Device => Device, MemoryFormat => MemoryFormat,
     QScheme => QScheme, Generator => Generator, Storage => Storage, Stream => Stream(Arc::new),
     Dimname => Dimname,
 }
@@ -212,6 +220,13 @@ impl<T> From<Scalar> for IValue<T> {
             Scalar::Float(f) => IValue::Float(f),
             Scalar::Complex(c) => IValue::Complex(Arc::new(c)),
         }
+    }
+}
+
+impl<T, E: ListItem<T>> From<Vec<E>> for IValue<T> {
+    /// The list, in the variant [`ListItem`] gives its element type.
+    fn from(items: Vec<E>) -> IValue<T> {
+        E::into_list(items)
     }
 }
 
@@ -340,95 +355,14 @@ impl<T> FromIterator<IValue<T>> for Stack<T> {
     }
 }
 
-/// The value of a schema default literal for an argument of type `ty`, if it has one:
-/// `alpha=1` for `Scalar` is `Int(1)`, `int[2] padding=0` is `IntList([0, 0])`,
-/// `reduction=Mean` is `Int(1)`, `memory_format=contiguous_format` is a `MemoryFormat`.
-/// The typed value is [`crate::plan::arg_default`]'s, the one the generated arguments
-/// structs' `Default` is made from.
-pub(crate) fn default_value<T>(ty: &ArgType, literal: &Literal) -> Option<IValue<T>> {
-    crate::plan::arg_default(ty, literal).map(|d| from_default(&d))
-}
-
-fn from_default<T>(d: &crate::plan::ArgDefault) -> IValue<T> {
-    use crate::plan::ArgDefault as D;
-    match d {
-        D::None => IValue::None,
-        D::Some(inner) | D::Scalar(inner) => from_default(inner),
-        D::Int(i) => IValue::Int(*i),
-        D::Float(f) => IValue::Float(*f),
-        D::Bool(b) => IValue::Bool(*b),
-        D::Str(s) => IValue::from(s.as_str()),
-        D::ScalarType(v) => IValue::ScalarType(*v),
-        D::Layout(v) => IValue::Layout(*v),
-        D::MemoryFormat(v) => IValue::MemoryFormat(*v),
-        D::QScheme(v) => IValue::QScheme(*v),
-        D::Device(v) => IValue::Device(*v),
-        D::IntList(v) => IValue::from(v.clone()),
-        D::FloatList(v) => IValue::from(v.clone()),
-        D::BoolList(v) => IValue::from(v.clone()),
-        D::EmptyTensorList => IValue::TensorList(Arc::default()),
-        D::EmptyScalarList => IValue::ScalarList(Arc::default()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{Float, parse_type};
-
-    fn default(ty: &str, literal: Literal) -> Option<IValue<()>> {
-        default_value(&parse_type(ty).unwrap(), &literal)
-    }
 
     #[test]
     fn values_are_two_words_for_a_one_word_tensor() {
         assert_eq!(size_of::<IValue<Arc<u64>>>(), 16);
         assert_eq!(size_of::<Option<IValue<Arc<u64>>>>(), 16);
         assert_eq!(size_of::<IValue<crate::dispatch::tests::TestTensor>>(), 16);
-    }
-
-    #[test]
-    fn defaults_follow_the_schema_type() {
-        assert_eq!(default("Scalar", Literal::Int(1)), Some(IValue::Int(1)));
-        assert_eq!(
-            default("Scalar", Literal::Float(Float(0.5))),
-            Some(IValue::from(Scalar::Float(0.5)))
-        );
-        assert_eq!(default("float", Literal::Int(2)), Some(IValue::Float(2.0)));
-        assert_eq!(
-            default("int[2]", Literal::Int(0)),
-            Some(IValue::from(vec![0i64, 0]))
-        );
-        assert_eq!(
-            default(
-                "int[1]",
-                Literal::List(vec![Literal::Int(-2), Literal::Int(-1)])
-            ),
-            Some(IValue::from(vec![-2i64, -1]))
-        );
-        assert_eq!(
-            default("int", Literal::Ident("Mean".into())),
-            Some(IValue::Int(1))
-        );
-        assert_eq!(
-            default("ScalarType?", Literal::Ident("long".into())),
-            Some(IValue::ScalarType(ScalarType::Long))
-        );
-        assert_eq!(default("Tensor?", Literal::None), Some(IValue::None));
-        assert_eq!(default("float[]?", Literal::None), Some(IValue::None));
-        assert_eq!(
-            default("float", Literal::Float(Float(1e-5))),
-            Some(IValue::Float(1e-5))
-        );
-        assert_eq!(
-            default("bool[3]", Literal::Bool(true)),
-            Some(IValue::from(vec![true; 3]))
-        );
-        assert_eq!(
-            default("MemoryFormat", Literal::Ident("contiguous_format".into())),
-            Some(IValue::MemoryFormat(MemoryFormat::Contiguous))
-        );
-        assert_eq!(default("int[]", Literal::Int(0)), None);
-        assert_eq!(default("Tensor", Literal::Int(0)), None);
     }
 }

@@ -88,6 +88,9 @@ pub struct ErasedKernel {
     /// The boxed entry point (for unboxed kernels, the unboxing adapter).
     pub(crate) boxed: BoxedFn,
     pub(crate) kind: KernelKind,
+    /// The kernel's Rust path (`std::any::type_name` of the function or closure), for
+    /// dumps and warnings.
+    pub(crate) name: &'static str,
     /// Checks the kernel's Rust signature against a schema; none for boxed kernels.
     pub(crate) check: Option<CheckFn>,
     /// Makes the wrappers derived from this kernel (`structured::derived`), for its tensor
@@ -224,31 +227,37 @@ pub trait KernelArgs<T: Tensor> {
 pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KEYS: bool>(
     schema: &Schema,
 ) -> Result<(), Mismatch> {
-    let tensor = short_type_name(type_name::<T>());
-    let show = |t: &RustType| t.display_with(&tensor).to_string();
     let params = L::rust_types();
     let ret = R::rust_type();
-    let keys = if KEYS { "DispatchKeySet, " } else { "" };
-    let list = |types: Vec<String>| types.join(", ");
-    let found = format!(
-        "fn({keys}{}) -> {}",
-        list(params.iter().map(show).collect()),
-        show(&ret)
-    );
     let args: Vec<Option<RustType>> = (schema.arguments.iter())
         .map(|a| argument_type(&a.ty, a.is_write()))
         .collect();
     let expected_ret = returns_type(&schema.returns);
-    let or_unknown = |t: &Option<RustType>| t.as_ref().map_or_else(|| "?".to_string(), show);
-    let expected = format!(
-        "fn({keys}{}) -> {}",
-        list(args.iter().map(or_unknown).collect()),
-        or_unknown(&expected_ret)
-    );
-    let mismatch = |detail: String| Mismatch {
-        found: found.clone(),
-        expected: expected.clone(),
-        detail,
+    // The signatures are spelt out only for a mismatch: a check that passes (every kernel
+    // registration, the first typed handle of each operator) formats nothing.
+    let mismatch = |detail: String| {
+        let tensor = short_type_name(type_name::<T>());
+        let show = |t: &RustType| t.display_with(&tensor).to_string();
+        let or_unknown = |t: &Option<RustType>| t.as_ref().map_or_else(|| "?".to_string(), show);
+        let keys = if KEYS { "DispatchKeySet, " } else { "" };
+        let list = |types: Vec<String>| types.join(", ");
+        Mismatch {
+            found: format!(
+                "fn({keys}{}) -> {}",
+                list(params.iter().map(show).collect()),
+                show(&ret)
+            ),
+            expected: format!(
+                "fn({keys}{}) -> {}",
+                list(args.iter().map(or_unknown).collect()),
+                or_unknown(&expected_ret)
+            ),
+            detail,
+        }
+    };
+    let show = |t: &RustType| {
+        t.display_with(&short_type_name(type_name::<T>()))
+            .to_string()
     };
     for (i, (arg, want)) in schema.arguments.iter().zip(&args).enumerate() {
         let Some(want) = want else {
@@ -286,14 +295,14 @@ pub(crate) fn check_signature<T: Tensor, L: ArgList<T>, R: RetValue<T>, const KE
             params.len() - args.len()
         )));
     }
-    match expected_ret {
+    match &expected_ret {
         None => Err(mismatch(
             "the schema's returns have no Rust type; register a boxed kernel".into(),
         )),
-        Some(want) if want != ret => Err(mismatch(format!(
+        Some(want) if *want != ret => Err(mismatch(format!(
             "it returns `{}`, expected `{}`",
             show(&ret),
-            show(&want)
+            show(want)
         ))),
         Some(_) => Ok(()),
     }
@@ -369,6 +378,7 @@ where
             functor: Functor::new(self),
             boxed: call::<T, F>,
             kind: KernelKind::Kernel,
+            name: type_name::<F>(),
             check: None,
             derive: Some(crate::structured::derive_kernel::<T>),
             structured: None,
@@ -453,6 +463,7 @@ macro_rules! unboxed_kernel {
                     functor: Functor::new(KernelRecord { kernel: self, operator }),
                     boxed: boxed::<T, K, Out, OM, $($A::Family),*>,
                     kind: KernelKind::Kernel,
+                    name: type_name::<K>(),
                     check: Some(check_signature::<
                         T,
                         ($(<$A as KernelArg<T>>::Family,)*),

@@ -14,6 +14,16 @@ use super::keyset::DispatchKeySet;
 use super::registry::{Dispatcher, Inner, Registration};
 use super::tensor::Tensor;
 
+/// The `variants` of a `native_functions.yaml` entry or a `#[native_function]`: which Rust
+/// items an operator gets (torchgen's C++ bindings), recorded with its `def` for the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Variants {
+    /// A free function (`at::add`).
+    pub function: bool,
+    /// A tensor method (`Tensor::add`).
+    pub method: bool,
+}
+
 /// What a library may do with its namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LibraryKind {
@@ -126,7 +136,7 @@ impl Library {
     ///
     /// ```
     /// # use opgen_core::dispatch::*;
-    /// use opgen_core::native::Variants;
+    /// use opgen_core::dispatch::Variants;
     /// let d = Dispatcher::new();
     /// let lib = d.library("demo")?;
     /// let _def = lib.def_with_variants("neg(Tensor self) -> Tensor", Variants { function: true, method: true })?;
@@ -137,7 +147,7 @@ impl Library {
     pub fn def_with_variants(
         &self,
         schema: &str,
-        variants: crate::native::Variants,
+        variants: Variants,
     ) -> Result<Registration, Error> {
         self.def_with_variants_at(schema, variants, Location::caller())
     }
@@ -146,7 +156,7 @@ impl Library {
     pub fn def_with_variants_at(
         &self,
         schema: &str,
-        variants: crate::native::Variants,
+        variants: Variants,
         site: Site,
     ) -> Result<Registration, Error> {
         if self.kind == LibraryKind::Impl {
@@ -166,7 +176,7 @@ impl Library {
     pub fn def_native_at(
         &self,
         schema: &str,
-        variants: Option<crate::native::Variants>,
+        variants: Option<Variants>,
         device: Option<super::DeviceChecks>,
         site: Site,
     ) -> Result<Registration, Error> {
@@ -178,6 +188,26 @@ impl Library {
             .into());
         }
         (self.inner).def(&self.namespace, schema, variants, device, site)
+    }
+
+    /// [`Library::def_native_at`] for a schema that lives as long as the program (a link-time
+    /// entry, checked when its crate was compiled): only its name is read now, the rest when
+    /// the operator is first needed.
+    pub(crate) fn def_static(
+        &self,
+        schema: &'static str,
+        variants: Option<Variants>,
+        device: Option<super::DeviceChecks>,
+        site: Site,
+    ) -> Result<Registration, Error> {
+        if self.kind == LibraryKind::Impl {
+            return Err(ErrorKind::DefInImplLibrary {
+                namespace: self.namespace.clone(),
+                site,
+            }
+            .into());
+        }
+        (self.inner).def_static(&self.namespace, schema, variants, device, site)
     }
 
     /// Registers `kernel` for the operator `name` at `key` (a runtime or an alias key).
@@ -194,7 +224,7 @@ impl Library {
     /// let _def = lib.def("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?;
     /// let _cpu = lib.impl_("add", DispatchKey::CPU, |a: &MyTensor, _b: &MyTensor, _alpha: Scalar| a.clone())?;
     /// let wrong = lib.impl_("add", DispatchKey::Meta, |a: &MyTensor| a.clone()).unwrap_err();
-    /// assert!(wrong.to_string().contains("the schema needs `fn(&MyTensor, &MyTensor, Scalar) -> MyTensor`"));
+    /// assert!(wrong.to_string().contains("expected signature: fn(&MyTensor, &MyTensor, Scalar) -> MyTensor"));
     /// # Ok::<(), Error>(())
     /// ```
     #[track_caller]
@@ -271,13 +301,15 @@ impl Library {
     }
 
     /// Registers a fallthrough fallback at `key` (or every key an alias covers): operators
-    /// without their own kernel there skip the key. This is what makes an operator without
-    /// autograd kernels callable on tensors that carry an autograd key:
+    /// without their own kernel there skip the key. Every dispatcher has such fallbacks at
+    /// the autograd keys, `ADInplaceOrView`, `Tracer`, `BackendSelect` and the autocast keys
+    /// already (its defaults, which a registration replaces while it lives); this one is for
+    /// a key of your own choice, such as a user backend's layer:
     ///
     /// ```
     /// # use opgen_core::dispatch::*;
     /// # let d = Dispatcher::new();
-    /// let _autograd = d.impls("_").fallback_fallthrough(DispatchKey::Autograd)?;
+    /// let _skip = d.impls("_").fallback_fallthrough(DispatchKey::PrivateUse2)?;
     /// # Ok::<(), Error>(())
     /// ```
     #[track_caller]

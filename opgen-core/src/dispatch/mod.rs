@@ -2,8 +2,9 @@
 //!
 //! It reproduces PyTorch's c10 dispatcher. Operators are defined from schema strings,
 //! kernels are registered per [`DispatchKey`], and each call runs the kernel of the
-//! highest-priority key among the keys of its tensor arguments. The tensor type is the
-//! user's: anything that implements [`Tensor`].
+//! highest-priority key among the keys of its tensor arguments (the highest functionality,
+//! on the highest backend of all of them). The tensor type is the user's: anything that
+//! implements [`Tensor`].
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,120 +39,196 @@
 //! // Errors are values, worded like PyTorch's.
 //! let meta = MyTensor(Arc::new((DispatchKey::Meta.into(), 0.0)));
 //! let err = add.try_call(&meta, &meta, Scalar::Int(1)).unwrap_err();
-//! assert_eq!(err.to_string(), "could not run `demo::add.Tensor` with arguments from the `Meta` \
-//!     backend; the operator has kernels for: CPU");
-//! // Introspection: which registration serves each key.
-//! assert!(op.dispatch_table().to_string().contains("CPU: kernel registered at CPU"));
+//! assert!(err.to_string().starts_with(
+//!     "Could not run 'demo::add.Tensor' with arguments from the 'Meta' backend."
+//! ));
+//! // Introspection: which registration serves each key, and every registration.
+//! assert!(op.dispatch_table().to_string().contains("CPU: kernel "));
+//! assert!(op.dump_state().starts_with("name: demo::add.Tensor\n"));
+//! // A CPU tensor with its autograd key: the default autograd fallthrough, then CPU.
+//! let autograd = MyTensor(Arc::new((DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]), 1.0)));
+//! assert_eq!(add.call(&autograd, &b, Scalar::Int(1)).0.1, 3.0);
 //! # Ok::<(), Error>(())
 //! ```
 //!
 //! # Keys
 //!
-//! [`DispatchKey`] lists the runtime keys from the lowest priority to the highest:
+//! Keys follow c10's representation. A [`DispatchKeySet`] has one bit per *backend
+//! component* ([`BackendComponent`], c10's 16: `CPU`, `CUDA`, `HIP`, `XLA`, `MPS`, `IPU`,
+//! `XPU`, `HPU`, `VE`, `Lazy`, `MTIA`, `MAIA`, `PrivateUse1..3`, `Meta`, lowest first) and
+//! one bit per *functionality* (c10's 47, lowest first: dense, `FPGA`, `Vulkan`, `Metal`,
+//! quantized, `CustomRNGKeyId`, `MkldnnCPU`, sparse, compressed sparse, nested,
+//! `BackendSelect`, `Python`, `Fake`, `FuncTorchDynamicLayerBackMode`, `Functionalize`,
+//! `Named`, `Conjugate`, `Negative`, `ZeroTensor`, `ADInplaceOrView`, `AutogradOther`,
+//! autograd, `AutogradNestedTensor`, `Tracer`, the ten `Autocast*` keys, then functorch's,
+//! `DeferredInit`, `PythonTLSSnapshot`, the two `TESTING_ONLY_*` keys, `PreDispatch` and
+//! `PythonDispatcher`); its bits are c10's `raw_repr()`. Six functionalities are *per
+//! backend*: a runtime key of them is a functionality on a backend component, named as in
+//! c10:
 //!
-//! | group | keys | autograd key |
+//! | functionality | runtime keys (one per backend component) | autograd key of the tensors |
 //! |---|---|---|
-//! | dense backends | `CPU`, `CUDA`, `MPS`, `XPU`, `HPU`, `MTIA`, `PrivateUse1..3`, `Meta` | `Autograd` + the backend (`AutogradCPU`, ...) |
-//! | other backends | `QuantizedCPU/CUDA/Meta`, `MkldnnCPU`, `Sparse{CPU,CUDA,MPS,XPU,Meta}`, `SparseCsr{CPU,CUDA,MPS,XPU,Meta}`, `ZeroTensor` | `AutogradOther` |
-//! | nested backends | `NestedTensor{CPU,CUDA,XPU,HPU,Meta}` | `AutogradNestedTensor` |
-//! | functionality | `BackendSelect` < `Functionalize` < `ADInplaceOrView` | |
-//! | autograd | `AutogradOther` < the per-backend keys < `AutogradNestedTensor` | |
-//! | functionality | `Tracer` (highest) | |
+//! | dense | `CPU`, `CUDA`, `HIP`, `XLA`, ..., `PrivateUse1`, `Meta` | `Autograd` + the backend (`AutogradXLA`); `AutogradOther` for `HIP` and `VE` |
+//! | quantized | `QuantizedCPU`, `QuantizedXLA`, ... | the backend's (`AutogradCPU` for `QuantizedCPU`) |
+//! | sparse | `SparseCPU`, `SparseHIP`, ... | the backend's |
+//! | compressed sparse | `SparseCsrCPU`, `SparseCsrMeta`, ... | the backend's |
+//! | nested | `NestedTensorCPU`, ... | `AutogradNestedTensor` |
+//! | autograd | `AutogradCPU`, `AutogradLazy`, ... | |
 //!
-//! These cover every backend key `native_functions.yaml` names, plus three user backends.
+//! The other functionalities are one runtime key each; `FPGA`, `Vulkan`, `Metal`,
+//! `CustomRNGKeyId` and `MkldnnCPU` are backends whose tensors carry `AutogradOther`
+//! ([`DispatchKey::autograd_key`]). [`DispatchKey`] lists the 137 runtime keys in priority
+//! order: by functionality, then by backend component.
+//!
+//! A call unions the key sets of its tensor arguments and runs the kernel of the highest
+//! functionality present, on the highest backend component present among **all** the
+//! arguments for a per-backend functionality. So a CPU tensor and a CUDA tensor, each with
+//! its autograd key, dispatch to `AutogradCUDA` and then `CUDA`, never to `AutogradCPU`; a
+//! sparse CPU tensor with a dense CUDA tensor dispatches to `SparseCUDA`. Key sets are as
+//! lossy as c10's: removing a per-backend key (a redispatch below it, a fallthrough,
+//! [`DispatchKeySet::remove`], an excluded key) removes its functionality for every backend,
+//! so once a call has passed the autograd layer no tensor's autograd key is selected again.
+//! [`DispatchKeySet::below`]`(AutogradCPU)` leaves `AutogradOther`; `below(Autograd)` leaves
+//! no autograd key at all.
+//!
 //! Alias keys are registration targets that stand for several runtime keys
-//! ([`DispatchKey::runtime_keys`]):
+//! ([`DispatchKey::runtime_keys`], c10's `getRuntimeDispatchKeySet`):
 //!
 //! * `Autograd`: every autograd key;
-//! * `CompositeImplicitAutograd` (CIA): every backend key except `ZeroTensor`, and every
-//!   autograd key;
-//! * `CompositeImplicitAutogradNestedTensor`: the `NestedTensor*` keys and
-//!   `AutogradNestedTensor`;
-//! * `CompositeExplicitAutograd` (CEA): every backend key except `NestedTensor*` and
-//!   `ZeroTensor` (as c10's `backend_dispatch_keyset`);
-//! * `CompositeExplicitAutogradNonFunctional` (CEANF): the CEA keys except `Sparse*`: the
-//!   dense backends, `Quantized*`, `MkldnnCPU` and `SparseCsr*` (c10 also leaves out XLA and
-//!   Lazy, which opgen does not have).
-//!
-//! `ZeroTensor` is a functionality key in c10, served only by its own kernels and fallback;
-//! opgen files it with the backends (it maps to `AutogradOther`) but keeps c10's coverage.
+//! * `CompositeExplicitAutograd` (CEA): the dense, quantized, sparse and compressed sparse
+//!   keys of every backend component, `FPGA`, `Vulkan`, `Metal`, `CustomRNGKeyId` and
+//!   `MkldnnCPU` (c10's `backend_dispatch_keyset`; not the nested keys, not `ZeroTensor`);
+//! * `CompositeExplicitAutogradNonFunctional` (CEANF): the CEA keys without the sparse ones
+//!   and without the functional backends `XLA` and `Lazy` (for every functionality);
+//! * `CompositeImplicitAutograd` (CIA, also `CatchAll`): the CEA keys, the nested keys,
+//!   `Functionalize` and every autograd key;
+//! * `CompositeImplicitAutogradNestedTensor`: the nested keys and `AutogradNestedTensor`;
+//! * `FuncTorchBatchedDecomposition`: `FuncTorchBatched`.
 //!
 //! # Which kernel serves a key
 //!
-//! For each runtime key K of an operator, the first rule that applies:
+//! An operator's table has c10's entries: one per runtime key and one for `Undefined`. For
+//! each runtime key K, the first rule that applies (c10's `computeDispatchTableEntry`):
 //!
 //! 1. A kernel registered directly at K.
-//! 2. K is a backend key covered by CEANF: the CEANF kernel, if any.
-//! 3. K is a backend key covered by CEA: the CEA kernel, if any.
-//! 4. The CIA kernel, if any (at the nested keys, a `CompositeImplicitAutogradNestedTensor`
-//!    kernel first), for backend and autograd keys, except:
-//!    * at an autograd key, CIA is taken only if none of the key's backends has a kernel of
-//!      its own (a fallthrough counts) and there is no CEA kernel; otherwise autograd falls
-//!      through to the backend kernel. A CEANF kernel does not count here;
-//!    * at `AutogradOther`, if a backend that maps to it has a kernel of its own, the entry
-//!      is *ambiguous* (even with a CEA kernel): calling it is an error.
-//! 5. K is an autograd key: the kernel registered at the `Autograd` alias, if any.
-//! 6. The backend fallback registered for K, if any.
+//! 2. K is covered by CEANF: the CEANF kernel, if any.
+//! 3. K is covered by CEA: the CEA kernel, if any.
+//! 4. K is a nested key or `AutogradNestedTensor`: the
+//!    `CompositeImplicitAutogradNestedTensor` kernel, if any. Otherwise, K covered by CIA:
+//!    the CIA kernel, if any, except:
+//!    * at `AutogradOther`, if a backend that maps to it (the quantized, sparse and
+//!      compressed sparse keys, `FPGA`, `Vulkan`, `Metal`, `CustomRNGKeyId`, `MkldnnCPU`)
+//!      has a registration of its own (a fallthrough counts), the entry is *ambiguous*
+//!      (even with a CEA kernel): calling it is an error;
+//!    * CIA is not taken if the operator has a CEA kernel, or, at an autograd key, if one
+//!      of the key's backends ([`DispatchKey::backends`]: `CPU` for `AutogradCPU`) has a
+//!      registration of its own (a fallthrough counts): the autograd key then falls
+//!      through to that kernel. A CEANF kernel does not count. c10 names no backend for
+//!      `AutogradHIP`, `AutogradVE`, `AutogradMTIA` and `AutogradMAIA`.
+//! 5. K is an autograd key: the kernel registered at the `Autograd` alias, if any (and at
+//!    `FuncTorchBatched`, the `FuncTorchBatchedDecomposition` kernel).
+//! 6. The backend fallback registered for K (or the dispatcher's default there), if any.
 //! 7. Nothing: a call that lands on K is an error naming the keys that have kernels.
+//!
+//! The `Undefined` entry takes the CEANF kernel, else the CEA kernel, else the CIA kernel,
+//! else nothing. A call whose key set has no functionality left uses it: an operator without
+//! tensor arguments (no key but the included `BackendSelect`, which falls through), or a call
+//! whose every key was skipped by fallthrough or redispatch. So
+//! `no_tensor_args.int(int arg) -> int` with a catch-all kernel is callable, and a CPU tensor
+//! reaches the CIA kernel of an operator with a fallthrough at `CPU`.
 //!
 //! The table is recomputed on every registration and is a pure function of the current
 //! registrations: the same registrations in any order give the same table, and dropping a
 //! registration gives back the table from before it. [`OperatorHandle::dispatch_table`]
-//! shows which registration serves each key.
+//! shows which registration serves `Undefined` and each key.
 //!
 //! **A second kernel at the same key** (same operator, same key) is allowed: the newest
 //! serves while it lives, and dropping it brings back the previous one, as PyTorch's stack of
-//! kernels does. Only `def`s (one per operator) and fallbacks (one per key) are exclusive.
+//! kernels does. As in PyTorch, a kernel that overrides one registered elsewhere is reported
+//! with a [`Warning`] ("Overriding a previously registered kernel for the same operator and
+//! the same dispatch key", both sites), to standard error unless
+//! [`Dispatcher::set_warning_hook`] sends it elsewhere; the program goes on. Only `def`s (one
+//! per operator) and fallbacks (one per key) are exclusive.
 //!
 //! # Fallthrough
 //!
 //! A fallthrough (a kernel from [`Library::impl_fallthrough`], or a fallback from
 //! [`Library::fallback_fallthrough`]) means "skip this key": the call goes to the next key of
-//! its key set. It is resolved when the table is built: the table keeps a mask of the keys
-//! that are not fallthroughs, and every call intersects its key set with it, so skipping a
-//! key costs nothing. Installing a fallthrough fallback for `Autograd` makes operators
-//! without autograd kernels callable on tensors that carry an autograd key.
+//! its key set. It is resolved when the table is built, into one mask of the functionalities
+//! that are not fallthroughs per backend component (c10's `nonFallthroughKeysPerBackend_`);
+//! a call masks its key set with the mask of its highest backend, so skipping a key costs
+//! nothing. A fallthrough at one per-backend key (`AutogradCPU`) leaves the functionality
+//! for calls whose highest backend is that one only.
 //!
+//! # Default fallbacks
+//!
+//! Every dispatcher starts as c10's does once ATen is loaded, with fallthrough fallbacks at
+//! the keys whose layer only does work for the operators that have a kernel there:
+//!
+//! | keys | default |
+//! |---|---|
+//! | `BackendSelect` | fallthrough (every thread includes the key: [`tls::DEFAULT_INCLUDED`]) |
+//! | `ADInplaceOrView`, `Tracer` | fallthrough |
+//! | `AutogradOther`, `AutogradCPU` ... `AutogradMeta`, `AutogradNestedTensor` | fallthrough (PyTorch's framework autograd fallback, which passes the call below autograd) |
+//! | `AutocastCPU`, `AutocastCUDA`, ... (the ten `Autocast*` keys) | fallthrough |
+//!
+//! So a tensor type may carry these keys before any kernel for them exists. The other keys
+//! have no default: a call that reaches one without a kernel or fallback there fails (c10's
+//! `Conjugate`, `Negative`, `Named`, `ZeroTensor`, `Functionalize`, functorch and Python keys
+//! get real fallbacks from PyTorch's libraries, which opgen does not have). A fallback
+//! registered at one of these keys replaces the default while it lives and is the key's
+//! only fallback (a second one is an error); dropping it brings the default back. A kernel
+//! of an operator at the key serves that operator instead. Dumps mark the defaults
+//! ([`ServedBy::is_default`]).
+
 //! # Rust types of schema types
 //!
 //! Kernels and typed calls take the arguments in schema order, with defaults not filled
-//! (the dispatcher signature). `T` is the tensor type.
+//! (the dispatcher signature). `T` is the tensor type; `X` stands for any of the value types
+//! `ScalarType`, `Layout`, `Device`, `MemoryFormat`, `QScheme`, `Generator`, `Storage`,
+//! `Stream` (the opgen-core types of those names), and `int`, `float`, `bool`, `Scalar`,
+//! `DeviceIndex` where the table does not list them apart. The last column is the boxed
+//! form ([`IValue`]) of an argument or return of that type.
 //!
-//! | schema type | Rust parameter type |
-//! |---|---|
-//! | `Tensor` | `&T` |
-//! | `Tensor(a!)` (written) | `&mut T` |
-//! | `Tensor?` / `Tensor(a!)?` | `Option<&T>` / `Option<&mut T>` |
-//! | `Tensor[]` / `Tensor(a!)[]` | `&[T]` / `&mut [T]` |
-//! | `Tensor?[]` | `&[Option<T>]` |
-//! | `int`, `SymInt` | `i64` |
-//! | `int?`, `SymInt?` | `Option<i64>` |
-//! | `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]`, `DimVector` | `&[i64]` |
-//! | `int[]?`, `int[N]?`, `SymInt[]?`, `SymInt[N]?` | `Option<&[i64]>` |
-//! | `float` / `float?` | `f64` / `Option<f64>` |
-//! | `float[]` / `float[]?` | `&[f64]` / `Option<&[f64]>` |
-//! | `bool`, `SymBool` / `bool?` | `bool` / `Option<bool>` |
-//! | `bool[N]` | `[bool; N]` |
-//! | `str` / `str?` | `&str` / `Option<&str>` |
-//! | `Scalar` / `Scalar?` / `Scalar[]` | [`Scalar`] / `Option<Scalar>` / `&[Scalar]` |
-//! | `ScalarType`, `Layout`, `Device`, `MemoryFormat`, `QScheme` | [`ScalarType`], [`Layout`], [`Device`], [`MemoryFormat`], [`QScheme`] (`T?`: `Option<..>`) |
-//! | `DeviceIndex` | `i8` |
-//! | `Generator` / `Generator?` | [`Generator`] / `Option<Generator>` |
-//! | `Storage`, `Stream` | [`Storage`], [`Stream`] |
+//! | schema type | Rust parameter type | Rust return type | `IValue` |
+//! |---|---|---|---|
+//! | `Tensor` | `&T` | `T` | `Tensor` |
+//! | `Tensor(a!)` (written) | `&mut T` | `T` (a clone of the argument's handle) | `Tensor` |
+//! | `Tensor?` / `Tensor(a!)?` | `Option<&T>` / `Option<&mut T>` | `Option<T>` | `None` or `Tensor` |
+//! | `Tensor[]` / `Tensor(a!)[]` | `&[T]` / `&mut [T]` | `Vec<T>` (not written: R88) | `TensorList` |
+//! | `Tensor?[]` | `&[Option<T>]` | `Vec<Option<T>>` | `OptionalTensorList` |
+//! | `Tensor[]?`, `Tensor?[]?` | `Option<&[T]>`, `Option<&[Option<T>]>` | — (R87) | `None` or the list |
+//! | `int`, `SymInt` | `i64` | `i64` | `Int` |
+//! | `int[]`, `int[N]`, `SymInt[]`, `SymInt[N]` | `&[i64]` | `Vec<i64>` (`[]` only: R87) | `IntList` |
+//! | `DimVector` | `&[i64]` | `Vec<i64>` | `IntList` |
+//! | `float` / `float[]`, `float[N]` | `f64` / `&[f64]` | `f64` / `Vec<f64>` | `Float` / `FloatList` |
+//! | `bool`, `SymBool` | `bool` | `bool` | `Bool` |
+//! | `bool[N]` | `[bool; N]` | `[bool; N]` | `BoolList` |
+//! | `SymBool[]` / `bool[]` | `&[bool]` / — (R85) | `Vec<bool>` | `BoolList` |
+//! | `str` | `&str` | `String` | `Str` |
+//! | `str[]` | `&[String]` | `Vec<String>` | `List(ValueList::Str)` |
+//! | `Scalar` | [`Scalar`] | [`Scalar`] | `Int`, `Float`, `Bool` or `Complex` (c10's boxing) |
+//! | `Scalar[]` | `&[Scalar]` | `Vec<Scalar>` | `ScalarList` |
+//! | `DeviceIndex` | `i8` | `i8` | `Int` |
+//! | `ScalarType`, `Layout`, `Device`, `MemoryFormat`, `QScheme`, `Generator`, `Storage`, `Stream` | [`ScalarType`], [`Layout`], [`Device`], [`MemoryFormat`], [`QScheme`], [`Generator`], [`Storage`], [`Stream`] | the same | the variant of that name |
+//! | `X[]` for the types of the row above, `DeviceIndex[]` | `&[X]` | `Vec<X>` | `List(ValueList::X)` |
+//! | `X?` (any value type, `str`, a list) | `Option<..>` of the above (`Option<i64>`, `Option<&str>`, `Option<&[i64]>`, `Option<[bool; N]>`, ...) | `Option<..>` of a value type, of `String` or of `[bool; N]` (not `Scalar?` nor lists: R87) | `None` or the value |
+//! | `X?[]`, `str?[]` (a list of optional values) | `&[Option<X>]`, `&[Option<String>]` | `Vec<Option<X>>`, `Vec<Option<String>>` (not `Scalar?[]`: R87) | `List(ValueList::OptionalX)` (`OptionalInt`, ...) |
+//! | several returns | | a tuple of the single returns, up to 10 | one value each |
+//! | `()` | | `()` | nothing |
 //!
-//! `GraphModule` and custom classes have no Rust type: such operators take boxed kernels.
-//! The table is [`crate::plan::argument_type`] and [`crate::plan::return_type`], which the
-//! code generator follows too; a kernel fits when its parameter and return types are the
-//! ones they give.
+//! A list whose element type has no variant of its own is an [`IValue::List`] holding a
+//! [`ValueList`], c10's generic list; [`ListItem`] names the variant of each element type,
+//! and `IValue::from(vec)` builds any list. The schema language has no dictionary type (its
+//! 19 base types, optionals and lists are all there is), so `IValue` has no dictionary
+//! either; [`IValue::Tuple`] and [`IValue::Dimname`] (and [`ValueList::Dimname`]) carry
+//! values that no schema type names, for boxed kernels that need them.
 //!
-//! | schema returns | Rust return type |
-//! |---|---|
-//! | `()` | `()` |
-//! | `Tensor`, also `Tensor(a!)` | `T` (for a written alias, a clone of the argument's handle) |
-//! | `Tensor[]` / `Tensor?` | `Vec<T>` / `Option<T>` |
-//! | `int`, `SymInt` / `float` / `bool`, `SymBool` | `i64` / `f64` / `bool` |
-//! | `Scalar`, `ScalarType`, `QScheme` | [`Scalar`], [`ScalarType`], [`QScheme`] |
-//! | several | a tuple of the above (up to 10) |
+//! Nested optionals and lists (`int??`, `int[][]`), `GraphModule` and custom classes have no
+//! Rust type: operators that use them take boxed kernels, as do operators with more than
+//! [`MAX_ARITY`] arguments or more than 10 returns. The table is
+//! [`crate::plan::argument_type`] and [`crate::plan::return_type`], which the code generator
+//! follows too; a kernel fits when its parameter and return types are the ones they give.
 //!
 //! In boxed calls, values travel as [`IValue`]s: two words each for a one-word tensor handle,
 //! with lists, strings and other large payloads behind an `Arc`, and a `Scalar` carried as
@@ -196,15 +273,31 @@
 //! with `#[native_function]` are collected at link time, from every crate linked into the
 //! program, and registered with [`Dispatcher::global`] on its first access (generated
 //! functions make it on their first call), before that access returns: all `def`s first,
-//! then every kernel. They stay registered for the life of the program; failures are kept in
-//! [`Dispatcher::global_errors`] and repeated by [`Dispatcher::find`] for the operator
-//! concerned. [`Dispatcher::global`] documents the details.
+//! then every kernel. They stay registered for the life of the program. A registration that
+//! cannot take effect (a duplicate `def`, a kernel that does not fit its schema, a kernel for
+//! an operator nothing defines) is never silent: `Dispatcher::global` panics listing every
+//! one, as PyTorch aborts at start-up, unless the program takes them from
+//! [`Dispatcher::try_global`] first. [`Dispatcher::global`] documents the details.
+//!
+//! A link-time `def` costs little until its operator is used: its schema is parsed, and its
+//! table built, when the operator is first looked up, called or given a kernel.
+//!
+//! # Introspection
+//!
+//! [`OperatorHandle::dispatch_table`] shows which registration serves each key (PyTorch's
+//! `_dispatch_dump_table`), [`OperatorHandle::dump_state`] every registration of the operator
+//! (`_dispatch_dump`), with each kernel's site and Rust path, and
+//! [`Dispatcher::dangling_impls`] the operators that have kernels but no `def`
+//! (`_dispatch_find_dangling_impls`).
 //!
 //! # Concurrency and memory
 //!
-//! Registrations and calls may run on many threads at once. Registration takes the
-//! dispatcher's lock; a call takes none: the operator's table is immutable, published with
-//! an atomic store and read with one atomic load. A superseded table is not freed while the
+//! Registrations, lookups and calls may run on many threads at once. Registration takes the
+//! dispatcher's lock; a lookup by name ([`Dispatcher::find`]) takes none (an index read with
+//! atomic loads); nor does a call: the operator's table is immutable, published with an
+//! atomic store and read with one atomic load. A kernel that a dropped registration removes
+//! is dropped after the lock is released, so what it captured (other registrations, a
+//! library, values that use the dispatcher when dropped) may use the dispatcher. A superseded table is not freed while the
 //! operator exists (freeing it safely would need an atomic read-modify-write per call);
 //! a table is a few hundred bytes, and one that equals a recent table is reused, so undoing
 //! and redoing registrations does not grow memory. Kernels of dropped registrations are
@@ -242,6 +335,7 @@ pub(crate) mod kernel;
 mod keys;
 mod keyset;
 mod library;
+mod list;
 mod operator;
 pub(crate) mod registry;
 mod returns;
@@ -257,20 +351,21 @@ mod tests;
 pub use args::{ArgFamily, KernelArg};
 pub use device::{DeviceChecks, DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
-pub(crate) use handle::WeakTypedOperator;
+pub(crate) use handle::LazyTypedOperator;
 pub use handle::{OperatorHandle, TypedOperator};
-pub use ivalue::{IValue, Stack};
+pub use ivalue::{IValue, Stack, default_value};
 pub use kernel::{
     ArgList, Boxed, BoxedKernel, Kernel, KernelArgs, MAX_ARITY, NoKeys, WithKeys, boxed,
 };
-pub use keys::DispatchKey;
+pub use keys::{BackendComponent, DispatchKey};
 pub use keyset::DispatchKeySet;
-pub use library::{Library, LibraryKind};
+pub use library::{Library, LibraryKind, Variants};
+pub use list::{ListItem, ValueList};
 pub use operator::{
-    ArgTuple, OpCache, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker,
+    ArgTuple, OpCache, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker, TypedOf,
 };
 pub(crate) use operator::{kernel_name, options_at};
-pub use registry::{Dispatcher, Registration, RegistrationId};
+pub use registry::{Dispatcher, LinkErrors, Registration, RegistrationId, Warning, WarningHook};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};
 pub use tensor::{Tensor, TensorOptions};

@@ -87,13 +87,15 @@ pub trait ArgTuple<T: Tensor>: ArgList<T> + Sized {
 /// registered like any kernel, with the arity and types of `L`.
 ///
 /// ```
-/// use opgen_core::dispatch::{DispatchKeySet, Dispatcher, Tensor, TupleKernel, DispatchKey};
+/// use opgen_core::dispatch::{DispatchKey, DispatchKeySet, Dispatcher, Error, Tensor, TupleKernel};
 /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
 /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
 /// let d = Dispatcher::new();
 /// let lib = d.library("demo")?;
 /// let _def = lib.def("scale(Tensor self, int factor) -> int")?;
-/// let kernel = TupleKernel::<(&'static MyTensor, i64), _>::new(|_ks, (_t, factor)| Ok(factor * 2));
+/// let kernel = TupleKernel::<(&'static MyTensor, i64), _>::new(
+///     |_ks: DispatchKeySet, (_t, factor): (&MyTensor, i64)| Ok::<i64, Error>(factor * 2),
+/// );
 /// let _cpu = lib.impl_("scale", DispatchKey::CPU, kernel)?;
 /// let scale = d.typed::<MyTensor, (&MyTensor, i64), i64>("demo::scale", "")?;
 /// assert_eq!(scale.call(&MyTensor(DispatchKey::CPU.into()), 21), 42);
@@ -212,7 +214,13 @@ macro_rules! tuple_impls {
             Fun: for<'a> Fn(DispatchKeySet, ($($F::Arg<'a>,)*)) -> Result<R, Error> + Send + Sync + 'static,
         {
             fn erase(self, operator: Arc<str>) -> ErasedKernel {
-                #[allow(clippy::too_many_arguments)]
+                // `T` and `'a` are spelled out: the function's type is checked against
+                // `Sig<T, families, R>` when it is erased.
+                #[allow(
+                    clippy::too_many_arguments,
+                    clippy::needless_lifetimes,
+                    clippy::extra_unused_type_parameters
+                )]
                 fn unboxed<'a, T: Tensor, R, Fun, $($F: ArgFamily<T>),*>(
                     functor: &'a Functor,
                     ks: DispatchKeySet,
@@ -264,6 +272,7 @@ macro_rules! tuple_impls {
                     functor: Functor::new(TupleRecord { kernel: self, operator }),
                     boxed: boxed::<T, R, Fun, $($F),*>,
                     kind: KernelKind::Kernel,
+                    name: type_name::<Fun>(),
                     check: Some(check_signature::<T, ($($F,)*), R, false>),
                     derive: Some(crate::structured::derive_kernel::<T>),
                     structured: None,
@@ -470,7 +479,7 @@ pub trait Operator: Sized + 'static {
 
     /// The typed handle of the global dispatcher, looked up once.
     #[inline]
-    fn typed() -> Result<&'static TypedOperator<Self::Tensor, Self::Args, Self::Returns>, Error> {
+    fn typed() -> Result<&'static TypedOf<Self>, Error> {
         Self::CACHE.typed::<Self>()
     }
 
@@ -491,6 +500,14 @@ pub trait Operator: Sized + 'static {
         crate::__private::impl_kernel_of::<Self, M, K>(lib, key, kernel, site)
     }
 }
+
+/// The typed handle of the operator with marker `O`.
+pub type TypedOf<O> =
+    TypedOperator<<O as Operator>::Tensor, <O as Operator>::Args, <O as Operator>::Returns>;
+
+/// The static-dispatch state of the operator with marker `O`.
+type StaticStateOf<O> =
+    StaticState<<O as Operator>::Tensor, <O as Operator>::Args, <O as Operator>::Returns>;
 
 /// The handles of one operator, looked up on first use and kept for the life of the
 /// program (a failed lookup is not kept, so an operator registered later is found later):
@@ -524,9 +541,7 @@ impl OpCache {
     /// The typed handle of operator `O` (whose cache this is): after the first success, one
     /// atomic load.
     #[inline]
-    pub fn typed<O: Operator>(
-        &'static self,
-    ) -> Result<&'static TypedOperator<O::Tensor, O::Args, O::Returns>, Error> {
+    pub fn typed<O: Operator>(&'static self) -> Result<&'static TypedOf<O>, Error> {
         match self.handle.get() {
             Some(op) => Ok(super::erased::typed_view(op)),
             None => self.init::<O>(),
@@ -535,9 +550,7 @@ impl OpCache {
 
     #[cold]
     #[inline(never)]
-    fn init<O: Operator>(
-        &'static self,
-    ) -> Result<&'static TypedOperator<O::Tensor, O::Args, O::Returns>, Error> {
+    fn init<O: Operator>(&'static self) -> Result<&'static TypedOf<O>, Error> {
         let name = O::name();
         // Checked once against the operator's signature; calls re-check each kernel's.
         let typed = Dispatcher::global()
@@ -588,9 +601,7 @@ impl OpCache {
     }
 
     /// The statically dispatched operator, built on the first success.
-    fn static_state<O: Operator>(
-        &'static self,
-    ) -> Result<&'static StaticState<O::Tensor, O::Args, O::Returns>, Error> {
+    fn static_state<O: Operator>(&'static self) -> Result<&'static StaticStateOf<O>, Error> {
         let state = match self.statik.get() {
             Some(state) => state,
             None => {

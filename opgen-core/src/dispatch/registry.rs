@@ -1,24 +1,38 @@
-//! The dispatcher: the registry of operators, kernels and fallbacks behind one lock, and the
-//! registration handles that undo what they added.
+//! The dispatcher: the registry of operators, kernels and fallbacks behind one lock, an
+//! index that finds operators by name without it, and the registration handles that undo
+//! what they added.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+mod dump;
 pub(crate) mod entry;
+mod index;
 pub(crate) mod link;
+pub(crate) mod operator;
 mod registration;
+mod state;
+mod warning;
 
+pub use link::LinkErrors;
 pub use registration::Registration;
+pub use warning::{Warning, WarningHook};
 
-use super::erased::TableCell;
-use super::error::{Error, ErrorKind, Site};
+use super::erased::Shared;
+use super::error::{Error, Site};
 use super::handle::{OperatorHandle, TypedOperator};
-use super::kernel::{ErasedKernel, KernelArgs};
+use super::kernel::KernelArgs;
 use super::keys::DispatchKey;
 use super::returns::RetValue;
-use super::table::{DispatchTableDump, FallbackReg, KernelReg, OpInfo, Table, resolve};
+use super::table::{FallbackReg, KernelReg, Table};
 use super::tensor::Tensor;
+use index::NameIndex;
+use operator::{OpInfo, OperatorEntry, name_hash};
+use warning::Aftermath;
 
 /// Identifies one registration (a `def`, a kernel, or a fallback) in a dispatcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,8 +49,9 @@ impl fmt::Display for RegistrationId {
 /// [`Dispatcher::global`] is the process-wide instance that generated code uses; it holds
 /// every `#[native_function]` of the program from its first access on (see its docs).
 /// [`Dispatcher::new`] makes an independent one (for tests, or for isolating plugins).
-/// Registration takes a lock; calls never do: each operator's table is an immutable value
-/// published with one atomic store and read with one atomic load.
+/// Registration takes a lock; lookups by name and calls never do: operators are found in an
+/// index read with atomic loads, and each operator's table is an immutable value published
+/// with one atomic store and read with one atomic load.
 #[derive(Clone)]
 pub struct Dispatcher {
     pub(crate) inner: Arc<Inner>,
@@ -44,15 +59,24 @@ pub struct Dispatcher {
 
 pub(crate) struct Inner {
     registry: Mutex<Registry>,
+    index: NameIndex,
+    /// Where warnings go; `None`: standard error.
+    warning_hook: Mutex<Option<Arc<WarningHook>>>,
 }
 
-struct Registry {
-    /// By `ns::op.overload` (or `ns::op`); entries are kept once created, so handles stay valid.
-    ops: BTreeMap<String, OpState>,
+pub(crate) struct Registry {
+    /// Every operator named by a registration so far, by [`OperatorEntry::id`]; entries are
+    /// kept once created, so handles stay valid.
+    ops: Vec<OpState>,
+    /// The ids of the overloads of each operator name (`ns::op`), by [`base_hash`].
+    overloads: FxHashMap<u64, SmallVec<[u32; 4]>>,
     /// One per runtime key.
     fallbacks: Vec<Option<FallbackReg>>,
     /// The library that owns each namespace's `def`s.
     namespaces: HashMap<String, (u64, Site)>,
+    /// The overrides warned about (operator, key, previous and new site): a program that
+    /// registers the same override again and again hears of it once.
+    warned: HashSet<(u32, DispatchKey, Site, Site)>,
     next_id: u64,
 }
 
@@ -66,46 +90,11 @@ struct OpState {
 struct DefReg {
     id: RegistrationId,
     info: Arc<OpInfo>,
-    site: Site,
 }
 
-/// An operator as calls see it: its name and its current table.
-pub(crate) struct OperatorEntry {
-    pub(crate) namespace: String,
-    /// `ns::op`.
-    pub(crate) name: String,
-    pub(crate) overload: String,
-    pub(crate) table: TableCell<Table>,
-    dispatcher: Weak<Inner>,
-}
-
-impl OperatorEntry {
-    pub(crate) fn full_name(&self) -> String {
-        match self.overload.as_str() {
-            "" => self.name.clone(),
-            overload => format!("{}.{overload}", self.name),
-        }
-    }
-
-    /// The computed table with the registration serving each key, if the dispatcher lives.
-    pub(crate) fn dump(&self) -> DispatchTableDump {
-        let Some(inner) = self.dispatcher.upgrade() else {
-            return DispatchTableDump::new(self.full_name(), &resolve(&[], &[]));
-        };
-        let registry = inner.lock();
-        // Without a `def`, the table serves nothing, whatever is registered.
-        match registry
-            .ops
-            .get(&self.full_name())
-            .filter(|op| op.def.is_some())
-        {
-            Some(op) => {
-                DispatchTableDump::new(self.full_name(), &resolve(&op.kernels, &registry.fallbacks))
-            }
-            None => DispatchTableDump::new(self.full_name(), &resolve(&[], &[])),
-        }
-    }
-}
+/// The table of every operator nobody has looked up yet: shared, so that defining an
+/// operator costs no table of its own.
+static UNBUILT: LazyLock<Arc<Table>> = LazyLock::new(|| Arc::new(Table::undefined()));
 
 impl Default for Dispatcher {
     fn default() -> Dispatcher {
@@ -126,16 +115,26 @@ impl Dispatcher {
     /// 1. one fragment library per namespace (several crates may add to `aten`);
     /// 2. every `def`: entries that restate the same schema (equal once printed canonically)
     ///    are one `def`; a different schema for the same name is the duplicate-`def` error
-    ///    naming both schemas and both sites;
-    /// 3. every kernel, at each of its keys, checked against the schema.
+    ///    naming both schemas and both sites. Schemas are parsed when their operator is
+    ///    first needed (looked up, called, dumped, or given a kernel), not here;
+    /// 3. every kernel, at each of its keys, checked against the schema;
+    /// 4. the structured delegates' kernels and the wrappers derived for groups of
+    ///    operators (`opgen_core::structured::derive_wrappers`).
     ///
-    /// The registrations stay in force for the life of the program. Registrations that fail
-    /// do not stop the others: they are kept in [`Dispatcher::global_errors`], and
-    /// [`Dispatcher::find`] on the global dispatcher repeats those of the operator it cannot
-    /// find. Threads that call `global()` while the first one registers wait for it to
-    /// finish, so they never see a partly registered dispatcher. A call of `global()` made
-    /// on the registering thread during registration (from a kernel's registration code,
-    /// say) does not deadlock: it gets the dispatcher with the registrations made so far.
+    /// The registrations stay in force for the life of the program. Threads that call
+    /// `global()` while the first one registers wait for it to finish, so they never see a
+    /// partly registered dispatcher. A call of `global()` made on the registering thread
+    /// during registration (from a kernel's registration code, say) does not deadlock: it
+    /// gets the dispatcher with the registrations made so far.
+    ///
+    /// # Panics
+    ///
+    /// If a link-time registration failed, as PyTorch aborts at static initialisation: a
+    /// duplicate `def` with another schema, a kernel whose signature does not fit its
+    /// schema, a kernel attached to an operator that no `def` names (a misspelt
+    /// `op = "aten::rleu"`), ... The message lists every failure. It panics on every call
+    /// until the failures are handled: [`Dispatcher::try_global`] returns them instead, and
+    /// from then on `global()` returns the dispatcher (without the failed registrations).
     ///
     /// Rust links a dependency only if the program names it: a crate that does nothing but
     /// register kernels needs a `use that_crate as _;` somewhere in the program.
@@ -145,96 +144,149 @@ impl Dispatcher {
         link::global()
     }
 
-    /// The link-time registrations of [`Dispatcher::global`] that failed (a duplicate `def`,
-    /// a kernel whose signature does not fit the schema, ...), in registration order. Makes
-    /// the registrations first if `global()` was not called yet.
+    /// [`Dispatcher::global`], with the link-time registrations that failed returned as an
+    /// error instead of a panic. Once they are returned, they count as handled: later calls
+    /// of `global()` (and of the generated functions) return the dispatcher, in which the
+    /// failed registrations are absent.
     ///
     /// ```
     /// use opgen_core::dispatch::Dispatcher;
-    /// for error in Dispatcher::global_errors() {
-    ///     eprintln!("opgen: {error}");
-    /// }
+    /// let dispatcher = match Dispatcher::try_global() {
+    ///     Ok(dispatcher) => dispatcher,
+    ///     Err(errors) => {
+    ///         eprintln!("{errors}"); // every failure, with its site
+    ///         errors.dispatcher()
+    ///     }
+    /// };
+    /// # let _ = dispatcher;
+    /// ```
+    pub fn try_global() -> Result<&'static Dispatcher, LinkErrors> {
+        link::try_global()
+    }
+
+    /// The link-time registrations of [`Dispatcher::global`] that failed, in registration
+    /// order, without panicking (and without counting them as handled, which
+    /// [`Dispatcher::try_global`] does). Makes the registrations first if they were not made
+    /// yet.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::Dispatcher;
+    /// assert!(Dispatcher::global_errors().is_empty());
     /// ```
     pub fn global_errors() -> &'static [Error] {
         link::global_errors()
     }
 
+    /// The warnings of the link-time registrations (a kernel overriding another at the same
+    /// key, from another site), in registration order. They were also reported as they
+    /// happened, to standard error.
+    pub fn global_warnings() -> &'static [Warning] {
+        link::global_warnings()
+    }
+
     /// A new dispatcher, independent of the global one, without operators. Like every
-    /// dispatcher it has a fallthrough fallback at `BackendSelect` (PyTorch's), so that
-    /// operators without a `BackendSelect` kernel skip that key, which every thread includes
-    /// ([`tls::DEFAULT_INCLUDED`](super::tls::DEFAULT_INCLUDED)). A fallback registered at
-    /// `BackendSelect` replaces it while it lives.
+    /// dispatcher (and like c10's once ATen is loaded) it starts with fallthrough fallbacks
+    /// at `BackendSelect`, `ADInplaceOrView`, `Tracer`, the autocast keys and every autograd
+    /// key, so that tensors may carry those keys (and every thread includes `BackendSelect`,
+    /// [`tls::DEFAULT_INCLUDED`](super::tls::DEFAULT_INCLUDED)) before any kernel for them
+    /// exists: operators without such a kernel skip the key. A fallback registered at one of
+    /// these keys replaces the default while it lives; dropping it brings the default back.
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// # #[derive(Clone)] struct MyTensor(DispatchKeySet);
+    /// # impl Tensor for MyTensor { fn key_set(&self) -> DispatchKeySet { self.0 } }
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// let _def = lib.def("neg(Tensor self) -> Tensor")?;
+    /// let _cpu = lib.impl_("neg", DispatchKey::CPU, |t: &MyTensor| t.clone())?;
+    /// let neg = d.typed::<_, (&MyTensor,), MyTensor>("demo::neg", "")?;
+    /// use DispatchKey as K;
+    /// let t = MyTensor(DispatchKeySet::from_keys(&[K::CPU, K::ADInplaceOrView, K::AutogradCPU, K::Tracer]));
+    /// assert!(neg.try_call(&t).is_ok()); // every layer above CPU falls through
+    /// assert!(d.find("demo::neg", "")?.dispatch_table().get(K::AutogradCPU).is_default());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new() -> Dispatcher {
         let registry = Registry {
-            ops: BTreeMap::new(),
+            ops: Vec::new(),
+            overloads: FxHashMap::default(),
             fallbacks: (0..DispatchKey::NUM_RUNTIME)
                 .map(|i| builtin_fallback(DispatchKey::ALL[i]))
                 .collect(),
             namespaces: HashMap::new(),
+            warned: HashSet::new(),
             next_id: 1,
         };
         Dispatcher {
             inner: Arc::new(Inner {
                 registry: Mutex::new(registry),
+                index: NameIndex::new(),
+                warning_hook: Mutex::new(None),
             }),
         }
     }
 
     /// The operator `name` (`aten::add`) with overload `overload` (`Tensor`; `""` for
-    /// none). Fails if no `def` for it is registered.
+    /// none). Fails if no `def` for it is registered, with PyTorch's "Could not find schema
+    /// for ..." and the overloads the name does have.
+    ///
+    /// A lookup takes no lock and allocates nothing: an interpreter may call it on every
+    /// call, from many threads at once.
+    #[inline]
     pub fn find(&self, name: &str, overload: &str) -> Result<OperatorHandle, Error> {
-        let key = if overload.is_empty() {
-            name.to_string()
-        } else {
-            format!("{name}.{overload}")
-        };
-        let registry = self.inner.lock();
-        if let Some(op) = registry.ops.get(&key).filter(|op| op.def.is_some()) {
-            return Ok(OperatorHandle {
-                entry: op.entry.clone(),
-            });
+        match self.handle(name_hash(name, overload), name, overload) {
+            Some(op) if is_defined(&op.entry) => Ok(op),
+            _ => self.find_slow(name, overload),
         }
-        let known_overloads = registry
-            .ops
-            .values()
-            .filter(|op| op.def.is_some() && op.entry.name == name)
-            .map(|op| {
-                if op.entry.overload.is_empty() {
-                    "(none)".into()
-                } else {
-                    op.entry.overload.clone()
-                }
-            })
-            .collect();
-        drop(registry);
-        Err(ErrorKind::OperatorNotFound {
-            name: name.to_string(),
-            overload: overload.to_string(),
-            known_overloads,
-            registration_errors: link::errors_of(self, &key),
-        }
-        .into())
     }
 
-    /// The active kernel at each key the operator `full_name` (`ns::op.overload`) has one
-    /// registered at directly (runtime or alias key), in key order; fallthroughs left out.
-    pub(crate) fn kernels_of(&self, full_name: &str) -> Vec<(DispatchKey, Arc<ErasedKernel>)> {
-        let registry = self.inner.lock();
-        let Some(op) = registry.ops.get(full_name) else {
-            return Vec::new();
+    /// A handle of the operator with this name, whatever its state. The global dispatcher's
+    /// entries live for the whole program: a handle of one is a plain reference (see
+    /// `OperatorHandle::entry`).
+    #[inline(always)]
+    fn handle(&self, hash: u64, name: &str, overload: &str) -> Option<OperatorHandle> {
+        let entry = match link::global_if_created() {
+            Some(global) if Arc::ptr_eq(&global.inner, &self.inner) => {
+                Shared::from_static(&**global.inner.index.get(hash, name, overload)?)
+            }
+            _ => Shared::from_arc(self.inner.index.get(hash, name, overload)?.clone()),
         };
-        let mut active: BTreeMap<DispatchKey, Option<&Arc<ErasedKernel>>> = BTreeMap::new();
-        for reg in &op.kernels {
-            active.insert(reg.key, reg.kernel.as_ref());
+        Some(OperatorHandle { entry })
+    }
+
+    /// [`Dispatcher::find`] for an operator whose table is not built yet, or that is missing.
+    #[cold]
+    #[inline(never)]
+    fn find_slow(&self, name: &str, overload: &str) -> Result<OperatorHandle, Error> {
+        // `find("ns::op.overload", "")` names the overload in the name.
+        if overload.is_empty()
+            && let Some((op, overload)) = name.rsplit_once('.')
+            && !overload.contains("::")
+        {
+            return self.find(op, overload);
         }
-        (active.into_iter())
-            .filter_map(|(key, kernel)| Some((key, kernel?.clone())))
-            .collect()
+        let entry = self
+            .inner
+            .index
+            .get(name_hash(name, overload), name, overload);
+        let mut registry = self.inner.lock();
+        if let Some(entry) = entry {
+            registry.make_ready(entry.id);
+            if registry.op(entry.id).is_some_and(|op| op.def.is_some())
+                && let Some(op) = self.handle(entry.hash, name, overload)
+            {
+                return Ok(op);
+            }
+        }
+        let error = registry.not_found(name, overload, entry.map(|e| e.id));
+        drop(registry);
+        Err(error.with_link_errors(self))
     }
 
     /// A typed handle to an operator: `A` is the tuple of the kernel parameter types, `R` the
-    /// return type, `T` the tensor type (usually `_`). Checked against the schema here, once;
-    /// its calls do no lookup, locking or allocation.
+    /// return type, `T` the tensor type (usually `_`). Checked against the schema the first
+    /// time this signature is asked for; its calls do no lookup, locking or allocation.
     ///
     /// ```
     /// # use opgen_core::dispatch::*;
@@ -255,30 +307,17 @@ impl Dispatcher {
         name: &str,
         overload: &str,
     ) -> Result<TypedOperator<T, A::Families, R>, Error> {
-        self.find(name, overload)?.typed::<T, A, R>()
+        self.find(name, overload)?
+            .into_typed_families::<T, A::Families, R>()
     }
+}
 
-    /// Every operator with a `def`, by name.
-    pub fn operators(&self) -> Vec<OperatorHandle> {
-        let registry = self.inner.lock();
-        (registry.ops.values())
-            .filter(|op| op.def.is_some())
-            .map(|op| OperatorHandle {
-                entry: op.entry.clone(),
-            })
-            .collect()
-    }
-
-    /// The keys with a backend fallback, with its site and whether it is a fallthrough.
-    pub fn fallbacks(&self) -> Vec<(DispatchKey, Site, bool)> {
-        let registry = self.inner.lock();
-        (registry.fallbacks.iter().enumerate())
-            .filter_map(|(i, f)| {
-                f.as_ref()
-                    .map(|f| (DispatchKey::ALL[i], f.site, f.kernel.is_none()))
-            })
-            .collect()
-    }
+/// An operator with a `def`, by name, with its schema.
+pub(crate) struct DefinedOperator {
+    /// `ns::op.overload`.
+    pub(crate) full_name: String,
+    pub(crate) namespace: String,
+    pub(crate) schema: Arc<operator::Schema>,
 }
 
 impl fmt::Debug for Dispatcher {
@@ -290,69 +329,75 @@ impl fmt::Debug for Dispatcher {
     }
 }
 
+/// Whether the operator has a `def`, as its published table says; `false` as well while its
+/// table is not built (the slow path of `find` builds it).
+#[inline(always)]
+fn is_defined(entry: &OperatorEntry) -> bool {
+    entry.is_ready() && entry.table.load().info.is_some()
+}
+
+/// `ns::op.overload` → (`ns::op`, `overload`).
+pub(crate) fn split_full_name(full: &str) -> (&str, &str) {
+    match full.rsplit_once('.') {
+        Some((name, overload)) if !overload.contains("::") => (name, overload),
+        _ => (full, ""),
+    }
+}
+
 /// The id of the fallbacks every dispatcher starts with; registrations count from 1.
 pub(crate) const BUILTIN: RegistrationId = RegistrationId(0);
 
-/// The fallback every dispatcher has at `key` until a registration replaces it: a
-/// fallthrough at `BackendSelect`, nothing elsewhere.
+/// The fallback every dispatcher has at `key` until a registration replaces it, as c10 has
+/// once ATen is loaded: a fallthrough at the keys whose layer only does work when an
+/// operator has a kernel for it: `BackendSelect`, `ADInplaceOrView`, `Tracer`, the autocast
+/// keys, and every autograd key (PyTorch's framework autograd fallback, which in its default
+/// mode only passes the call on below autograd). Nothing at the other keys.
 pub(crate) fn builtin_fallback(key: DispatchKey) -> Option<FallbackReg> {
-    (key == DispatchKey::BackendSelect).then(|| FallbackReg {
+    use DispatchKey as K;
+    let autocast = matches!(
+        key,
+        K::AutocastCPU
+            | K::AutocastMTIA
+            | K::AutocastMAIA
+            | K::AutocastXPU
+            | K::AutocastIPU
+            | K::AutocastHPU
+            | K::AutocastXLA
+            | K::AutocastMPS
+            | K::AutocastCUDA
+            | K::AutocastPrivateUse1
+    );
+    let fallthrough = autocast
+        || key.is_autograd()
+        || matches!(key, K::BackendSelect | K::ADInplaceOrView | K::Tracer);
+    fallthrough.then(|| FallbackReg {
         id: BUILTIN,
         kernel: None,
         site: std::panic::Location::caller(),
     })
 }
 
-impl Registry {
-    fn next_id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id - 1
+impl Inner {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
+        // Registry updates finish before any user code runs (user values are dropped, and
+        // warnings reported, after the lock is released), so a poisoned lock holds a
+        // consistent registry.
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The state of an operator, created (without `def`) if needed.
-    fn op(
-        &mut self,
-        inner: &Arc<Inner>,
-        namespace: &str,
-        name: &str,
-        overload: &str,
-    ) -> &mut OpState {
-        let key = if overload.is_empty() {
-            name.to_string()
-        } else {
-            format!("{name}.{overload}")
-        };
-        self.ops.entry(key).or_insert_with(|| OpState {
-            entry: Arc::new(OperatorEntry {
-                namespace: namespace.to_string(),
-                name: name.to_string(),
-                overload: overload.to_string(),
-                table: TableCell::new(Table::undefined()),
-                dispatcher: Arc::downgrade(inner),
-            }),
-            def: None,
-            kernels: Vec::new(),
-        })
-    }
-
-    fn rebuild_op(&self, key: &str) {
-        if let Some(op) = self.ops.get(key) {
-            op.rebuild(&self.fallbacks);
-        }
-    }
-
-    fn rebuild_all(&self) {
-        for op in self.ops.values() {
-            op.rebuild(&self.fallbacks);
-        }
+    /// Drops what a registry update removed and reports its warnings; call it after the
+    /// lock is released, since both run user code.
+    pub(crate) fn finish(&self, aftermath: Aftermath) {
+        aftermath.finish(self);
     }
 }
 
-impl OpState {
-    fn rebuild(&self, fallbacks: &[Option<FallbackReg>]) {
-        let info = self.def.as_ref().map(|d| d.info.clone());
-        self.entry
-            .table
-            .publish(Table::build(info, &self.kernels, fallbacks), Table::same);
+#[cfg(test)]
+impl Inner {
+    /// The entry of an operator, whatever its state (for tests of the registry's laziness).
+    pub(crate) fn index_entry(&self, name: &str, overload: &str) -> Option<Arc<OperatorEntry>> {
+        self.index
+            .get(name_hash(name, overload), name, overload)
+            .cloned()
     }
 }

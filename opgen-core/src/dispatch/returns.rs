@@ -4,8 +4,11 @@ use std::sync::Arc;
 
 use super::error::Error;
 use super::ivalue::{IValue, Stack, kind_of};
+use super::list::ListItem;
 use super::tensor::Tensor;
-use super::value::{Device, Layout, MemoryFormat, QScheme, Scalar, ScalarType};
+use super::value::{
+    Device, Generator, Layout, MemoryFormat, QScheme, Scalar, ScalarType, Storage, Stream,
+};
 use crate::plan::{RustType, ValueType, return_type};
 use crate::schema::Return;
 
@@ -21,9 +24,9 @@ pub(crate) fn returns_type(returns: &[Return]) -> Option<RustType> {
     })
 }
 
-/// A type a kernel may return (the value, not a `Result`): `()`, `T`, `Vec<T>`,
-/// `Option<T>`, `i64`, `f64`, `bool`, `Scalar`, `ScalarType`, `QScheme` (and `Layout`,
-/// `Device`, `MemoryFormat`), or a tuple of up to ten of the single ones.
+/// A type a kernel may return (the value, not a `Result`): `()`, one return ([`RetElem`]:
+/// `T`, `Option<T>`, `Vec<E>` for a list element type `E`, a value type, `String`,
+/// `[bool; N]`, `Option` of those), or a tuple of up to ten single returns.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an operator's return value",
     note = "the table in the docs of `opgen_core::dispatch` lists the Rust type each schema return type expects"
@@ -36,20 +39,20 @@ pub trait RetValue<T: Tensor>: Sized + 'static {
     fn rust_type() -> RustType;
 
     /// Pushes the returns.
-    fn push(self, stack: &mut Stack<T>);
+    fn push_returns(self, stack: &mut Stack<T>);
 
     /// Replaces the values from `base` up (a call's arguments) with the returns.
     #[inline]
     fn replace_from(self, stack: &mut Stack<T>, base: usize) {
         stack.drop_from(base);
-        self.push(stack);
+        self.push_returns(stack);
     }
 
     /// Pops the returns (the top [`RetValue::COUNT`] values); on a mismatch, what was found.
     fn pop(stack: &mut Stack<T>) -> Result<Self, String>;
 }
 
-/// One return value, as part of a tuple.
+/// One return value, alone or as part of a tuple.
 pub trait RetElem<T: Tensor>: Sized + 'static {
     /// The type, as [`crate::plan::return_type`] gives it for the schema return it fits.
     fn elem_type() -> RustType;
@@ -59,36 +62,21 @@ pub trait RetElem<T: Tensor>: Sized + 'static {
     fn from_ivalue(value: IValue<T>) -> Result<Self, &'static str>;
 }
 
+/// Implements `RetValue` for a single return, through its `RetElem` impl.
 macro_rules! single_return {
-    ($ty:ty, $name:expr, |$v:ident| $to:expr, $($pat:pat => $from:expr),+ $(,)?) => {
-        single_return!($ty, $name, |$v| $to, replace: |stack, base, value| {
+    ([$($gen:tt)*] $ty:ty) => {
+        single_return!([$($gen)*] $ty, replace: |stack, base, value| {
             stack.replace_from(base, RetElem::<T>::into_ivalue(value))
-        }, $($pat => $from),+);
+        });
     };
-    ($ty:ty, $name:expr, |$v:ident| $to:expr,
-     replace: |$stack:ident, $base:ident, $value:ident| $replace:expr, $($pat:pat => $from:expr),+ $(,)?) => {
-        impl<T: Tensor> RetElem<T> for $ty {
-            fn elem_type() -> RustType {
-                $name
-            }
-            fn into_ivalue(self) -> IValue<T> {
-                let $v = self;
-                $to
-            }
-            fn from_ivalue(value: IValue<T>) -> Result<Self, &'static str> {
-                match value {
-                    $($pat => $from,)+
-                    other => Err(kind_of(&other)),
-                }
-            }
-        }
-        impl<T: Tensor> RetValue<T> for $ty {
+    ([$($gen:tt)*] $ty:ty, replace: |$stack:ident, $base:ident, $value:ident| $replace:expr) => {
+        impl<T: Tensor, $($gen)*> RetValue<T> for $ty {
             const COUNT: usize = 1;
             fn rust_type() -> RustType {
                 <$ty as RetElem<T>>::elem_type()
             }
             #[inline]
-            fn push(self, stack: &mut Stack<T>) {
+            fn push_returns(self, stack: &mut Stack<T>) {
                 stack.push(RetElem::<T>::into_ivalue(self));
             }
             #[inline(always)]
@@ -107,23 +95,129 @@ macro_rules! single_return {
     };
 }
 
-single_return!(T, RustType::Tensor, |v| IValue::Tensor(v),
-    replace: |stack, base, value| stack.replace_from_with_tensor(base, value), IValue::Tensor(t) => Ok(t));
-single_return!(Vec<T>, RustType::Vec(Box::new(RustType::Tensor)), |v| IValue::TensorList(Arc::new(v)),
-    IValue::TensorList(t) => Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone())));
-single_return!(Option<T>, RustType::Option(Box::new(RustType::Tensor)), |v| v.map_or(IValue::None, IValue::Tensor),
-    IValue::None => Ok(None), IValue::Tensor(t) => Ok(Some(t)));
-single_return!(i64, RustType::Value(ValueType::I64), |v| IValue::Int(v), IValue::Int(i) => Ok(i));
-single_return!(f64, RustType::Value(ValueType::F64), |v| IValue::Float(v), IValue::Float(f) => Ok(f));
-single_return!(bool, RustType::Value(ValueType::Bool), |v| IValue::Bool(v), IValue::Bool(b) => Ok(b));
-single_return!(Scalar, RustType::Value(ValueType::Scalar), |v| IValue::from(v),
-    IValue::Int(i) => Ok(Scalar::Int(i)), IValue::Float(f) => Ok(Scalar::Float(f)),
-    IValue::Bool(b) => Ok(Scalar::Bool(b)), IValue::Complex(c) => Ok(Scalar::Complex(*c)));
-single_return!(ScalarType, RustType::Value(ValueType::ScalarType), |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(x));
-single_return!(QScheme, RustType::Value(ValueType::QScheme), |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(x));
-single_return!(Layout, RustType::Value(ValueType::Layout), |v| IValue::Layout(v), IValue::Layout(x) => Ok(x));
-single_return!(Device, RustType::Value(ValueType::Device), |v| IValue::Device(v), IValue::Device(x) => Ok(x));
-single_return!(MemoryFormat, RustType::Value(ValueType::MemoryFormat), |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(x));
+/// Implements `RetElem` and `RetValue` for a value type.
+macro_rules! value_return {
+    ($($ty:ty => $rust:expr, |$v:ident| $to:expr, $($pat:pat => $from:expr),+;)*) => {$(
+        impl<T: Tensor> RetElem<T> for $ty {
+            fn elem_type() -> RustType {
+                $rust
+            }
+            #[inline]
+            fn into_ivalue(self) -> IValue<T> {
+                let $v = self;
+                $to
+            }
+            #[inline]
+            fn from_ivalue(value: IValue<T>) -> Result<Self, &'static str> {
+                match value {
+                    $($pat => $from,)+
+                    other => Err(kind_of(&other)),
+                }
+            }
+        }
+        single_return!([] $ty);
+    )*};
+}
+
+fn value(v: ValueType) -> RustType {
+    RustType::Value(v)
+}
+
+value_return! {
+    i64 => value(ValueType::I64), |v| IValue::Int(v), IValue::Int(i) => Ok(i);
+    f64 => value(ValueType::F64), |v| IValue::Float(v), IValue::Float(f) => Ok(f);
+    bool => value(ValueType::Bool), |v| IValue::Bool(v), IValue::Bool(b) => Ok(b);
+    i8 => value(ValueType::I8), |v| IValue::Int(v.into()),
+        IValue::Int(i) => i8::try_from(i).map_err(|_| "int (out of range for i8)");
+    Scalar => value(ValueType::Scalar), |v| IValue::from(v),
+        IValue::Int(i) => Ok(Scalar::Int(i)), IValue::Float(f) => Ok(Scalar::Float(f)),
+        IValue::Bool(b) => Ok(Scalar::Bool(b)), IValue::Complex(c) => Ok(Scalar::Complex(*c));
+    String => value(ValueType::String), |v| IValue::Str(Arc::new(v)),
+        IValue::Str(s) => Ok(Arc::try_unwrap(s).unwrap_or_else(|s| (*s).clone()));
+    ScalarType => value(ValueType::ScalarType), |v| IValue::ScalarType(v), IValue::ScalarType(x) => Ok(x);
+    QScheme => value(ValueType::QScheme), |v| IValue::QScheme(v), IValue::QScheme(x) => Ok(x);
+    Layout => value(ValueType::Layout), |v| IValue::Layout(v), IValue::Layout(x) => Ok(x);
+    Device => value(ValueType::Device), |v| IValue::Device(v), IValue::Device(x) => Ok(x);
+    MemoryFormat => value(ValueType::MemoryFormat), |v| IValue::MemoryFormat(v), IValue::MemoryFormat(x) => Ok(x);
+    Generator => value(ValueType::Generator), |v| IValue::Generator(v), IValue::Generator(x) => Ok(x);
+    Storage => value(ValueType::Storage), |v| IValue::Storage(v), IValue::Storage(x) => Ok(x);
+    Stream => value(ValueType::Stream), |v| IValue::Stream(Arc::new(v)), IValue::Stream(x) => Ok(*x);
+}
+
+impl<T: Tensor> RetElem<T> for T {
+    fn elem_type() -> RustType {
+        RustType::Tensor
+    }
+    #[inline]
+    fn into_ivalue(self) -> IValue<T> {
+        IValue::Tensor(self)
+    }
+    #[inline]
+    fn from_ivalue(value: IValue<T>) -> Result<T, &'static str> {
+        match value {
+            IValue::Tensor(t) => Ok(t),
+            other => Err(kind_of(&other)),
+        }
+    }
+}
+// Over a tensor argument, only the handle changes.
+single_return!([] T, replace: |stack, base, value| stack.replace_from_with_tensor(base, value));
+
+/// `Vec<E>`: a list return (`Tensor[]`, `Tensor?[]`, `int[]`, `str[]`, `int?[]`, ...).
+impl<T: Tensor, E: ListItem<T>> RetElem<T> for Vec<E> {
+    fn elem_type() -> RustType {
+        RustType::Vec(Box::new(E::item_type()))
+    }
+    #[inline]
+    fn into_ivalue(self) -> IValue<T> {
+        E::into_list(self)
+    }
+    fn from_ivalue(value: IValue<T>) -> Result<Vec<E>, &'static str> {
+        E::take_list(value).map_err(|other| kind_of(&other))
+    }
+}
+single_return!([E: ListItem<T>] Vec<E>);
+
+/// `Option<R>`: an optional return (`Tensor?`, `int?`, `str?`, `bool[3]?`, ...); `None` is
+/// [`IValue::None`].
+impl<T: Tensor, R: RetElem<T>> RetElem<T> for Option<R> {
+    fn elem_type() -> RustType {
+        RustType::Option(Box::new(R::elem_type()))
+    }
+    #[inline]
+    fn into_ivalue(self) -> IValue<T> {
+        self.map_or(IValue::None, R::into_ivalue)
+    }
+    #[inline]
+    fn from_ivalue(value: IValue<T>) -> Result<Option<R>, &'static str> {
+        match value {
+            IValue::None => Ok(None),
+            value => R::from_ivalue(value).map(Some),
+        }
+    }
+}
+single_return!([R: RetElem<T>] Option<R>);
+
+/// `[bool; N]`: a `bool[N]` return.
+impl<T: Tensor, const N: usize> RetElem<T> for [bool; N] {
+    fn elem_type() -> RustType {
+        // Lengths past `u32` saturate; no schema has them.
+        let n = u32::try_from(N).unwrap_or(u32::MAX);
+        RustType::Array(Box::new(RustType::Value(ValueType::Bool)), n)
+    }
+    fn into_ivalue(self) -> IValue<T> {
+        IValue::from(self.to_vec())
+    }
+    fn from_ivalue(value: IValue<T>) -> Result<[bool; N], &'static str> {
+        match value {
+            IValue::BoolList(v) => {
+                <[bool; N]>::try_from(v.as_slice()).map_err(|_| "bool[] (of another length)")
+            }
+            other => Err(kind_of(&other)),
+        }
+    }
+}
+single_return!([const N: usize] [bool; N]);
 
 impl<T: Tensor> RetValue<T> for () {
     const COUNT: usize = 0;
@@ -131,7 +225,7 @@ impl<T: Tensor> RetValue<T> for () {
         RustType::Tuple(Vec::new())
     }
     #[inline]
-    fn push(self, _: &mut Stack<T>) {}
+    fn push_returns(self, _: &mut Stack<T>) {}
     #[inline]
     fn pop(_: &mut Stack<T>) -> Result<(), String> {
         Ok(())
@@ -145,7 +239,7 @@ macro_rules! tuple_return {
             fn rust_type() -> RustType {
                 RustType::Tuple(vec![$($R::elem_type()),+])
             }
-            fn push(self, stack: &mut Stack<T>) {
+            fn push_returns(self, stack: &mut Stack<T>) {
                 let ($($r,)+) = self;
                 $(stack.push($r.into_ivalue());)+
             }
@@ -233,7 +327,12 @@ mod tests {
             returns("f(Tensor self) -> SymBool").as_deref(),
             Some("bool")
         );
-        assert_eq!(returns("f(Tensor self) -> str"), None);
+        assert_eq!(returns("f(Tensor self) -> str").as_deref(), Some("String"));
+        assert_eq!(
+            returns("f(Tensor self) -> (str?, int?[], Tensor?[])").as_deref(),
+            Some("(Option<String>, Vec<Option<i64>>, Vec<Option<T>>)")
+        );
+        assert_eq!(returns("f(Tensor self) -> (Tensor, Scalar?)"), None);
         let rust = |t: RustType| t.display_with("T").to_string();
         assert_eq!(
             rust(<(i64, f64) as RetValue<TestTensor>>::rust_type()),
@@ -244,5 +343,11 @@ mod tests {
             "Vec<T>"
         );
         assert_eq!(rust(<() as RetValue<TestTensor>>::rust_type()), "()");
+        assert_eq!(
+            rust(<(String, Vec<Option<TestTensor>>, [bool; 2]) as RetValue<
+                TestTensor,
+            >>::rust_type()),
+            "(String, Vec<Option<T>>, [bool; 2])"
+        );
     }
 }

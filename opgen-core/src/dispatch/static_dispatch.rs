@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::error::{Error, ErrorKind};
 use super::handle::{OperatorHandle, call_boxed_kernel};
 use super::kernel::{ArgList, ErasedKernel, KernelKind, Sig, SignatureMarker};
-use super::keys::{BACKENDS, DispatchKey};
+use super::keys::{BACKEND_BITS, DispatchKey};
 use super::keyset::DispatchKeySet;
 use super::registry::entry::{Deferred, LinkEntry as Entry};
 use super::registry::link::link_all;
@@ -39,6 +39,17 @@ fn group_base(name: &str) -> &str {
 
 /// The slot of calls whose arguments have no backend key.
 const NO_BACKEND: usize = DispatchKey::NUM_RUNTIME;
+
+/// c10's `backend_functionality_keys`, from which static dispatch takes its key
+/// (`highestPriorityBackendTypeId`): the dense, quantized, sparse and compressed sparse
+/// functionalities on every backend.
+const BACKEND_FUNCTIONALITIES: DispatchKeySet = DispatchKeySet::from_keys(&[
+    DispatchKey::CPU,
+    DispatchKey::QuantizedCPU,
+    DispatchKey::SparseCPU,
+    DispatchKey::SparseCsrCPU,
+])
+.union(DispatchKeySet::from_bits(BACKEND_BITS));
 
 /// The kernels of one operator chosen for each backend key, in a private dispatcher that
 /// holds the link-time registrations of this operator only.
@@ -84,6 +95,8 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         let base = group_base(&full);
         let in_group = |ns: &str, name: &str| ns == namespace && group_base(name) == base;
         let dispatcher = Dispatcher::new();
+        // The global dispatcher reported the warnings of these entries already.
+        dispatcher.set_warning_hook(|_| {});
         let mut registrations: Vec<Registration> = Vec::new();
         let mut errors: Vec<Error> = Vec::new();
         let mine =
@@ -173,9 +186,7 @@ impl<T, L, R> StaticOperator<T, L, R> {
     /// The kernel serving the arguments' key set `ks`.
     #[inline(always)]
     fn slot(&self, ks: DispatchKeySet) -> Option<&ErasedKernel> {
-        let backend = ks
-            .intersection(DispatchKeySet::from_bits(BACKENDS))
-            .highest();
+        let backend = ks.intersection(BACKEND_FUNCTIONALITIES).highest();
         let index = backend.map_or(NO_BACKEND, DispatchKey::index);
         self.slots.get(index).and_then(Option::as_deref)
     }
@@ -185,9 +196,7 @@ impl<T, L, R> StaticOperator<T, L, R> {
     fn missing(&self, ks: DispatchKeySet) -> Error {
         ErrorKind::StaticDispatchMissingKernel {
             operator: self.operator.clone(),
-            key: ks
-                .intersection(DispatchKeySet::from_bits(BACKENDS))
-                .highest(),
+            key: ks.intersection(BACKEND_FUNCTIONALITIES).highest(),
             available: self.available.clone(),
         }
         .into()
@@ -226,6 +235,13 @@ impl<T, L, R> fmt::Debug for StaticOperator<T, L, R> {
     }
 }
 
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail(error: Error) -> ! {
+    panic!("{error}")
+}
+
 macro_rules! static_calls {
     ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
         #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
@@ -238,7 +254,10 @@ macro_rules! static_calls {
             #[inline]
             #[track_caller]
             pub fn call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> R {
-                crate::__private::unwrap(self.try_call($($a),*))
+                match self.try_call($($a),*) {
+                    Ok(value) => value,
+                    Err(error) => fail(error),
+                }
             }
 
             /// Calls the kernel chosen for the arguments' highest backend key; errors are

@@ -1,56 +1,21 @@
 //! The dispatch table of one operator, computed from its registrations by the precedence
-//! rules of the module documentation, with fallthrough resolved into a key mask.
+//! rules of the module documentation, with c10's entries (`Undefined` and one per runtime
+//! key) and fallthrough resolved into a key mask per backend.
 
 use std::fmt;
-use std::num::NonZeroU64;
 use std::sync::{Arc, LazyLock};
 
 use super::erased::AnyMut;
-use super::erased::{ErasedFn, Functor};
+use super::erased::{ErasedFn, Functor, table_entry};
 use super::error::{Error, Site};
 use super::handle::OperatorHandle;
 use super::kernel::{ErasedKernel, KernelKind};
-use super::keys::DispatchKey;
+use super::keys::{
+    DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index, functionality_bit,
+};
 use super::keyset::DispatchKeySet;
-use super::registry::RegistrationId;
-use crate::schema::Schema;
-
-/// Facts about an operator's schema that boxed calls need.
-pub(crate) struct OpInfo {
-    pub(crate) schema: Arc<Schema>,
-    /// Positions of the arguments whose type may hold tensors.
-    pub(crate) tensor_args: Vec<usize>,
-    /// The same positions as bits, when there are some and all are below 64; else `None`.
-    pub(crate) tensor_mask: Option<NonZeroU64>,
-    pub(crate) num_args: usize,
-    /// The variants given with [`Library::def_with_variants`](super::Library::def_with_variants),
-    /// for the catalog; `None` when not recorded.
-    pub(crate) variants: Option<crate::native::Variants>,
-    /// The device check and guard recorded with [`Library::def_native_at`](super::Library::def_native_at).
-    pub(crate) device: Option<super::DeviceChecks>,
-}
-
-impl OpInfo {
-    pub(crate) fn new(schema: Arc<Schema>) -> OpInfo {
-        let tensor_args: Vec<usize> = (schema.arguments.iter().enumerate())
-            .filter(|(_, a)| a.ty.is_tensor_like())
-            .map(|(i, _)| i)
-            .collect();
-        let tensor_mask = (tensor_args.iter())
-            .try_fold(0u64, |mask, &i| {
-                Some(mask | 1u64.checked_shl(u32::try_from(i).ok()?)?)
-            })
-            .and_then(NonZeroU64::new);
-        OpInfo {
-            num_args: schema.arguments.len(),
-            tensor_args,
-            tensor_mask,
-            schema,
-            variants: None,
-            device: None,
-        }
-    }
-}
+pub(crate) use super::registry::operator::OpInfo;
+use super::registry::{BUILTIN, RegistrationId};
 
 /// A kernel registered for one operator at one key (runtime or alias).
 pub(crate) struct KernelReg {
@@ -69,7 +34,7 @@ pub(crate) struct FallbackReg {
     pub(crate) site: Site,
 }
 
-/// What serves one runtime key.
+/// What serves one table entry.
 pub(crate) enum Resolved<'r> {
     Kernel(&'r KernelReg),
     Fallback(&'r FallbackReg),
@@ -77,8 +42,9 @@ pub(crate) enum Resolved<'r> {
     Missing,
 }
 
-/// Applies the precedence rules to every runtime key. `kernels` is in registration order; at
-/// each key the newest registration is the active one.
+/// Applies the precedence rules (c10's `computeDispatchTableEntryWithDebug`) to every table
+/// entry: `Undefined`, then the runtime keys. `kernels` is in registration order; at each key
+/// the newest registration is the active one.
 pub(crate) fn resolve<'r>(
     kernels: &'r [KernelReg],
     fallbacks: &'r [Option<FallbackReg>],
@@ -88,13 +54,21 @@ pub(crate) fn resolve<'r>(
         active[reg.key.index()] = Some(reg);
     }
     let at = |key: DispatchKey| active[key.index()];
-    let any_at = |keys: DispatchKeySet| keys.iter().any(|k| at(k).is_some());
-    let covers = |alias: DispatchKey, key: DispatchKey| alias.runtime_keys().contains(key);
+    let own_keys: Vec<DispatchKey> = (DispatchKey::ALL[..DispatchKey::NUM_RUNTIME].iter())
+        .copied()
+        .filter(|&k| at(k).is_some())
+        .collect();
+    // c10's `hasKernelForAnyDispatchKey`: a runtime key of `keys` has a registration of its
+    // own (a fallthrough counts).
+    let any_at = |keys: DispatchKeySet| own_keys.iter().any(|&k| keys.contains(k));
+    let other_ambiguous = any_at(DispatchKey::AutogradOther.backends());
     use DispatchKey as K;
 
-    let resolve_key = |key: DispatchKey| -> Resolved<'r> {
+    // `None` is the Undefined entry, which the composite kernels serve as c10's does.
+    let resolve_entry = |key: Option<DispatchKey>| -> Resolved<'r> {
+        let covered = |alias: DispatchKey| key.is_none_or(|k| alias.covers(k));
         // Rule 1: a kernel registered directly at the key.
-        if let Some(reg) = at(key) {
+        if let Some(reg) = key.and_then(at) {
             return Resolved::Kernel(reg);
         }
         // Rules 2 and 3: the explicit composites, for the backend keys they cover.
@@ -102,33 +76,37 @@ pub(crate) fn resolve<'r>(
             K::CompositeExplicitAutogradNonFunctional,
             K::CompositeExplicitAutograd,
         ] {
-            if let Some(reg) = at(alias).filter(|_| covers(alias, key)) {
+            if let Some(reg) = at(alias).filter(|_| covered(alias)) {
                 return Resolved::Kernel(reg);
             }
         }
-        // Rule 4: the implicit composites. At an autograd key they give way to the backend's
-        // own kernel and to CEA, so autograd falls through to that kernel instead.
-        let has_backend_kernel = key.is_autograd()
-            && (any_at(key.backends()) || at(K::CompositeExplicitAutograd).is_some());
-        if let Some(reg) = at(K::CompositeImplicitAutogradNestedTensor)
-            && covers(K::CompositeImplicitAutogradNestedTensor, key)
-            && !has_backend_kernel
-        {
+        // Rule 4: the implicit composites. CIA gives way to the backend's own kernel and to
+        // CEA (so that an autograd key falls through to that kernel); the nested CIA does not.
+        let has_backend_kernel =
+            key.is_some_and(|k| any_at(k.backends())) || at(K::CompositeExplicitAutograd).is_some();
+        let nested = K::CompositeImplicitAutogradNestedTensor;
+        if let Some(reg) = at(nested).filter(|_| key.is_some_and(|k| nested.covers(k))) {
             return Resolved::Kernel(reg);
         }
         if let Some(reg) =
-            at(K::CompositeImplicitAutograd).filter(|_| covers(K::CompositeImplicitAutograd, key))
+            at(K::CompositeImplicitAutograd).filter(|_| covered(K::CompositeImplicitAutograd))
         {
-            if key == K::AutogradOther && any_at(key.backends()) {
+            if key == Some(K::AutogradOther) && other_ambiguous {
                 return Resolved::Ambiguous;
             }
             if !has_backend_kernel {
                 return Resolved::Kernel(reg);
             }
         }
-        // Rule 5: the `Autograd` alias, for autograd keys.
-        if let Some(reg) = at(K::Autograd).filter(|_| key.is_autograd()) {
-            return Resolved::Kernel(reg);
+        let Some(key) = key else {
+            return Resolved::Missing;
+        };
+        // Rule 5: the `Autograd` alias for autograd keys (and functorch's batched
+        // decomposition for its key).
+        for alias in [K::Autograd, K::FuncTorchBatchedDecomposition] {
+            if let Some(reg) = at(alias).filter(|_| alias.covers(key)) {
+                return Resolved::Kernel(reg);
+            }
         }
         // Rule 6: the backend fallback; rule 7: nothing.
         match fallbacks.get(key.index()) {
@@ -136,35 +114,40 @@ pub(crate) fn resolve<'r>(
             _ => Resolved::Missing,
         }
     };
-    DispatchKey::ALL[..DispatchKey::NUM_RUNTIME]
-        .iter()
-        .map(|&k| resolve_key(k))
+    std::iter::once(None)
+        .chain(
+            DispatchKey::ALL[..DispatchKey::NUM_RUNTIME]
+                .iter()
+                .map(|&k| Some(k)),
+        )
+        .map(resolve_entry)
         .collect()
 }
 
-const NUM_SLOTS: usize = DispatchKey::NUM_RUNTIME + 1;
-
 /// An operator's dispatch table: immutable once published.
 pub(crate) struct Table {
-    /// The runtime keys whose entry is not a fallthrough; every call's key set is masked
-    /// with it, so a fallthrough costs nothing per call.
-    pub(crate) mask: DispatchKeySet,
-    /// Slot 0 serves the empty key set; slot `i + 1` serves runtime key `i`.
-    slots: [Arc<ErasedKernel>; NUM_SLOTS],
+    /// Per backend index (of a call's highest backend): the key set bits whose entries are
+    /// not fallthroughs (c10's `nonFallthroughKeysPerBackend_`, every backend bit set). A
+    /// call's key set is masked with the one of its backend, so a fallthrough costs nothing
+    /// per call. When no per-backend entry differs between backends, all 16 are equal (c10's
+    /// single-mask case).
+    masks: [u64; NUM_BACKENDS],
+    /// Entry 0 serves `Undefined`; entry `i + 1` serves runtime key `i`.
+    slots: [Arc<ErasedKernel>; NUM_ENTRIES],
     /// The schema facts; `None` while the operator has no `def`.
     pub(crate) info: Option<Arc<OpInfo>>,
-    /// The keys (runtime and alias, by index) with registrations for this operator.
-    pub(crate) registered: u64,
+    /// The keys (runtime and alias) with registrations for this operator, in key order.
+    registered: Vec<DispatchKey>,
 }
 
 impl Table {
     /// The table of an operator without `def`: every call fails.
     pub(crate) fn undefined() -> Table {
         Table {
-            mask: DispatchKeySet::FULL,
+            masks: [VALID_BITS; NUM_BACKENDS],
             slots: std::array::from_fn(|_| MISSING.clone()),
             info: None,
-            registered: 0,
+            registered: Vec::new(),
         }
     }
 
@@ -177,33 +160,59 @@ impl Table {
         let Some(info) = info else {
             return Table::undefined();
         };
+        let mut registered: Vec<DispatchKey> = kernels.iter().map(|r| r.key).collect();
+        registered.sort_unstable();
+        registered.dedup();
         let mut table = Table {
             info: Some(info),
-            registered: kernels.iter().fold(0, |bits, r| bits | 1 << r.key.index()),
+            registered,
             ..Table::undefined()
         };
-        for (i, resolved) in resolve(kernels, fallbacks).iter().enumerate() {
+        for (slot, resolved) in resolve(kernels, fallbacks).iter().enumerate() {
             let kernel = match resolved {
                 Resolved::Kernel(reg) => reg.kernel.as_ref(),
                 Resolved::Fallback(fallback) => fallback.kernel.as_ref(),
                 Resolved::Ambiguous => Some(&*AMBIGUOUS),
                 Resolved::Missing => Some(&*MISSING),
             };
-            match kernel {
-                Some(kernel) => table.slots[i + 1] = kernel.clone(),
-                None => table.mask = table.mask.remove(DispatchKey::ALL[i]),
+            match (
+                kernel,
+                slot.checked_sub(1).and_then(DispatchKey::from_index),
+            ) {
+                (Some(kernel), _) => table.slots[slot] = kernel.clone(),
+                // A fallthrough at a runtime key: its functionality leaves the key sets of
+                // calls on its backend (on every backend, if it is not per backend).
+                (None, Some(key)) => {
+                    let bit = functionality_bit(key);
+                    match key.backend() {
+                        Some(backend) => table.masks[backend.index()] &= !bit,
+                        None => table.masks.iter_mut().for_each(|mask| *mask &= !bit),
+                    }
+                }
+                // A fallthrough at `Undefined` (from a composite key) has nothing below it.
+                (None, None) => {}
             }
         }
         table
     }
 
-    /// The kernel for a masked key set.
+    /// The kernel for a call's key set `ks`, with the key set it is called with: `ks`
+    /// without the functionalities whose entries are fallthroughs on `ks`'s highest backend.
     #[inline(always)]
-    pub(crate) fn kernel(&self, ks: DispatchKeySet) -> &ErasedKernel {
-        match self.slots.get(ks.table_index()) {
-            Some(kernel) => kernel,
-            None => &self.slots[0],
-        }
+    pub(crate) fn kernel(&self, ks: DispatchKeySet) -> (DispatchKeySet, &ErasedKernel) {
+        let backend = backend_index(ks.bits());
+        let bits = ks.bits() & self.masks[backend];
+        (
+            DispatchKeySet::from_valid_bits(bits),
+            &**table_entry(&self.slots, bits, backend),
+        )
+    }
+
+    /// The keys whose entries are not fallthroughs for calls whose highest backend is
+    /// `backend` (every backend bit set).
+    #[cfg(test)]
+    pub(crate) fn non_fallthrough(&self, backend: super::BackendComponent) -> DispatchKeySet {
+        DispatchKeySet::from_bits(self.masks[backend.index()])
     }
 
     /// Whether two tables would dispatch every call identically.
@@ -214,18 +223,14 @@ impl Table {
             _ => false,
         };
         info_eq
-            && a.mask == b.mask
+            && a.masks == b.masks
             && a.registered == b.registered
             && a.slots.iter().zip(&b.slots).all(|(x, y)| Arc::ptr_eq(x, y))
     }
 
     /// The keys with registrations, in priority order (runtime keys, then alias keys).
     pub(crate) fn registered_keys(&self) -> Vec<DispatchKey> {
-        DispatchKey::ALL
-            .iter()
-            .copied()
-            .filter(|k| self.registered & (1 << k.index()) != 0)
-            .collect()
+        self.registered.clone()
     }
 }
 
@@ -235,6 +240,11 @@ fn error_kernel(kind: KernelKind, boxed: super::kernel::BoxedFn) -> Arc<ErasedKe
         functor: Functor::new(()),
         boxed,
         kind,
+        name: match kind {
+            KernelKind::Missing => "(missing)",
+            KernelKind::Ambiguous => "(ambiguous AutogradOther)",
+            KernelKind::Kernel => "",
+        },
         check: None,
         derive: None,
         structured: None,
@@ -276,6 +286,9 @@ pub enum ServedBy {
         registration: RegistrationId,
         /// Where it was made.
         site: Site,
+        /// The kernel's Rust path (`my_crate::add_cpu`, or a closure's); empty for a
+        /// fallthrough.
+        kernel: &'static str,
         /// It is a fallthrough: calls skip to the next key of their key set.
         fallthrough: bool,
     },
@@ -285,6 +298,8 @@ pub enum ServedBy {
         registration: RegistrationId,
         /// Where it was made.
         site: Site,
+        /// The kernel's Rust path; empty for a fallthrough.
+        kernel: &'static str,
         /// It is a fallthrough: calls skip to the next key of their key set.
         fallthrough: bool,
     },
@@ -295,41 +310,69 @@ pub enum ServedBy {
     Missing,
 }
 
-/// The computed dispatch table of one operator: which registration serves each runtime key.
-/// `Display` lists the keys that are not [`ServedBy::Missing`].
+/// The computed dispatch table of one operator: which registration serves its `Undefined`
+/// entry (calls without functionality keys, such as an operator without tensor arguments)
+/// and each runtime key. `Display` lists the entries that are not [`ServedBy::Missing`],
+/// `Undefined` first, then, on one line, the keys served by the default fallthroughs every
+/// dispatcher has ([`ServedBy::is_default`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DispatchTableDump {
     /// `ns::op.overload`.
     pub operator: String,
+    /// The `Undefined` entry.
+    pub undefined: ServedBy,
     /// One row per runtime key, lowest priority first.
     pub entries: Vec<(DispatchKey, ServedBy)>,
 }
 
+impl ServedBy {
+    fn from_resolved(resolved: &Resolved<'_>) -> ServedBy {
+        match resolved {
+            Resolved::Kernel(reg) => ServedBy::Kernel {
+                key: reg.key,
+                registration: reg.id,
+                site: reg.site,
+                kernel: reg.kernel.as_ref().map_or("", |k| k.name),
+                fallthrough: reg.kernel.is_none(),
+            },
+            Resolved::Fallback(f) => ServedBy::Fallback {
+                registration: f.id,
+                site: f.site,
+                kernel: f.kernel.as_ref().map_or("", |k| k.name),
+                fallthrough: f.kernel.is_none(),
+            },
+            Resolved::Ambiguous => ServedBy::Ambiguous,
+            Resolved::Missing => ServedBy::Missing,
+        }
+    }
+
+    /// Where the registration was made (`None` for `Ambiguous` and `Missing`).
+    pub fn site(&self) -> Option<Site> {
+        match self {
+            ServedBy::Kernel { site, .. } | ServedBy::Fallback { site, .. } => Some(*site),
+            ServedBy::Ambiguous | ServedBy::Missing => None,
+        }
+    }
+
+    /// A fallback every dispatcher starts with (see [`Dispatcher::new`](super::Dispatcher::new)),
+    /// not one a library registered.
+    pub fn is_default(&self) -> bool {
+        matches!(self, ServedBy::Fallback { registration, .. } if *registration == BUILTIN)
+    }
+}
+
 impl DispatchTableDump {
     pub(crate) fn new(operator: String, resolved: &[Resolved<'_>]) -> DispatchTableDump {
-        let entries = resolved
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let served = match r {
-                    Resolved::Kernel(reg) => ServedBy::Kernel {
-                        key: reg.key,
-                        registration: reg.id,
-                        site: reg.site,
-                        fallthrough: reg.kernel.is_none(),
-                    },
-                    Resolved::Fallback(f) => ServedBy::Fallback {
-                        registration: f.id,
-                        site: f.site,
-                        fallthrough: f.kernel.is_none(),
-                    },
-                    Resolved::Ambiguous => ServedBy::Ambiguous,
-                    Resolved::Missing => ServedBy::Missing,
-                };
-                (DispatchKey::ALL[i], served)
-            })
+        let entries = (resolved.iter().skip(1).enumerate())
+            .map(|(i, r)| (DispatchKey::ALL[i], ServedBy::from_resolved(r)))
             .collect();
-        DispatchTableDump { operator, entries }
+        DispatchTableDump {
+            operator,
+            undefined: resolved
+                .first()
+                .map_or(ServedBy::Missing, ServedBy::from_resolved),
+            entries,
+        }
     }
 
     /// What serves `key` (`Missing` for alias keys, which have no entry).
@@ -341,37 +384,54 @@ impl DispatchTableDump {
     }
 }
 
+impl fmt::Display for ServedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServedBy::Kernel {
+                key,
+                site,
+                fallthrough: true,
+                ..
+            } => write!(f, "fallthrough registered at {key} ({site})"),
+            ServedBy::Kernel {
+                key, site, kernel, ..
+            } => write!(f, "kernel {kernel} registered at {key} ({site})"),
+            ServedBy::Fallback { fallthrough, .. } if self.is_default() => {
+                let kind = if *fallthrough { "fallthrough" } else { "boxed" };
+                write!(f, "default {kind} fallback")
+            }
+            ServedBy::Fallback {
+                site,
+                fallthrough: true,
+                ..
+            } => write!(f, "fallthrough fallback ({site})"),
+            ServedBy::Fallback { site, kernel, .. } => {
+                write!(f, "boxed fallback {kernel} ({site})")
+            }
+            ServedBy::Ambiguous => f.write_str(
+                "ambiguous: CompositeImplicitAutograd and a backend mapped to AutogradOther",
+            ),
+            ServedBy::Missing => f.write_str("missing"),
+        }
+    }
+}
+
 impl fmt::Display for DispatchTableDump {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.operator)?;
-        for (key, served) in &self.entries {
-            let what = match served {
-                ServedBy::Kernel {
-                    key: at,
-                    site,
-                    fallthrough,
-                    ..
-                } => {
-                    let kind = if *fallthrough {
-                        "fallthrough"
-                    } else {
-                        "kernel"
-                    };
-                    format!("{kind} registered at {at} ({site})")
-                }
-                ServedBy::Fallback {
-                    site, fallthrough, ..
-                } => {
-                    let kind = if *fallthrough { "fallthrough" } else { "boxed" };
-                    format!("{kind} fallback ({site})")
-                }
-                ServedBy::Ambiguous => {
-                    "ambiguous: CompositeImplicitAutograd and a backend mapped to AutogradOther"
-                        .into()
-                }
-                ServedBy::Missing => continue,
-            };
-            write!(f, "\n  {key}: {what}")?;
+        let undefined = ("Undefined", &self.undefined);
+        let rows = (self.entries.iter()).map(|(key, served)| (key.name(), served));
+        let mut defaults = Vec::new();
+        for (key, served) in std::iter::once(undefined).chain(rows) {
+            match served {
+                ServedBy::Missing => {}
+                served if served.is_default() => defaults.push(key),
+                served => write!(f, "\n  {key}: {served}")?,
+            }
+        }
+        // The defaults every dispatcher has, on one line: they are the same for every operator.
+        if !defaults.is_empty() {
+            write!(f, "\n  default fallthrough: {}", defaults.join(", "))?;
         }
         Ok(())
     }

@@ -19,8 +19,8 @@ use super::value::{Device, DeviceType, Layout, ScalarType};
 /// hook; the machinery built on the dispatcher uses them: structured kernels (`sizes`,
 /// `options`, `empty`, `resize_`, `copy_`), out and in-place wrappers derived from a
 /// functional kernel (`resize_`, `copy_`), in-place-or-view kernels (`bump_version`,
-/// `set_view_of`) and fallbacks to the CPU (`to_device`). A tensor type implements the hooks
-/// of the features it uses.
+/// `set_view_of`), fallbacks to the CPU (`to_device`) and autograd (`autograd_meta`). A
+/// tensor type implements the hooks of the features it uses.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -118,6 +118,15 @@ pub trait Tensor: Clone + Send + Sync + 'static {
     fn is_same(&self, other: &Self) -> Result<bool, Error> {
         let _ = other;
         Err(unsupported::<Self>("is_same"))
+    }
+
+    /// The tensor's autograd state, for a type that takes part in autograd (it also
+    /// implements [`Differentiable`](crate::autograd::Differentiable); see
+    /// [`crate::autograd`]). The default, `None`, costs nothing: Autograd kernels see that no
+    /// input requires grad and run the operator below autograd.
+    #[inline(always)]
+    fn autograd_meta(&self) -> Option<&crate::autograd::AutogradMeta<Self>> {
+        None
     }
 }
 

@@ -3,40 +3,60 @@
 //! Every call computes `(keys of the tensor arguments | included) - excluded`. The state is a
 //! `const`-initialised `Cell` without destructor, so reading it is a plain thread-local load.
 //!
-//! As in PyTorch, every thread's included set starts as [`DEFAULT_INCLUDED`]:
-//! `BackendSelect`, so that factory functions (operators without tensor arguments) reach
-//! their `BackendSelect` kernel, which picks the backend from the `dtype`, `layout` and
-//! `device` arguments. Every dispatcher has a fallthrough fallback at `BackendSelect`, which
-//! the table resolves into its key mask: operators without a `BackendSelect` kernel skip the
-//! key at no cost per call.
+//! Excluding a key removes its functionality and never a backend bit (c10's `-`): excluding
+//! `AutogradCPU` excludes autograd for every backend.
+//!
+//! As in PyTorch, every thread's included set starts with `BackendSelect`
+//! ([`DEFAULT_INCLUDED`]), so that factory functions (operators without tensor arguments)
+//! reach their `BackendSelect` kernel, which picks the backend from the `dtype`, `layout` and
+//! `device` arguments. Every dispatcher has a default fallthrough fallback at
+//! `BackendSelect`, which the table resolves into its key masks: operators without a
+//! `BackendSelect` kernel skip the key at no cost per call. (c10 also includes
+//! `ADInplaceOrView` and excludes the autocast keys by default; opgen leaves both to the
+//! tensor type and to guards.)
 
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use super::keys::DispatchKey;
+use super::keys::{DispatchKey, FUNCTIONALITY_BITS};
 use super::keyset::DispatchKeySet;
 
 #[derive(Clone, Copy)]
 struct LocalKeys {
     included: u64,
     excluded: u64,
+    /// `!excluded` on the functionality bits, every backend bit set: what a call's key set is
+    /// masked with (c10's `-`, which removes functionalities only). Kept beside `excluded`
+    /// so that a call reads it without computing it.
+    keep: u64,
 }
 
-/// The keys every thread's included set starts with: `BackendSelect` (PyTorch's
-/// `default_included_set`).
+impl LocalKeys {
+    const fn new(included: u64, excluded: u64) -> LocalKeys {
+        LocalKeys {
+            included,
+            excluded,
+            keep: !(excluded & FUNCTIONALITY_BITS),
+        }
+    }
+}
+
+/// The keys every thread's included set starts with: `BackendSelect`.
 pub const DEFAULT_INCLUDED: DispatchKeySet = DispatchKeySet::from_key(DispatchKey::BackendSelect);
 
 thread_local! {
     static LOCAL: Cell<LocalKeys> = const {
-        Cell::new(LocalKeys { included: DEFAULT_INCLUDED.bits(), excluded: 0 })
+        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits(), 0))
     };
 }
 
-/// Applies this thread's included and excluded keys to the key set of a call.
+/// Applies this thread's included and excluded keys to the key set of a call (c10's
+/// `(ks | included) - excluded`: excluding a key removes its functionality, never a backend).
 #[inline(always)]
 pub(crate) fn apply(ks: DispatchKeySet) -> DispatchKeySet {
     let local = LOCAL.with(Cell::get);
-    DispatchKeySet::from_bits((ks.bits() | local.included) & !local.excluded)
+    // `ks` and `included` hold valid bits only, so the result does too.
+    DispatchKeySet::from_valid_bits((ks.bits() | local.included) & local.keep)
 }
 
 /// The keys this thread adds to every call's key set ([`DEFAULT_INCLUDED`] unless guards
@@ -45,21 +65,28 @@ pub fn included() -> DispatchKeySet {
     DispatchKeySet::from_bits(LOCAL.with(Cell::get).included)
 }
 
-/// The keys this thread removes from every call's key set.
+/// The keys this thread removes from every call's key set (their functionalities).
 pub fn excluded() -> DispatchKeySet {
     DispatchKeySet::from_bits(LOCAL.with(Cell::get).excluded)
 }
 
-fn update(f: impl FnOnce(&mut LocalKeys)) {
+fn update(f: impl FnOnce(&mut u64, &mut u64)) {
     LOCAL.with(|cell| {
-        let mut local = cell.get();
-        f(&mut local);
-        cell.set(local);
+        let LocalKeys {
+            mut included,
+            mut excluded,
+            ..
+        } = cell.get();
+        f(&mut included, &mut excluded);
+        cell.set(LocalKeys::new(included, excluded));
     });
 }
 
 /// While alive, adds keys to this thread's included set (PyTorch's
-/// `IncludeDispatchKeyGuard`). Dropping it removes the keys it added, and only those.
+/// `IncludeDispatchKeyGuard`). Dropping it removes the bits it added, and only those. As in
+/// c10, including a per-backend key includes its backend bit too (including `AutogradCPU`
+/// adds the CPU backend to every call), and an alias key includes its functionalities on
+/// every backend.
 ///
 /// ```
 /// use opgen_core::dispatch::{tls, DispatchKey, IncludeDispatchKeyGuard};
@@ -80,9 +107,9 @@ impl IncludeDispatchKeyGuard {
     pub fn new(keys: impl Into<DispatchKeySet>) -> IncludeDispatchKeyGuard {
         let keys = keys.into().bits();
         let mut added = 0;
-        update(|local| {
-            added = keys & !local.included;
-            local.included |= keys;
+        update(|included, _| {
+            added = keys & !*included;
+            *included |= keys;
         });
         IncludeDispatchKeyGuard {
             added,
@@ -94,7 +121,7 @@ impl IncludeDispatchKeyGuard {
 impl Drop for IncludeDispatchKeyGuard {
     fn drop(&mut self) {
         let added = self.added;
-        update(|local| local.included &= !added);
+        update(|included, _| *included &= !added);
     }
 }
 
@@ -117,9 +144,9 @@ impl ExcludeDispatchKeyGuard {
     pub fn new(keys: impl Into<DispatchKeySet>) -> ExcludeDispatchKeyGuard {
         let keys = keys.into().bits();
         let mut added = 0;
-        update(|local| {
-            added = keys & !local.excluded;
-            local.excluded |= keys;
+        update(|_, excluded| {
+            added = keys & !*excluded;
+            *excluded |= keys;
         });
         ExcludeDispatchKeyGuard {
             added,
@@ -131,7 +158,7 @@ impl ExcludeDispatchKeyGuard {
 impl Drop for ExcludeDispatchKeyGuard {
     fn drop(&mut self) {
         let added = self.added;
-        update(|local| local.excluded &= !added);
+        update(|_, excluded| *excluded &= !added);
     }
 }
 
@@ -148,10 +175,14 @@ mod tests {
         {
             let _inner =
                 IncludeDispatchKeyGuard::new(DispatchKeySet::from_keys(&[K::Tracer, K::Meta]));
-            let _ex = ExcludeDispatchKeyGuard::new(K::CPU);
+            let _ex = ExcludeDispatchKeyGuard::new(K::Meta);
+            // Excluding a dense key excludes the dense functionality on every backend (as
+            // c10's); the backend bits stay.
+            let ks = apply(base);
+            assert_eq!(ks.iter().collect::<Vec<_>>(), [K::BackendSelect, K::Tracer]);
             assert_eq!(
-                apply(base),
-                DispatchKeySet::from_keys(&[K::Meta, K::BackendSelect, K::Tracer])
+                ks.below(K::BackendSelect).highest_backend(),
+                Some(crate::dispatch::BackendComponent::Meta)
             );
         }
         // The inner guard added only Meta, so Tracer stays while `outer` lives.

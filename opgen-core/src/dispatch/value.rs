@@ -270,6 +270,24 @@ named_enum! {
         Meta = ["meta"],
         /// The first user backend (`privateuseone`).
         PrivateUse1 = ["privateuseone"],
+        /// `hip` (AMD ROCm).
+        HIP = ["hip"],
+        /// `xla`.
+        XLA = ["xla"],
+        /// `lazy` (lazy tensors).
+        Lazy = ["lazy"],
+        /// `ipu` (Graphcore).
+        IPU = ["ipu"],
+        /// `ve` (NEC SX-Aurora).
+        VE = ["ve"],
+        /// `maia`.
+        MAIA = ["maia"],
+        /// `fpga`.
+        FPGA = ["fpga"],
+        /// `vulkan`.
+        Vulkan = ["vulkan"],
+        /// `metal`.
+        Metal = ["metal"],
     }
 }
 
@@ -300,15 +318,44 @@ impl Device {
     };
 }
 
+impl DeviceType {
+    /// The name PyTorch prints in device strings (`cpu`, `cuda`, `privateuseone`): the first
+    /// spelling [`DeviceType::from_name`] accepts besides c10's.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::DeviceType;
+    /// assert_eq!(DeviceType::PrivateUse1.python_name(), "privateuseone");
+    /// assert_eq!(DeviceType::XLA.python_name(), "xla");
+    /// ```
+    pub const fn python_name(self) -> &'static str {
+        match self {
+            DeviceType::CPU => "cpu",
+            DeviceType::CUDA => "cuda",
+            DeviceType::MPS => "mps",
+            DeviceType::XPU => "xpu",
+            DeviceType::HPU => "hpu",
+            DeviceType::MTIA => "mtia",
+            DeviceType::Meta => "meta",
+            DeviceType::PrivateUse1 => "privateuseone",
+            DeviceType::HIP => "hip",
+            DeviceType::XLA => "xla",
+            DeviceType::Lazy => "lazy",
+            DeviceType::IPU => "ipu",
+            DeviceType::VE => "ve",
+            DeviceType::MAIA => "maia",
+            DeviceType::FPGA => "fpga",
+            DeviceType::Vulkan => "vulkan",
+            DeviceType::Metal => "metal",
+        }
+    }
+}
+
 impl fmt::Display for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self.kind {
-            DeviceType::PrivateUse1 => "privateuseone".to_string(),
-            kind => kind.name().to_ascii_lowercase(),
-        };
+        let name = self.kind.python_name();
         match self.index {
             Some(i) => write!(f, "{name}:{i}"),
-            None => f.write_str(&name),
+            None => f.write_str(name),
         }
     }
 }

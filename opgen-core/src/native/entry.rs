@@ -60,14 +60,9 @@ pub struct NativeFunction {
     pub source: Option<EntrySource>,
 }
 
-/// The `variants` field: which C++ bindings an operator gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Variants {
-    /// A free function (`at::add`).
-    pub function: bool,
-    /// A tensor method (`Tensor::add`).
-    pub method: bool,
-}
+/// The `variants` field: which C++ bindings an operator gets (defined with the dispatcher,
+/// which records it with each `def`).
+pub use crate::dispatch::Variants;
 
 /// The `device_check` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

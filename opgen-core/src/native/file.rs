@@ -56,7 +56,10 @@ pub(crate) fn check_duplicate_registrations<'a>(
     for (i, f) in fs.iter().enumerate().skip(from) {
         let keys = seen.entry(&f.func.name).or_insert(0);
         for key in f.dispatch.keys() {
-            let bit = 1u64 << key.index();
+            // One bit per yaml key (its position in `YAML_KEYS`, below 64); a yaml entry names
+            // no other key.
+            let position = (crate::dispatch::DispatchKey::YAML_KEYS.iter()).position(|k| *k == key);
+            let bit = position.map_or(0, |i| 1u64 << i);
             if *keys & bit == 0 {
                 *keys |= bit;
                 continue;

@@ -17,6 +17,7 @@
 //! `#[native_function]` attribute) and runs the entry rules on it.
 
 mod autogen;
+pub mod derivatives;
 mod dispatch_table;
 mod entry;
 mod fields;
@@ -24,7 +25,10 @@ mod file;
 mod group;
 mod keys;
 mod load;
+mod read;
 mod rules;
+mod rust_api;
+mod source;
 mod tags;
 #[cfg(test)]
 mod tests;
@@ -43,11 +47,13 @@ pub use entry::{
 #[cfg(feature = "codegen")]
 pub(crate) use fields::split_trimmed;
 pub use keys::{Field, ScalarType, UfuncKey};
-pub use load::LoadError;
+pub use read::{MAX_FILE_SIZE, read_yaml_file};
+pub use rust_api::check_rust_api;
+pub use source::LoadError;
 pub use tags::{Tags, implicit_tags};
 
 use group::{GroupIds, Item};
-use load::{SourceFile, position};
+use source::{SourceFile, position};
 use view::ViewIds;
 use yaml::NodeKind;
 
@@ -260,26 +266,13 @@ pub fn load_native_functions(
 ///
 /// # Errors
 ///
-/// As [`load_native_functions`], plus an error (without rule) for a file that cannot be read.
+/// As [`load_native_functions`], plus an error (without rule) for a file that cannot be
+/// read or is refused (see [`read_yaml_file`]).
 pub fn load_native_functions_from_paths(
     yaml: &Path,
     tags: &Path,
 ) -> Result<NativeFunctions, Vec<LoadError>> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| {
-            let message = format!("cannot read `{}`: {e}", p.display());
-            vec![LoadError {
-                rule: None,
-                message,
-                hint: None,
-                file: p.display().to_string(),
-                line: 1,
-                column: 1,
-                width: 1,
-                source_line: String::new(),
-            }]
-        })
-    };
+    let read = |p: &Path| read_yaml_file(p).map_err(|e| vec![e]);
     let (yaml_text, tags_text) = (read(yaml)?, read(tags)?);
     load_native_functions_with_names(
         &yaml.display().to_string(),
@@ -341,58 +334,66 @@ pub fn load_native_functions_with_names(
 
 /// Reads and checks every entry (R36–R67), reporting the problems of all entries.
 fn read_entries(file: &SourceFile, tags: &Tags) -> Result<Vec<NativeFunction>, Vec<LoadError>> {
-    let root = yaml::parse(file.text()).map_err(|e| vec![file.syntax_error(&e)])?;
-    let Some(root) = root else {
-        return Ok(Vec::new());
-    };
-    let items = match &root.kind {
-        NodeKind::Seq(items) => items,
-        NodeKind::Scalar { text, .. } if text.is_empty() => return Ok(Vec::new()),
-        _ => {
-            let hint = Some("write one `- func: ...` item per entry".to_string());
-            return Err(vec![file.error_at_node(
+    let mut functions = Vec::new();
+    let mut errors = Vec::new();
+    // Each entry is read as soon as the parser has it, and its tree dropped.
+    let mut on_entry =
+        |item: yaml::Node| read_entry(&item, file, tags, &mut functions, &mut errors);
+    let root = yaml::parse_items(file.text(), Some(&mut on_entry))
+        .map_err(|e| vec![file.syntax_error(&e)])?;
+    if let Some(root) = root {
+        let empty = matches!(&root.kind, NodeKind::Scalar { text, .. } if text.is_empty());
+        if !empty && !matches!(root.kind, NodeKind::Seq(_)) {
+            return Err(vec![file.error_at_document(
                 &root,
                 Rule::EntryFunc,
                 "the file is not a list of entries".into(),
-                hint,
+                "write one `- func: ...` item per entry".into(),
             )]);
-        }
-    };
-    let mut functions = Vec::with_capacity(items.len());
-    let mut errors = Vec::new();
-    for item in items {
-        let (fields, nodes) = match load::read_entry(item, file) {
-            Ok((fields, nodes, mut unknown)) => {
-                errors.append(&mut unknown);
-                (fields, nodes)
-            }
-            Err(mut e) => {
-                errors.append(&mut e);
-                continue;
-            }
-        };
-        match rules::build(&fields, tags) {
-            Ok((mut f, func_offset)) => {
-                // A field written twice counts once, with its last value (as in PyYAML).
-                let mut positions: Vec<(Field, Position)> = Vec::new();
-                for (k, n) in &nodes.fields {
-                    positions.retain(|(f, _)| f != k);
-                    positions.push((*k, position(n.mark)));
-                }
-                f.source = Some(EntrySource {
-                    entry: position(nodes.entry.mark),
-                    fields: positions,
-                    func_offset,
-                });
-                functions.push(f);
-            }
-            Err(es) => errors.extend(es.into_iter().map(|e| nodes.load_error(file, e))),
         }
     }
     if errors.is_empty() {
         Ok(functions)
     } else {
         Err(errors)
+    }
+}
+
+/// Reads and checks one entry (R36–R67), adding it to `functions` or its problems to
+/// `errors`.
+fn read_entry(
+    item: &yaml::Node,
+    file: &SourceFile,
+    tags: &Tags,
+    functions: &mut Vec<NativeFunction>,
+    errors: &mut Vec<LoadError>,
+) {
+    let (fields, nodes) = match load::read_entry(item, file) {
+        Ok((fields, nodes, mut unknown)) => {
+            errors.append(&mut unknown);
+            (fields, nodes)
+        }
+        Err(mut e) => {
+            errors.append(&mut e);
+            return;
+        }
+    };
+    match rules::build(&fields, tags) {
+        Ok((mut f, func_offset)) => {
+            // A field written twice counts once, with its last value (as in PyYAML).
+            let mut positions: Vec<(Field, Position)> = Vec::new();
+            for (k, n) in &nodes.fields {
+                positions.retain(|(f, _)| f != k);
+                positions.push((*k, position(n.mark)));
+            }
+            f.source = Some(EntrySource {
+                entry: position(nodes.entry.mark),
+                fields: positions,
+                func_offset,
+            });
+            functions.push(f);
+        }
+        Err(es) => errors.extend(es.into_iter().map(|e| nodes.load_error(file, e))),
     }
 }
 

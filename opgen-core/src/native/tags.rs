@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use crate::schema::{Rule, Schema};
 
-use super::load::{LoadError, SourceFile};
+use super::source::{LoadError, SourceFile};
 use super::yaml::{self, Node, NodeKind};
 
 /// The tags declared in a `tags.yaml`, in file order.
@@ -115,11 +115,11 @@ pub(crate) fn parse_tags_yaml(file: &SourceFile) -> Result<Tags, Vec<LoadError>>
         return Ok(tags);
     };
     let NodeKind::Seq(items) = &root.kind else {
-        errors.push(bad(
-            file,
+        errors.push(file.error_at_document(
             &root,
-            "`tags.yaml` is not a list of tags",
-            "write one `- tag: NAME` item per tag, each with a `desc`",
+            Rule::UnknownTag,
+            "`tags.yaml` is not a list of tags".into(),
+            "write one `- tag: NAME` item per tag, each with a `desc`".into(),
         ));
         return Err(errors);
     };

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
 /// Where a node starts: 1-based line, 0-based column counted in characters.
@@ -141,11 +141,22 @@ fn is_yaml11_float(t: &str) -> bool {
     mantissa_ok && exp_ok
 }
 
-/// A YAML syntax error: where and what.
+/// A document this loader refuses: YAML syntax, or one of the limits below. Where and what.
 #[derive(Debug, Clone)]
 pub(crate) struct SyntaxError {
     pub mark: Mark,
     pub message: String,
+    pub hint: Option<String>,
+}
+
+impl SyntaxError {
+    fn new(mark: Mark, message: impl Into<String>, hint: &str) -> SyntaxError {
+        SyntaxError {
+            mark,
+            message: message.into(),
+            hint: Some(hint.to_string()),
+        }
+    }
 }
 
 impl From<ScanError> for SyntaxError {
@@ -153,41 +164,197 @@ impl From<ScanError> for SyntaxError {
         SyntaxError {
             mark: Mark::from(*e.marker()),
             message: e.info().to_string(),
+            hint: None,
         }
     }
 }
 
-/// Parses one YAML document into a node tree (`None` for an empty document).
+/// How deep collections may nest. An entry of `native_functions.yaml` nests three levels
+/// (the list of entries, an entry, a `dispatch` table); PyYAML, torchgen's loader, gives up
+/// (Python's recursion limit) at a few hundred.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// What copies made for anchors and aliases may cost, in bytes of the tree: this many per
+/// byte of the file, plus [`ALIAS_BUDGET_BASE`]. An alias repeats its anchor's node, so
+/// without a bound a few hundred bytes of nested aliases ("billion laughs") stand for
+/// gigabytes; with it, the tree stays within a fixed multiple of the file.
+pub(crate) const ALIAS_BUDGET_PER_BYTE: usize = 4;
+
+/// See [`ALIAS_BUDGET_PER_BYTE`].
+pub(crate) const ALIAS_BUDGET_BASE: usize = 64 * 1024;
+
+/// Parses one YAML document into a node tree (`None` for an empty stream). As PyYAML
+/// (torchgen's loader) does, refuses characters YAML does not allow (a NUL byte, other
+/// control characters) and a stream of more than one document; and refuses nesting deeper
+/// than [`MAX_DEPTH`] and aliases that expand past the budget.
 pub(crate) fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
-    let mut builder = Builder::default();
-    Parser::new_from_str(text).load(&mut builder, false)?;
-    Ok(builder.root)
+    parse_items(text, None)
 }
 
-#[derive(Default)]
-struct Builder {
+/// [`parse`], handing each item of a top-level list to `on_item` as soon as it is read
+/// instead of keeping it: the root list comes back empty, and the whole file's tree is
+/// never in memory at once (an entry's tree is ten times its text).
+pub(crate) fn parse_items(
+    text: &str,
+    on_item: Option<&mut dyn FnMut(Node)>,
+) -> Result<Option<Node>, SyntaxError> {
+    check_characters(text)?;
+    let mut parser = Parser::new_from_str(text);
+    let mut builder = Builder {
+        stack: Vec::new(),
+        root: None,
+        anchors: HashMap::new(),
+        budget: ALIAS_BUDGET_PER_BYTE
+            .saturating_mul(text.len())
+            .saturating_add(ALIAS_BUDGET_BASE),
+        on_item,
+    };
+    let mut documents = 0;
+    loop {
+        let (event, marker) = parser.next_token()?;
+        let mark = Mark::from(marker);
+        match event {
+            Event::StreamEnd => return Ok(builder.root.map(|(node, _)| node)),
+            Event::DocumentStart if documents > 0 => {
+                return Err(SyntaxError::new(
+                    mark,
+                    "expected a single document in the stream, but found another document",
+                    "a native_functions.yaml is one YAML document: remove the `---` or `...` \
+                     line, or split the file",
+                ));
+            }
+            Event::DocumentStart => documents += 1,
+            event => builder.on_event(event, mark)?,
+        }
+    }
+}
+
+/// PyYAML's rule: the stream holds only printable characters (tab, line breaks, and no C0
+/// or C1 control characters, DEL, U+FFFE or U+FFFF).
+fn check_characters(text: &str) -> Result<(), SyntaxError> {
+    let printable = |c: char| {
+        matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}')
+            || ('\u{E000}'..='\u{FFFD}').contains(&c)
+            || c >= '\u{10000}'
+    };
+    let Some((at, c)) = text.char_indices().find(|&(_, c)| !printable(c)) else {
+        return Ok(());
+    };
+    let (line, col) = line_and_column(text, at);
+    Err(SyntaxError::new(
+        Mark { line, col },
+        format!(
+            "unacceptable character #x{:04x}: special characters are not allowed",
+            u32::from(c)
+        ),
+        "a yaml file is text; remove the character (a NUL byte usually means a binary file)",
+    ))
+}
+
+/// The 1-based line and 0-based column (in characters) of byte `at`, counting lines as YAML
+/// does: `\r\n`, `\r` and `\n` each end one.
+pub(crate) fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at];
+    let bytes = before.as_bytes();
+    let mut line = 1;
+    let mut line_start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let ends_line = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+        if ends_line {
+            line += 1;
+            line_start = i + 1;
+        }
+    }
+    (line, before[line_start..].chars().count())
+}
+
+/// What a node and its subtree cost in memory, roughly: for the alias budget.
+const NODE_COST: usize = std::mem::size_of::<Node>() + std::mem::size_of::<(Node, Node)>() / 2;
+
+struct Builder<'f> {
     stack: Vec<Frame>,
-    root: Option<Node>,
-    anchors: HashMap<usize, Node>,
+    /// The document's node and its cost.
+    root: Option<(Node, usize)>,
+    /// Anchored nodes with their cost.
+    anchors: HashMap<usize, (Node, usize)>,
+    /// Bytes that copies for anchors and aliases may still take.
+    budget: usize,
+    /// Takes the items of a root list (see [`parse_items`]).
+    on_item: Option<&'f mut dyn FnMut(Node)>,
 }
 
 struct Frame {
     node: Node,
     anchor: usize,
+    /// The cost of the node and of its children so far.
+    cost: usize,
     /// In a mapping: a key whose value has not been seen yet.
     key: Option<Node>,
 }
 
-impl Builder {
-    fn push_value(&mut self, node: Node, anchor: usize) {
-        if anchor > 0 {
-            self.anchors.insert(anchor, node.clone());
+impl Builder<'_> {
+    fn on_event(&mut self, event: Event, mark: Mark) -> Result<(), SyntaxError> {
+        match event {
+            Event::Scalar(text, style, anchor, _) => {
+                let quoted = !matches!(style, TScalarStyle::Plain);
+                let cost = NODE_COST + text.len();
+                let kind = NodeKind::Scalar { text, quoted };
+                self.push_value(Node { mark, kind }, cost, anchor)
+            }
+            Event::SequenceStart(anchor, _) => self.open(mark, anchor, NodeKind::Seq(Vec::new())),
+            Event::MappingStart(anchor, _) => self.open(mark, anchor, NodeKind::Map(Vec::new())),
+            Event::SequenceEnd | Event::MappingEnd => self.close(),
+            Event::Alias(id) => {
+                let Some(&(_, cost)) = self.anchors.get(&id) else {
+                    let kind = NodeKind::Scalar {
+                        text: String::new(),
+                        quoted: false,
+                    };
+                    return self.push_value(Node { mark, kind }, NODE_COST, 0);
+                };
+                self.spend(cost, mark)?;
+                let node = self.anchors[&id].0.clone();
+                self.push_value(node, cost, 0)
+            }
+            _ => Ok(()),
         }
+    }
+
+    /// Takes `cost` bytes from the alias budget, or fails at `mark`.
+    fn spend(&mut self, cost: usize, mark: Mark) -> Result<(), SyntaxError> {
+        match self.budget.checked_sub(cost) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(SyntaxError::new(
+                mark,
+                format!(
+                    "anchors and aliases expand the document past {ALIAS_BUDGET_PER_BYTE} \
+                     times the file's size"
+                ),
+                "write the repeated values out, or alias fewer and smaller nodes",
+            )),
+        }
+    }
+
+    fn push_value(&mut self, node: Node, cost: usize, anchor: usize) -> Result<(), SyntaxError> {
+        if anchor > 0 {
+            self.spend(cost, node.mark)?;
+            self.anchors.insert(anchor, (node.clone(), cost));
+        }
+        let root = self.stack.len() == 1;
         let Some(frame) = self.stack.last_mut() else {
-            self.root.get_or_insert(node);
-            return;
+            self.root.get_or_insert((node, cost));
+            return Ok(());
         };
+        frame.cost = frame.cost.saturating_add(cost);
         match &mut frame.node.kind {
+            NodeKind::Seq(_) if root && self.on_item.is_some() => {
+                if let Some(on_item) = self.on_item.as_mut() {
+                    on_item(node);
+                }
+            }
             NodeKind::Seq(items) => items.push(node),
             NodeKind::Map(pairs) => match frame.key.take() {
                 Some(key) => pairs.push((key, node)),
@@ -195,60 +362,46 @@ impl Builder {
             },
             NodeKind::Scalar { .. } => {}
         }
+        Ok(())
     }
 
-    fn open(&mut self, mark: Mark, anchor: usize, kind: NodeKind) {
+    fn open(&mut self, mark: Mark, anchor: usize, kind: NodeKind) -> Result<(), SyntaxError> {
+        if self.stack.len() == MAX_DEPTH {
+            return Err(SyntaxError::new(
+                mark,
+                format!("the document nests lists and mappings more than {MAX_DEPTH} deep"),
+                "an entry nests a few levels (the list of entries, its fields, a `dispatch` \
+                 table); flatten the value",
+            ));
+        }
         self.stack.push(Frame {
             node: Node { mark, kind },
             anchor,
+            cost: NODE_COST,
             key: None,
         });
+        Ok(())
     }
 
-    fn close(&mut self) {
-        if let Some(Frame {
-            mut node, anchor, ..
+    fn close(&mut self) -> Result<(), SyntaxError> {
+        let Some(Frame {
+            mut node,
+            anchor,
+            cost,
+            ..
         }) = self.stack.pop()
+        else {
+            return Ok(());
+        };
+        // A block mapping's start event sits after its first key; PyYAML (and torchgen's
+        // `__line__`) place the mapping at its first key.
+        if let NodeKind::Map(pairs) = &node.kind
+            && let Some((k, _)) = pairs.first()
+            && (k.mark.line, k.mark.col) < (node.mark.line, node.mark.col)
         {
-            // A block mapping's start event sits after its first key; PyYAML (and torchgen's
-            // `__line__`) place the mapping at its first key.
-            if let NodeKind::Map(pairs) = &node.kind
-                && let Some((k, _)) = pairs.first()
-                && (k.mark.line, k.mark.col) < (node.mark.line, node.mark.col)
-            {
-                node.mark = k.mark;
-            }
-            self.push_value(node, anchor);
+            node.mark = k.mark;
         }
-    }
-}
-
-impl MarkedEventReceiver for Builder {
-    fn on_event(&mut self, ev: Event, marker: Marker) {
-        let mark = Mark::from(marker);
-        match ev {
-            Event::Scalar(text, style, anchor, _) => {
-                let quoted = !matches!(style, TScalarStyle::Plain);
-                let kind = NodeKind::Scalar { text, quoted };
-                self.push_value(Node { mark, kind }, anchor);
-            }
-            Event::SequenceStart(anchor, _) => self.open(mark, anchor, NodeKind::Seq(Vec::new())),
-            Event::MappingStart(anchor, _) => self.open(mark, anchor, NodeKind::Map(Vec::new())),
-            Event::SequenceEnd | Event::MappingEnd => self.close(),
-            Event::Alias(id) => {
-                let text = String::new();
-                let empty = Node {
-                    mark,
-                    kind: NodeKind::Scalar {
-                        text,
-                        quoted: false,
-                    },
-                };
-                let node = self.anchors.get(&id).cloned().unwrap_or(empty);
-                self.push_value(node, 0);
-            }
-            _ => {}
-        }
+        self.push_value(node, cost, anchor)
     }
 }
 

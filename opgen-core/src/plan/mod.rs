@@ -8,7 +8,7 @@ mod op;
 mod signature;
 mod types;
 
-pub use defaults::{ArgDefault, MAX_REPEATED_DEFAULT, arg_default};
+pub use defaults::{ArgDefault, MAX_REPEATED_DEFAULT, arg_default, repeats_too_far, rust_default};
 pub use names::{
     PRELUDE_METHODS, arg_ident, args_struct_name, args_struct_name_for, cpp_api_name, form_name,
     fresh_name, marker_name, marker_of, method_name, native_name, precompute_struct_name,

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 
-use super::defaults::{ArgDefault, arg_default};
+use super::defaults::{ArgDefault, rust_default};
 use super::names::{
     args_struct_name, args_struct_name_for, form_name, fresh_name, marker_name, method_name,
     rust_fn_name, rust_ident,
@@ -119,7 +119,7 @@ pub fn blockers(f: &NativeFunction) -> Vec<Blocker> {
             out.push(Blocker::ArgumentType(i));
         } else if let Some(d) = &a.default
             && !f.cpp_no_default_args.contains(a.name.as_str())
-            && arg_default(&a.ty, &d.value).is_none()
+            && rust_default(&a.ty, &d.value).is_none()
         {
             out.push(Blocker::Default(i));
         }
@@ -320,7 +320,7 @@ impl OpPlan {
                     .as_ref()
                     .filter(|_| i < schema.out_start())
                     .filter(|_| !f.cpp_no_default_args.contains(a.name.as_str()))
-                    .and_then(|d| arg_default(&a.ty, &d.value)),
+                    .and_then(|d| rust_default(&a.ty, &d.value)),
                 text: a.to_string(),
             })
             .collect();

@@ -490,7 +490,13 @@ mod op_plans {
                 blocked.push(f.func.name.name.to_string());
             }
         }
-        assert!(blocked.contains(&"untyped_many_returns".to_string()), "{blocked:?}");
-        assert!(blocked.contains(&"untyped_many_arguments".to_string()), "{blocked:?}");
+        assert!(
+            blocked.contains(&"untyped_many_returns".to_string()),
+            "{blocked:?}"
+        );
+        assert!(
+            blocked.contains(&"untyped_many_arguments".to_string()),
+            "{blocked:?}"
+        );
     }
 }

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::render::{bounded_text, caret_excerpt};
+
 macro_rules! rules {
     ($($variant:ident = $id:literal : $summary:literal,)*) => {
         /// The validation rules of SCHEMA.md §2, one variant per rule id.
@@ -123,6 +125,7 @@ rules! {
     ReturnType = "R87": "returns are not fixed-size lists or unsupported optionals",
     MutableListReturn = "R88": "a written tensor list is not returned",
     UnmappableType = "R89": "custom classes and `GraphModule` have no Rust mapping",
+    TooDeep = "R90": "types and list defaults nest at most 32 levels",
 }
 
 impl fmt::Display for Rule {
@@ -161,56 +164,68 @@ impl SchemaError {
         self
     }
 
-    /// The error as a block of text: `error[R16]: message`, the source line, a caret line
-    /// under the offending range, and the hint.
+    /// The error as a block of text: `error[R16]: message`, the source line (a window of
+    /// it, if long), a caret line under the offending range, the hint, and where to read
+    /// more about the rule. Bounded in size and time whatever the source's length (see
+    /// [`caret_excerpt`], [`bounded_text`]).
     ///
     /// ```
     /// let errors = opgen_core::schema::parse_schema("relu(Tensr self) -> Tensor").unwrap_err();
     /// let text = errors[0].render("relu(Tensr self) -> Tensor");
-    /// assert!(text.contains("  relu(Tensr self) -> Tensor\n       ^^^^^"));
+    /// assert!(text.starts_with("error[R16]: unknown type `Tensr`\n"));
+    /// assert!(text.contains("  relu(Tensr self) -> Tensor\n       ^^^^^\n"));
+    /// assert!(text.ends_with("for more information about this error, run `opgen explain R16`\n"));
     /// ```
     pub fn render(&self, source: &str) -> String {
-        let mut out = format!("error[{}]: {}\n", self.rule.id(), self.message);
+        let head = format!("error[{}]: {}", self.rule.id(), bounded_text(&self.message));
+        self.render_with_head(head, source)
+    }
+
+    /// [`render`](Self::render) for a compiler, which prints `error: ` before the text
+    /// itself: the rule id follows the message (`unknown type `Tensr` [R16]`), so the word
+    /// "error" is printed once.
+    ///
+    /// ```
+    /// let errors = opgen_core::schema::parse_schema("relu(Tensr self) -> Tensor").unwrap_err();
+    /// let text = errors[0].render_for_compiler("relu(Tensr self) -> Tensor");
+    /// assert!(text.starts_with("unknown type `Tensr` [R16]\n"));
+    /// ```
+    pub fn render_for_compiler(&self, source: &str) -> String {
+        let head = format!("{} [{}]", bounded_text(&self.message), self.rule.id());
+        self.render_with_head(head, source)
+    }
+
+    fn render_with_head(&self, mut out: String, source: &str) -> String {
+        out.push('\n');
         out.push_str(&caret_excerpt(source, self.range.clone()));
-        if let Some(hint) = &self.hint {
-            out.push_str("help: ");
-            out.push_str(hint);
-            out.push('\n');
-        }
+        write_help(&mut out, self.hint.as_deref(), Some(self.rule));
         out
+    }
+}
+
+/// The `help: hint` line, then the pointer to the rule's explanation.
+pub(crate) fn write_help(out: &mut String, hint: Option<&str>, rule: Option<Rule>) {
+    if let Some(hint) = hint {
+        out.push_str("help: ");
+        out.push_str(&bounded_text(hint));
+        out.push('\n');
+    }
+    if let Some(rule) = rule {
+        out.push_str(&format!(
+            "for more information about this error, run `opgen explain {}`\n",
+            rule.id()
+        ));
     }
 }
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]", self.message, self.rule.id())?;
+        write!(f, "{} [{}]", bounded_text(&self.message), self.rule.id())?;
         if let Some(h) = &self.hint {
-            write!(f, "; {h}")?;
+            write!(f, "; {}", bounded_text(h))?;
         }
         Ok(())
     }
 }
 
 impl std::error::Error for SchemaError {}
-
-/// The line of `source` holding `range.start`, then a line of `^` under the range (at least
-/// one caret, clipped to that line), each indented by two spaces. Columns count characters.
-pub fn caret_excerpt(source: &str, range: Range<usize>) -> String {
-    let start = floor_char_boundary(source, range.start.min(source.len()));
-    let end = floor_char_boundary(source, range.end.clamp(start, source.len()));
-    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = source[start..]
-        .find('\n')
-        .map_or(source.len(), |i| start + i);
-    let line = &source[line_start..line_end];
-    let pad = source[line_start..start].chars().count();
-    let width = source[start..end.min(line_end)].chars().count().max(1);
-    format!("  {line}\n  {}{}\n", " ".repeat(pad), "^".repeat(width))
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}

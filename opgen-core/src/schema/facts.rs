@@ -264,7 +264,7 @@ impl Schema {
             if is_bernoulli_p && a.name == "p" && default.is_none() {
                 default = Some(super::DefaultValue {
                     text: "0.5".into(),
-                    value: super::parser::parse_literal("0.5"),
+                    value: super::literal::parse_literal("0.5"),
                 });
             }
             arguments.push(Argument {

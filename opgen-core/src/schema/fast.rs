@@ -21,11 +21,12 @@
 use smol_str::SmolStr;
 
 use super::invariants::check_invariants;
+use super::literal::parse_literal;
 use super::model::{
     AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue,
     Literal, OperatorName, Return, Schema, TypeBox,
 };
-use super::parser::{Layout, parse_literal};
+use super::parser::{Layout, MAX_NESTING};
 
 /// The schema, if `text` is in the subset this path reads and breaks no rule; `None` means
 /// "ask the full parser", not "invalid".
@@ -289,6 +290,8 @@ impl<'a> Fast<'a> {
                 text: SmolStr::new_static("True"),
                 value: Literal::Bool(true),
             },
+            // A deep list (R90) is reported by the full parser; counting `[` bounds it.
+            text if text.bytes().filter(|&b| b == b'[').count() > MAX_NESTING => return None,
             text => DefaultValue {
                 text: small(text),
                 value: parse_literal(text),
@@ -373,7 +376,7 @@ impl<'a> Fast<'a> {
             return Some((ty, Some(annotation), arrow));
         }
         let mut ty = ArgType::Base(base);
-        loop {
+        for _ in 0..=MAX_NESTING {
             match self.peek() {
                 b'?' => {
                     self.i += 1;
@@ -390,6 +393,8 @@ impl<'a> Fast<'a> {
                 _ => return Some((ty, None, false)),
             }
         }
+        // Deeper than R90 allows: the full parser reports it.
+        None
     }
 
     /// A base type's name, not followed by an identifier byte. Compared as a prefix chosen by

@@ -9,21 +9,29 @@ mod facts;
 mod fast;
 mod invariants;
 mod layout;
+mod literal;
 mod model;
 mod parser;
+mod render;
 mod roundtrip;
 pub(crate) mod suggest;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
-pub use error::{Rule, SchemaError, caret_excerpt};
+pub(crate) use error::write_help;
+pub use error::{Rule, SchemaError};
 pub use facts::{SchemaKind, TENSOR_OPTIONS};
 pub use layout::{ArgumentLayout, ReturnLayout, SchemaLayout, layout};
 pub use model::{
     AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float,
     Literal, OperatorName, Return, Schema, TypeBox,
 };
-pub use parser::{canonicalize, parse_operator_name, parse_schema, parse_type};
+pub use parser::{MAX_NESTING, canonicalize, parse_operator_name, parse_schema, parse_type};
+pub(crate) use render::Window;
+pub use render::{
+    EXCERPT_WIDTH, MAX_ERRORS, MAX_ERRORS_PER_LINE, MAX_FRAGMENT, MAX_MESSAGE, bounded_text,
+    caret_excerpt, more_errors, shown_errors,
+};
 /// The string type of the model's names, overloads, default texts and literals (re-exported
 /// so that users need not depend on `smol_str` themselves).
 pub use smol_str::SmolStr;

@@ -12,15 +12,22 @@ use smallvec::smallvec;
 use smol_str::SmolStr;
 
 use super::error::{Rule, SchemaError};
+use super::literal::{list_depth, parse_literal};
 use super::model::{
-    AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float,
-    Literal, OperatorName, Return, Schema, TypeBox,
+    AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue,
+    OperatorName, Return, Schema, TypeBox,
 };
 
 const AUGMENTED_ASSIGNMENT: [&str; 11] = [
     "add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or",
 ];
 const CUSTOM_CLASS_PREFIX: &str = "__torch__.torch.classes.";
+
+/// How deep a type (`?` and `[]` suffixes) or a list default may nest (R90). Real schemas
+/// nest two levels at most (`Tensor?[]`); the limit keeps every stage that walks a type or
+/// a literal (printing, comparing, dropping, planning, code generation) within a small,
+/// fixed stack, whatever the input.
+pub const MAX_NESTING: usize = 32;
 
 /// Parses and checks a schema string: rules R1–R35 of SCHEMA.md.
 ///
@@ -495,6 +502,16 @@ impl<'a> Parser<'a> {
                     return None;
                 }
                 let text = &piece[eq + 1..];
+                if list_depth(text) > MAX_NESTING {
+                    let d = at + eq + 1;
+                    self.err(
+                        Rule::TooDeep,
+                        d..d + text.len(),
+                        format!("the default nests more than {MAX_NESTING} lists"),
+                    )
+                    .hint = Some("a list default is flat, e.g. `[0,1]`".into());
+                    return None;
+                }
                 if text.is_empty() {
                     self.err(
                         Rule::EmptyDefault,
@@ -638,34 +655,73 @@ impl<'a> Parser<'a> {
         Some(ann)
     }
 
+    /// A type, read from its outermost suffix in: `int[]?` is an optional list. Iterative,
+    /// and at most [`MAX_NESTING`] suffixes deep (R90), so that no later stage recurses
+    /// deeper than that on a parsed type.
     fn ty(&mut self, t: &str, at: usize) -> Option<ArgType> {
-        if let Some(inner) = t.strip_suffix('?')
-            && !inner.is_empty()
-        {
-            return Some(ArgType::optional(self.ty(inner, at)?));
-        }
-        if let Some(body) = t.strip_suffix(']')
-            && let Some(open) = body.rfind('[')
-            && open > 0
-            && body[open + 1..].bytes().all(|b| b.is_ascii_digit())
-        {
-            let digits = &body[open + 1..];
-            let size = if digits.is_empty() {
-                None
+        // The suffixes, outermost first: `None` for `?`, `Some(size)` for `[]` or `[N]`.
+        let mut suffixes: Vec<Option<Option<u32>>> = Vec::new();
+        let mut rest = t;
+        loop {
+            if let Some(inner) = rest.strip_suffix('?')
+                && !inner.is_empty()
+            {
+                suffixes.push(None);
+                rest = inner;
+            } else if let Some(body) = rest.strip_suffix(']')
+                && let Some(open) = body.rfind('[')
+                && open > 0
+                && body[open + 1..].bytes().all(|b| b.is_ascii_digit())
+            {
+                let size = self.list_size(&body[open + 1..], at + open + 1)?;
+                suffixes.push(Some(size));
+                rest = &body[..open];
             } else {
-                let r = at + open + 1..at + open + 1 + digits.len();
-                match digits.parse::<u32>() {
-                    Ok(n) if n > 0 && !digits.starts_with('0') => Some(n),
-                    _ => {
-                        self.err(Rule::BadListSize, r, format!("list size `{digits}` is not a positive number without leading zeros"))
-                            .hint = Some("write `[]` for a list of any length, or a size such as `[2]`".into());
-                        return None;
-                    }
-                }
-            };
-            let elem = self.ty(&body[..open], at)?;
-            return Some(ArgType::list(elem, size));
+                break;
+            }
+            if suffixes.len() > MAX_NESTING {
+                self.err(
+                    Rule::TooDeep,
+                    at..at + t.len(),
+                    format!("the type nests more than {MAX_NESTING} levels of `?` and `[]`"),
+                )
+                .hint = Some(
+                    "a schema type has at most a few suffixes, e.g. `Tensor?[]` or `int[]?`".into(),
+                );
+                return None;
+            }
         }
+        let mut ty = self.base_type_or_class(rest, at)?;
+        for suffix in suffixes.into_iter().rev() {
+            ty = match suffix {
+                None => ArgType::optional(ty),
+                Some(size) => ArgType::list(ty, size),
+            };
+        }
+        Some(ty)
+    }
+
+    /// The `N` of `[N]` (`None` for `[]`), R17.
+    fn list_size(&mut self, digits: &str, at: usize) -> Option<Option<u32>> {
+        if digits.is_empty() {
+            return Some(None);
+        }
+        match digits.parse::<u32>() {
+            Ok(n) if n > 0 && !digits.starts_with('0') => Some(Some(n)),
+            _ => {
+                self.err(
+                    Rule::BadListSize,
+                    at..at + digits.len(),
+                    format!("list size `{digits}` is not a positive number without leading zeros"),
+                )
+                .hint = Some("write `[]` for a list of any length, or a size such as `[2]`".into());
+                None
+            }
+        }
+    }
+
+    /// A type without suffixes: a base type or a custom class (R16).
+    fn base_type_or_class(&mut self, t: &str, at: usize) -> Option<ArgType> {
         if let Some(class) = t.strip_prefix(CUSTOM_CLASS_PREFIX)
             && !class.is_empty()
             && class
@@ -939,96 +995,6 @@ fn scan_annotation(text: &str) -> Option<AliasAnnotation> {
     })
 }
 
-/// Reads a default's text as a literal (SCHEMA.md §1.8). Never fails: text that is no
-/// recognised literal is kept as [`Literal::Other`].
-pub(crate) fn parse_literal(text: &str) -> Literal {
-    match text {
-        "None" => return Literal::None,
-        "True" => return Literal::Bool(true),
-        "False" => return Literal::Bool(false),
-        _ => {}
-    }
-    if let Some(body) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        if body.is_empty() {
-            return Literal::List(Vec::new());
-        }
-        return Literal::List(body.split(',').map(|e| parse_literal(e.trim())).collect());
-    }
-    if let Some(s) = unquote(text) {
-        return Literal::Str(SmolStr::from(s));
-    }
-    if is_int(text) {
-        return match text.parse::<i64>() {
-            Ok(i) => Literal::Int(i),
-            Err(_) => Literal::Other(SmolStr::new(text)),
-        };
-    }
-    if is_float(text)
-        && let Ok(f) = text.parse::<f64>()
-    {
-        return Literal::Float(Float(f));
-    }
-    let mut chars = text.chars();
-    if chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        return Literal::Ident(SmolStr::new(text));
-    }
-    Literal::Other(SmolStr::new(text))
-}
-
-fn is_int(t: &str) -> bool {
-    let digits = t.strip_prefix('-').unwrap_or(t);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-}
-
-fn is_float(t: &str) -> bool {
-    let t = t.strip_prefix('-').unwrap_or(t);
-    let (mantissa, exp) = match t.find(['e', 'E']) {
-        Some(i) => (&t[..i], Some(&t[i + 1..])),
-        None => (t, None),
-    };
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some((a, b)) => {
-            !(a.is_empty() && b.is_empty())
-                && a.bytes().all(|c| c.is_ascii_digit())
-                && b.bytes().all(|c| c.is_ascii_digit())
-        }
-        None => {
-            exp.is_some() && !mantissa.is_empty() && mantissa.bytes().all(|c| c.is_ascii_digit())
-        }
-    };
-    let exp_ok = exp.is_none_or(|e| is_int(e.strip_prefix('+').unwrap_or(e)));
-    mantissa_ok && exp_ok
-}
-
-/// A string literal in single or double quotes with backslash escapes, unescaped.
-fn unquote(text: &str) -> Option<String> {
-    let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let body = text.strip_prefix(quote)?.strip_suffix(quote)?;
-    if text.len() < 2 {
-        return None;
-    }
-    let mut out = String::new();
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                '0' => out.push('\0'),
-                other => out.push(other),
-            },
-            c if c == quote => return None,
-            c => out.push(c),
-        }
-    }
-    Some(out)
-}
-
 fn unknown_type_message(t: &str) -> String {
     if t.is_empty() {
         "missing type".to_string()
@@ -1045,11 +1011,15 @@ fn unknown_type_message(t: &str) -> String {
 
 fn unknown_type_hint(t: &str) -> String {
     let names: Vec<&str> = BaseType::ALL.iter().map(|b| b.as_str()).collect();
+    // Only a name within two edits is suggested, so names whose length differs by more are
+    // not compared (a schema may have thousands of unknown types).
+    let lower = t.to_ascii_lowercase();
     let best = names
         .iter()
+        .filter(|n| n.len().abs_diff(t.len()) <= 2)
         .map(|n| {
             (
-                super::suggest::edit_distance(&t.to_ascii_lowercase(), &n.to_ascii_lowercase()),
+                super::suggest::edit_distance(&lower, &n.to_ascii_lowercase()),
                 *n,
             )
         })

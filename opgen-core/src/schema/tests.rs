@@ -1,11 +1,12 @@
 //! Unit tests of the schema language, one per rule of SCHEMA.md §2.1–2.4 (every bad example
 //! the document lists), each with the smallest offending text its error points at. In
 //! `tests/`: R84–R89 (`rust_mapping.rs`), several errors at once and the caret rendering
-//! (`errors.rs`), the quirks torchgen accepts, printing and literals (`quirks.rs`), the corpus
+//! (`errors.rs`), hostile inputs: deep nesting and huge errors (`hostile.rs`), the quirks torchgen accepts, printing and literals (`quirks.rs`), the corpus
 //! figures (`corpus.rs`) and the property tests (`proptests.rs`).
 
 mod corpus;
 mod errors;
+pub(crate) mod hostile;
 mod proptests;
 mod quirks;
 mod rust_mapping;

@@ -2,17 +2,19 @@
 //! wrappers for a backend that has only the functional kernel, and the in-place-on-Meta
 //! short circuit. [`derived_wrapper`] decides; [`derive_wrappers`] registers.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::panic::Location;
 use std::sync::Arc;
 
 use super::meta::structured_error;
 use crate::dispatch::kernel::{ErasedKernel, private::Erase};
+use crate::dispatch::registry::DefinedOperator;
+use crate::dispatch::registry::link::PostLink;
 use crate::dispatch::{
     DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, OperatorHandle, Registration, Stack,
     Tensor, boxed,
 };
-use crate::schema::SchemaKind;
+use crate::schema::{Schema, SchemaKind};
 
 /// A wrapper kernel the runtime derives for one member of a group at one key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,7 +77,9 @@ pub struct WrapperFacts {
 /// assert_eq!(derived_wrapper(&inplace_meta), Some(DerivedWrapper::InPlaceMetaShortCircuit));
 /// ```
 pub fn derived_wrapper(facts: &WrapperFacts) -> Option<DerivedWrapper> {
-    if !facts.key.is_backend() || facts.has_kernel || facts.has_composite {
+    // `ZeroTensor` is a functionality in c10 but holds kernels as a backend does.
+    let backend = facts.key.is_backend() || facts.key == DispatchKey::ZeroTensor;
+    if !backend || facts.has_kernel || facts.has_composite {
         return None;
     }
     match facts.kind {
@@ -234,18 +238,11 @@ fn self_tensor<T: Tensor>(
 #[track_caller]
 pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error>) {
     let site = Location::caller();
-    let mut groups: BTreeMap<(String, String), Vec<Member>> = BTreeMap::new();
-    for op in dispatcher.operators() {
-        let Some(schema) = op.schema() else { continue };
-        let key = (op.namespace().to_string(), schema.signature().to_string());
-        let entry = (op.clone(), schema.kind(), schema.returns.len());
-        groups.entry(key).or_default().push(entry);
-    }
     let mut registrations = Vec::new();
     let mut errors = Vec::new();
-    for ((namespace, _), members) in groups {
+    for (namespace, members) in groups_with_kernels(dispatcher) {
         let kernels: Vec<Vec<(DispatchKey, Arc<ErasedKernel>)>> = (members.iter())
-            .map(|(op, _, _)| dispatcher.kernels_of(&full_name(op)))
+            .map(|(op, _, _)| dispatcher.kernels_of(&op.full_name))
             .collect();
         let functional = (members.iter()).position(|(_, kind, _)| *kind == SchemaKind::Functional);
         let functional_keys: BTreeSet<DispatchKey> = functional
@@ -274,7 +271,6 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
                 let Some(wrapper) = derived_wrapper(&facts) else {
                     continue;
                 };
-                let functional_op = functional.and_then(|f| members.get(f)).map(|m| m.0.clone());
                 let derive = match wrapper {
                     DerivedWrapper::InPlaceMetaShortCircuit => any_derive,
                     _ => functional
@@ -283,12 +279,16 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
                         .and_then(|(_, k)| k.derive),
                 };
                 let Some(derive) = derive else { continue };
+                // The wrapper calls the functional operator through a handle of it.
+                let functional_op = functional
+                    .and_then(|f| members.get(f))
+                    .and_then(|(f, _, _)| dispatcher.find(&f.full_name, "").ok());
                 let kernel = derive(Derivation {
                     wrapper,
                     functional: functional_op,
                     key,
                 });
-                match lib.impl_erased(&full_name(op), key, kernel, site) {
+                match lib.impl_erased(&op.full_name, key, kernel, site) {
                     Ok(r) => registrations.push(r),
                     Err(e) => errors.push(e),
                 }
@@ -298,13 +298,50 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
     (registrations, errors)
 }
 
-/// One operator of a group: its handle, kind and number of returns.
-type Member = (OperatorHandle, SchemaKind, usize);
-
-/// `ns::op.overload`, as the registry names operators.
-pub(crate) fn full_name(op: &OperatorHandle) -> String {
-    match op.overload() {
-        "" => op.name().to_string(),
-        overload => format!("{}.{overload}", op.name()),
+/// The groups (SCHEMA.md §3.2) in which some operator has a kernel, with their namespace,
+/// by namespace and base name: the groups without kernels derive nothing. Only the schemas
+/// of these groups' members are parsed (a group's members share its base name: `add`,
+/// `add_`, `__and__`, `__iand__`), and no table is built, so that thousands of operators
+/// defined without kernels cost nothing here.
+fn groups_with_kernels(dispatcher: &Dispatcher) -> Vec<(String, Vec<Member>)> {
+    let mut bases: BTreeSet<(String, String)> = BTreeSet::new();
+    for op in dispatcher.defined_with_kernels() {
+        bases.insert((op.namespace, op.schema.name.name.base.to_string()));
     }
+    let mut groups = Vec::new();
+    for (namespace, base) in bases {
+        let names = [
+            format!("{namespace}::{base}"),
+            format!("{namespace}::{base}_"),
+            format!("{namespace}::__{base}__"),
+            format!("{namespace}::__i{base}__"),
+        ];
+        // The base name's operators, by grouping signature.
+        let mut by_signature: Vec<(Schema, Vec<Member>)> = Vec::new();
+        for op in names.iter().flat_map(|name| dispatcher.overloads_of(name)) {
+            let signature = op.schema.signature();
+            let (kind, returns) = (op.schema.kind(), op.schema.returns.len());
+            let member = (op, kind, returns);
+            match by_signature.iter_mut().find(|(s, _)| *s == signature) {
+                Some((_, members)) => members.push(member),
+                None => by_signature.push((signature, vec![member])),
+            }
+        }
+        groups.extend(
+            by_signature
+                .into_iter()
+                .map(|(_, members)| (namespace.clone(), members)),
+        );
+    }
+    groups
 }
+
+/// Derives the wrappers once every link-time entry is registered: a post-link step of
+/// [`Dispatcher::global`] (and of the private dispatchers of static dispatch), listed at the
+/// crate root.
+pub(crate) const DERIVE_WRAPPERS: PostLink = PostLink {
+    run: |dispatcher| derive_wrappers(dispatcher),
+};
+
+/// One operator of a group: its name and schema, kind and number of returns.
+type Member = (DefinedOperator, SchemaKind, usize);

@@ -87,15 +87,20 @@ tuple_outputs!(4; T T T T);
 tuple_outputs!(5; T T T T T);
 tuple_outputs!(6; T T T T T T);
 
+/// How [`InPlace::in_place`] runs structured operator `S`: with the outputs given and the
+/// inputs, returning the outputs.
+pub type Run<'r, S> = dyn for<'b> Fn(
+        Vec<<S as Operator>::Tensor>,
+        Inputs<'b, S>,
+    ) -> Result<Vec<<S as Operator>::Tensor>, Error>
+    + 'r;
+
 /// The in-place delegate `Self` of structured operator `S`: the glue (generated with the
 /// delegate) that runs `S` with `self` as the output and writes the result into it.
 pub trait InPlace<S: StructuredOp>: Operator<Tensor = S::Tensor> {
     /// Calls `run` with `self`'s handle as the given output and the arguments as `S`'s
     /// inputs (`self` read-only), then writes the output into `self` and returns it.
-    fn in_place(
-        args: Args<'_, Self>,
-        run: &dyn for<'b> Fn(Vec<S::Tensor>, Inputs<'b, S>) -> Result<Vec<S::Tensor>, Error>,
-    ) -> Result<Self::Returns, Error>;
+    fn in_place(args: Args<'_, Self>, run: &Run<'_, S>) -> Result<Self::Returns, Error>;
 }
 
 /// `f` with its signature inferred as a kernel over the arguments of `O`.

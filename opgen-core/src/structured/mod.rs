@@ -56,13 +56,17 @@
 mod derived;
 mod kernels;
 mod meta;
+#[cfg(test)]
+mod panics;
 
 use crate::dispatch::{ArgTuple, DispatchKey, Error, Operator, Tensor};
 
+pub(crate) use derived::DERIVE_WRAPPERS;
 pub(crate) use derived::{DeriveFn, derive_kernel};
 pub use derived::{DerivedWrapper, WrapperFacts, derive_wrappers, derived_wrapper};
 pub use kernels::{
-    FromOutputs, InPlace, register_functional, register_in_place, register_out, structured_impls,
+    FromOutputs, InPlace, Run, register_functional, register_in_place, register_out,
+    structured_impls,
 };
 pub use meta::{MetaBase, Mode, StructuredMeta};
 

@@ -3,6 +3,7 @@
 use std::cell::OnceCell;
 use std::ops::Range;
 
+use crate::plan::{MAX_REPEATED_DEFAULT, repeats_too_far};
 use crate::schema::{ArgType, Argument, BaseType, Rule, Schema, SchemaError, SchemaLayout, layout};
 
 /// Checks that `schema` maps onto a Rust API (SCHEMA.md §2.8, R84–R89), returning every
@@ -42,10 +43,13 @@ pub fn check_rust_mapping(schema: &Schema, method_variant: bool) -> Vec<SchemaEr
             errors.push(type_error(rule, range, sub, &what));
         }
         if let Some(default) = &arg.default
-            && !list_default_ok(&default.text, &arg.ty)
             && let Some(range) = at().arguments[i].default.clone()
         {
-            errors.push(list_default_error(arg, &default.text, range));
+            if !list_default_ok(&default.text, &arg.ty) {
+                errors.push(list_default_error(arg, &default.text, range));
+            } else if repeats_too_far(&arg.ty, &default.value) {
+                errors.push(repeated_default_error(arg, &default.text, range));
+            }
         }
     }
     for (i, ret) in schema.returns.iter().enumerate() {
@@ -124,6 +128,23 @@ fn list_default_error(arg: &Argument, text: &str, range: Range<usize>) -> Schema
     )
     .with_hint(format!(
         "write `[{text}]` (or `[]`); only fixed-size lists such as `int[2]` take a single value"
+    ))
+}
+
+fn repeated_default_error(arg: &Argument, text: &str, range: Range<usize>) -> SchemaError {
+    SchemaError::new(
+        Rule::ListDefault,
+        range,
+        format!(
+            "default `{text}` of list argument `{}` (`{}`) repeats into more than \
+             {MAX_REPEATED_DEFAULT} items",
+            arg.name, arg.ty
+        ),
+    )
+    .with_hint(format!(
+        "write the default in brackets, or declare a size of at most {MAX_REPEATED_DEFAULT}; \
+         a single value repeats to the list's size, and opgen does not build longer lists \
+         from one value"
     ))
 }
 

@@ -61,10 +61,7 @@ impl ::opgen::dispatch::Operator for add_ {
 impl ::opgen::structured::InPlace<add_out> for add_ {
     fn in_place(
         args: ::opgen::structured::Args<'_, Self>,
-        run: &dyn for<'b> ::core::ops::Fn(
-            ::std::vec::Vec<MyTensor>,
-            ::opgen::structured::Inputs<'b, add_out>,
-        ) -> ::opgen::Result<::std::vec::Vec<MyTensor>>,
+        run: &::opgen::structured::Run<'_, add_out>,
     ) -> ::opgen::Result<MyTensor> {
         let (self_, other, alpha) = args;
         let given = ::std::vec![< MyTensor as ::core::clone::Clone > ::clone(self_)];

@@ -90,9 +90,15 @@ fn redispatch_continues_below_a_key() {
 fn an_operator_without_kernel_says_so() {
     let (a, b) = (t(&[1.0]), t(&[2.0]));
     let message = aten::try_sub(&a, &b).unwrap_err().to_string();
-    assert!(message.contains("`aten::sub.Tensor`"), "{message}");
-    assert!(message.contains("`CPU`"), "{message}");
-    assert!(message.contains("no kernels"), "{message}");
+    assert!(
+        message
+            .starts_with("Could not run 'aten::sub.Tensor' with arguments from the 'CPU' backend."),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("'aten::sub.Tensor' has no kernels"),
+        "{message}"
+    );
     // The method and the boxed call say the same.
     assert_eq!(a.try_sub(&b).unwrap_err().to_string(), message);
     let op = Dispatcher::global().find("aten::sub", "Tensor").unwrap();
@@ -103,7 +109,7 @@ fn an_operator_without_kernel_says_so() {
     let panic = std::panic::catch_unwind(|| aten::abs(&a)).unwrap_err();
     let text = panic.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(
-        text.contains("`aten::abs`") && text.contains("`CPU`"),
+        text.starts_with("Could not run 'aten::abs' with arguments from the 'CPU' backend."),
         "{text}"
     );
 }
@@ -113,11 +119,11 @@ fn clashing_names_are_spelled_out() {
     // `clamp` and `clamp.Tensor` would both be `clamp`; the later one spells its overload.
     let a = t(&[1.0]);
     let message = aten::try_clamp_tensor(&a).unwrap_err().to_string();
-    assert!(message.contains("`aten::clamp.Tensor`"), "{message}");
+    assert!(message.contains("'aten::clamp.Tensor'"), "{message}");
     let message = aten::try_clamp(&a, Some(Scalar::Int(0)))
         .unwrap_err()
         .to_string();
-    assert!(message.contains("`aten::clamp`"), "{message}");
+    assert!(message.contains("'aten::clamp'"), "{message}");
 }
 
 #[test]
@@ -134,6 +140,6 @@ fn aten_methods_shadow_trait_methods_of_the_same_name() {
     // `clone` is an ATen method: `a.clone()` is the operator (as in PyTorch), not `Clone`.
     let a = t(&[1.0]);
     let message = a.try_clone().unwrap_err().to_string();
-    assert!(message.contains("`aten::clone`"), "{message}");
+    assert!(message.contains("'aten::clone'"), "{message}");
     assert_eq!(Clone::clone(&a), a);
 }

@@ -60,6 +60,8 @@ impl ::opgen::dispatch::Tensor for R {
     }
 }
 
+// `#[rustfmt::skip]` does not resolve without the implicit prelude.
+#[allow(clippy::deprecated_cfg_attr)]
 #[cfg_attr(rustfmt, rustfmt::skip)]
 pub mod generated;
 

@@ -68,7 +68,9 @@ fn a_key_without_kernel_is_an_error_naming_the_keys_with_kernels() {
     let t = TestTensor::on(DispatchKey::PrivateUse2, &[1], &[1.0]);
     assert_eq!(
         message(ops::try_neg(&t)),
-        "could not run `aten::neg` with arguments from the `PrivateUse2` backend; \
-         the operator has kernels for: CPU, Meta"
+        "Could not run 'aten::neg' with arguments from the 'PrivateUse2' backend. This could be \
+         because the operator doesn't exist for this backend. 'aten::neg' is only available for \
+         these keys: [CPU, Meta]; register a kernel at `PrivateUse2`, or at a composite key that \
+         covers it"
     );
 }

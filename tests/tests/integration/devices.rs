@@ -160,11 +160,11 @@ fn a_factory_dispatches_on_its_device_argument() {
         0.0,
         None,
         Some(Layout::Sparse),
-        Some(dev("hpu")),
+        Some(dev("fpga")),
         None,
     )));
     assert!(
-        err.contains("BackendSelect of `devtest::fill` found no backend key for layout `Sparse` on device `hpu`"),
+        err.contains("BackendSelect of `devtest::fill` found no backend key for layout `Sparse` on device `fpga`"),
         "{err}"
     );
 }
@@ -254,8 +254,8 @@ fn cuda_kernels_check_that_tensors_share_a_device() {
     let err = message(try_mix(&a, &b));
     assert_eq!(
         err,
-        "expected all tensors to be on the same device, but found at least two devices, cuda:0 \
-         and cuda:1 (kernel `mix_kernel` of `devtest::mix` at `CUDA`: `self` on cuda:0, `other` \
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 \
+         and cuda:1! (kernel `mix_kernel` of `devtest::mix` at `CUDA`: `self` on cuda:0, `other` \
          on cuda:1); move them to one device, or declare the operator with `device_check = \
          \"NoCheck\"`"
     );
@@ -364,8 +364,8 @@ fn kernels_attached_by_name_at_cuda_follow_the_defs_device_check_and_guard() {
     let c = DevTensor::on("cuda:0", &[2]);
     assert_eq!(
         message(try_blend(&c, &a)),
-        "expected all tensors to be on the same device, but found at least two devices, cuda:0 \
-         and cuda:1 (kernel `blend_cuda` of `devtest::blend` at `CUDA`: `self` on cuda:0, \
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 \
+         and cuda:1! (kernel `blend_cuda` of `devtest::blend` at `CUDA`: `self` on cuda:0, \
          `other` on cuda:1); move them to one device, or declare the operator with \
          `device_check = \"NoCheck\"`"
     );
@@ -461,8 +461,8 @@ fn structured_kernels_at_cuda_are_checked_and_guarded_too() {
     let c = DevTensor::on("cuda:0", &[2]);
     assert_eq!(
         message(try_shift(&c, &a)),
-        "expected all tensors to be on the same device, but found at least two devices, cuda:0 \
-         and cuda:1 (kernel `structured shift.out` of `devtest::shift` at `CUDA`: `self` on \
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 \
+         and cuda:1! (kernel `structured shift.out` of `devtest::shift` at `CUDA`: `self` on \
          cuda:0, `other` on cuda:1); move them to one device, or declare the operator with \
          `device_check = \"NoCheck\"`"
     );

@@ -81,7 +81,12 @@ impl Input {
         let func_at = text.len().saturating_sub(canonical.len());
         let at = layout(&function.func);
         let mapping_errors = diag.len();
+        // A default R86 reports already is not reported again as one without a Rust value.
+        let mut bad_defaults = Vec::new();
         for mut e in check_rust_mapping(&function.func, function.variants.method) {
+            if e.rule == Rule::ListDefault {
+                bad_defaults.push(e.range.clone());
+            }
             e.range = e.range.start + func_at..e.range.end + func_at;
             report_schema(&self.lit, &self.kernel, text, &e, &mut diag);
         }
@@ -102,7 +107,7 @@ impl Input {
         for (i, a) in function.func.arguments.iter().enumerate() {
             let Some(d) = &a.default else { continue };
             if function.cpp_no_default_args.contains(a.name.as_str())
-                || crate::plan::arg_default(&a.ty, &d.value).is_some()
+                || crate::plan::rust_default(&a.ty, &d.value).is_some()
             {
                 continue;
             }
@@ -111,6 +116,9 @@ impl Input {
                 .get(i)
                 .and_then(|l| l.default.clone())
                 .unwrap_or_default();
+            if bad_defaults.contains(&range) {
+                continue;
+            }
             let e = SchemaError::new(
                 Rule::ListDefault,
                 range.start + func_at..range.end + func_at,

@@ -66,6 +66,10 @@ pub(crate) fn rust_type(ty: &RustType, cx: &Cx<'_>, lt: Lifetimes) -> TokenStrea
 /// dispatcher's value types are re-exported; others from `dispatch`).
 fn value_type(v: ValueType, cx: &Cx<'_>) -> TokenStream2 {
     let (rt, name) = (cx.rt, format_ident!("{}", v.as_str()));
+    if let Some(path) = v.std_path() {
+        let path = path.iter().map(|p| format_ident!("{p}"));
+        return quote!(#(::#path)*);
+    }
     match v {
         v if v.is_primitive() => quote!(#name),
         ValueType::Scalar
@@ -125,18 +129,21 @@ pub(crate) fn default_expr(d: &ArgDefault, ty: &RustType, cx: &Cx<'_>) -> TokenS
             };
             quote!(#rt::Device { kind: #rt::dispatch::DeviceType::#kind, index: #index })
         }
-        ArgDefault::IntList(v) => {
-            let v = v.iter().map(|i| int(*i));
-            quote!(&[#(#v),*])
+        // `bool[N]` is an array by value; other lists are slices.
+        ArgDefault::List(items) => {
+            let elem = match inner_ty {
+                RustType::Array(t, _) | RustType::Ref(t) => match t.as_ref() {
+                    RustType::Slice(t) => t.as_ref(),
+                    t => t,
+                },
+                t => t,
+            };
+            let items = items.iter().map(|d| default_expr(d, elem, cx));
+            match inner_ty {
+                RustType::Array(..) => quote!([#(#items),*]),
+                _ => quote!(&[#(#items),*]),
+            }
         }
-        ArgDefault::FloatList(v) => {
-            let v = v.iter().map(|f| float(*f));
-            quote!(&[#(#v),*])
-        }
-        // `bool[N]` is an array by value.
-        ArgDefault::BoolList(v) if matches!(inner_ty, RustType::Array(..)) => quote!([#(#v),*]),
-        ArgDefault::BoolList(v) => quote!(&[#(#v),*]),
-        ArgDefault::EmptyTensorList | ArgDefault::EmptyScalarList => quote!(&[]),
     }
 }
 

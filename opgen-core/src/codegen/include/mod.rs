@@ -35,8 +35,9 @@ use quote::quote;
 use super::attribute::Methods;
 use super::diag::Diagnostics;
 use super::expand::{Cx, Origin, api, docs, link};
-use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags};
+use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags, read_yaml_file};
 use crate::plan::{MethodsKind, OpPlan, PlanInput, args_struct_name_for, rename_candidate};
+use crate::schema::{more_errors, shown_errors};
 
 pub use options::IncludeOptions;
 
@@ -57,7 +58,7 @@ pub fn include_native_functions(input: TokenStream2) -> TokenStream2 {
 ///     quote!("native_functions.yaml", tensor = "MyTensor", include = "relu"),
 /// )
 /// .to_string();
-/// assert!(out.contains("pub fn relu (self_ : & MyTensor ,) -> MyTensor"));
+/// assert!(out.contains("pub fn relu (self_ : & MyTensor) -> MyTensor"));
 /// assert!(out.contains("impl MyTensor { # [doc"));
 /// assert!(out.contains("pub fn relu (& self ,) -> MyTensor"));
 /// // Errors name the file, line, column and rule.
@@ -104,32 +105,20 @@ fn load(
     let lit = &parsed.path;
     let written = lit.value();
     let path = manifest_dir.join(&written);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        syn::Error::new(
-            lit.span(),
-            format!(
-                "cannot read `{written}` (relative to the crate's directory, \
-                 `CARGO_MANIFEST_DIR`): {e}"
-            ),
-        )
-    })?;
+    let text = read_yaml_file(&path).map_err(|e| read_error(lit, &written, &e))?;
     let mut tracked = vec![path.clone()];
     let (tags_name, tags_text) = match &parsed.options.tags_yaml {
         Some(tags_lit) => {
             let tags_written = tags_lit.value();
             let tags_path = manifest_dir.join(&tags_written);
-            let text = std::fs::read_to_string(&tags_path).map_err(|e| {
-                syn::Error::new(
-                    tags_lit.span(),
-                    format!("cannot read `{tags_written}`: {e}"),
-                )
-            })?;
+            let text =
+                read_yaml_file(&tags_path).map_err(|e| read_error(tags_lit, &tags_written, &e))?;
             tracked.push(tags_path);
             (tags_written, text)
         }
         None => {
             let beside = path.with_file_name("tags.yaml");
-            match std::fs::read_to_string(&beside) {
+            match read_yaml_file(&beside) {
                 Ok(text) => {
                     tracked.push(beside);
                     let name = Path::new(&written).with_file_name("tags.yaml");
@@ -152,20 +141,38 @@ fn builtin_tags() -> String {
         .collect()
 }
 
-/// One error per load error, each on the path literal, as the loader renders it.
+/// A file that cannot be read (or is refused, `native::read_yaml_file`), on its literal.
+fn read_error(lit: &syn::LitStr, written: &str, e: &LoadError) -> syn::Error {
+    let at = match e.line {
+        0 => String::new(),
+        line => format!(":{line}:{}", e.column),
+    };
+    syn::Error::new(
+        lit.span(),
+        format!(
+            "`{written}`{at}: {}; the path is relative to the crate's directory \
+             (`CARGO_MANIFEST_DIR`)",
+            e.message
+        ),
+    )
+}
+
+/// One error per load error, each on the path literal, as the loader renders it for a
+/// compiler; bounded as every renderer is (`schema::shown_errors`).
 fn load_errors(lit: &syn::LitStr, errors: &[LoadError]) -> syn::Error {
-    let mut diag = Diagnostics::default();
-    for e in errors {
-        let mut text = e.render();
-        while text.ends_with('\n') {
-            text.pop();
-        }
-        diag.at_span(lit.span(), text);
+    let (shown, more) = shown_errors(errors, |e| (e.file.as_str(), e.line));
+    let mut all = shown.into_iter().map(|e| {
+        let text = e.render_for_compiler();
+        syn::Error::new(lit.span(), text.trim_end())
+    });
+    let Some(mut first) = all.next() else {
+        return super::diag::internal("the yaml failed to load without an error");
+    };
+    all.for_each(|e| first.combine(e));
+    if more > 0 {
+        first.combine(syn::Error::new(lit.span(), more_errors(more)));
     }
-    match diag.finish(()) {
-        Ok(()) => super::diag::internal("the yaml failed to load without an error"),
-        Err(e) => e,
-    }
+    first
 }
 
 /// How many renamed candidates an operator may try before its names are kept as they are
@@ -263,7 +270,7 @@ fn check_registered_only(parsed: &options::Parsed, planned: &[Planned], diag: &m
     let listed = select::patterns(parsed.options.registered_only.as_ref());
     let mut used = vec![false; listed.len()];
     let mut unlisted = Vec::new();
-    for p in &planned[..] {
+    for p in planned {
         let Err(blockers) = &p.plan.api else { continue };
         let mut any = false;
         for (i, pattern) in listed.iter().enumerate() {

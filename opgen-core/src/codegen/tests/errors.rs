@@ -118,7 +118,8 @@ fn inferred_schema_problems_show_the_inferred_schema() {
         ),
     );
     assert!(
-        got[0].starts_with("in the schema inferred from kernel `rand_cpu`:\nerror[R67]"),
+        got[0].starts_with("in the schema inferred from kernel `rand_cpu`:\n")
+            && got[0].lines().nth(1).is_some_and(|l| l.ends_with("[R67]")),
         "{}",
         got[0]
     );
@@ -142,5 +143,25 @@ fn the_tensor_type_must_be_one() {
     assert_eq!(
         got,
         ["parameter `other` is `&Other` but `Tensor` needs `&MyTensor`"]
+    );
+}
+
+/// The attribute refuses a default that repeats into a huge fixed-size list (R86), rather
+/// than building the list in the compiler.
+#[test]
+fn a_default_repeated_into_a_huge_list_is_an_error() {
+    let got = errors(
+        quote!("f(Tensor self, int[4294967295] x=0) -> Tensor"),
+        quote!(
+            fn f_cpu(self_: &MyTensor, x: &[i64]) -> MyTensor {
+                self_.clone()
+            }
+        ),
+    );
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("repeats into more than 64 items [R86]"),
+        "{}",
+        got[0]
     );
 }

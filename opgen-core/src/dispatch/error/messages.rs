@@ -1,4 +1,8 @@
-//! The message of each error kind.
+//! The message of each error kind. Where PyTorch (c10, torchgen) has a message for the same
+//! situation, the message starts with PyTorch's words, so that a search for PyTorch's text,
+//! or a ported test that matches on it, finds it; opgen's own facts (sites, Rust types,
+//! the fix) follow. The docs of [`ErrorKind`](super::ErrorKind) list the correspondence, and
+//! a test checks every message.
 
 use std::fmt;
 
@@ -24,58 +28,43 @@ impl fmt::Display for ErrorKind {
                 name,
                 overload,
                 known_overloads,
+                kernels,
+                did_you_mean,
                 registration_errors,
-            } => {
-                let full = if overload.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{name}.{overload}")
-                };
-                write!(f, "operator `{full}` not found")?;
-                match known_overloads.as_slice() {
-                    [] => write!(f, "; no library has a `def` for `{name}`")?,
-                    known => write!(f, "; `{name}` has the overloads {}", ticked(known))?,
-                }
-                for error in registration_errors {
-                    write!(f, "\n  its link-time registration failed: {error}")?;
-                }
-                Ok(())
-            }
+            } => write_not_found(
+                f,
+                (name, overload),
+                known_overloads,
+                kernels,
+                did_you_mean.as_deref(),
+                registration_errors,
+            ),
             ErrorKind::StaticDispatchMissingKernel {
                 operator,
                 key,
                 available,
             } => {
                 let key = key.map_or("Undefined", DispatchKey::name);
-                write!(
-                    f,
-                    "static dispatch has no kernel for `{operator}` at `{key}`"
-                )?;
+                write!(f, "Static dispatch does not support {operator} for {key}.")?;
                 match available.as_slice() {
-                    [] => write!(f, "; no kernels are linked into the program"),
-                    some => write!(f, "; kernels: {}", keys(some)),
+                    [] => write!(f, " No kernels of `{operator}` are linked into the program"),
+                    some => write!(
+                        f,
+                        " The kernels linked into the program serve: [{}]; link one for `{key}`",
+                        keys(some)
+                    ),
                 }
             }
             ErrorKind::MissingKernel {
                 operator,
                 key,
                 available,
-            } => {
-                let key = key.map_or("Undefined", DispatchKey::name);
-                write!(
-                    f,
-                    "could not run `{operator}` with arguments from the `{key}` backend"
-                )?;
-                match available.as_slice() {
-                    [] => write!(f, "; the operator has no kernels"),
-                    some => write!(f, "; the operator has kernels for: {}", keys(some)),
-                }
-            }
+            } => write_missing_kernel(f, operator, *key, available),
             ErrorKind::AmbiguousAutogradOther { operator, backends } => write!(
                 f,
-                "`{operator}` has kernels for both `CompositeImplicitAutograd` and a backend mapped to \
-                 `AutogradOther` ({}), so which one serves `AutogradOther` is ambiguous; register a \
-                 kernel at `AutogradOther` (or `Autograd`) for it",
+                "{operator} has kernels registered to both CompositeImplicitAutograd and a backend \
+                 mapped to AutogradOther. Which one serves `AutogradOther` is ambiguous (backends \
+                 with kernels: {}); register a kernel at `AutogradOther` (or `Autograd`) for it",
                 keys(backends)
             ),
             ErrorKind::InvalidSchema {
@@ -84,13 +73,18 @@ impl fmt::Display for ErrorKind {
                 site,
             } => {
                 write!(f, "invalid schema in `def` at {site}")?;
-                for e in errors {
+                // Bounded as every renderer is: so many errors, then how many more.
+                let (shown, more) = crate::schema::shown_errors(errors, |_| ());
+                for e in shown {
                     write!(f, "\n{}", e.render(schema).trim_end())?;
+                }
+                if more > 0 {
+                    write!(f, "\n{}", crate::schema::more_errors(more))?;
                 }
                 Ok(())
             }
             ErrorKind::DuplicateDef {
-                operator,
+                operator: _,
                 first,
                 first_site,
                 second,
@@ -98,16 +92,40 @@ impl fmt::Display for ErrorKind {
             } => {
                 write!(
                     f,
-                    "operator `{operator}` is defined twice, with the same name and overload name; \
-                     remove one `def` or give it another overload name"
+                    "Tried to register an operator ({second}) with the same name and overload name \
+                     multiple times. Each overload's schema should only be registered with a \
+                     single call to def(). Duplicate registration: registered at {second_site}. \
+                     Original registration: registered at {first_site}. Remove one `def`, or give \
+                     one another overload name"
                 )?;
                 write_schema_diff(f, first, first_site, second, second_site)
+            }
+            ErrorKind::NamespaceMismatch {
+                name,
+                written,
+                library,
+                in_schema,
+                site,
+            } => {
+                let (what, verb) = if *in_schema {
+                    ("schema string", "def")
+                } else {
+                    ("operator name", "kernel")
+                };
+                write!(
+                    f,
+                    "Explicitly provided namespace ({written}) in {what} does not match namespace \
+                     of enclosing library ({library}). The {verb} of `{name}` at {site} belongs to \
+                     `{written}`; register it from a library for `{written}`"
+                )
             }
             ErrorKind::InvalidName {
                 name,
                 problem,
                 site,
             } => {
+                // `name` is the schema as given, of any length.
+                let name = crate::schema::bounded_text(name);
                 write!(f, "invalid operator name `{name}` at {site}: {problem}")
             }
             ErrorKind::NamespaceTaken {
@@ -116,14 +134,19 @@ impl fmt::Display for ErrorKind {
                 second_site,
             } => write!(
                 f,
-                "namespace `{namespace}` already has a library, created at {first_site}; only one library \
-                 may own a namespace's `def`s, so the one at {second_site} is rejected; use \
-                 `Dispatcher::fragment` to add to it"
+                "Only a single TORCH_LIBRARY can be used to register the namespace {namespace} (in \
+                 opgen, a library made with `Dispatcher::library`). Previous registration of \
+                 TORCH_LIBRARY was registered at {first_site}; latest registration was registered \
+                 at {second_site}. Use `Dispatcher::fragment` to add definitions to the namespace \
+                 from elsewhere, or `Dispatcher::impls` to add kernels"
             ),
             ErrorKind::DefInImplLibrary { namespace, site } => write!(
                 f,
-                "`def` at {site} in an impl-only library for `{namespace}`; use `Dispatcher::library` or \
-                 `Dispatcher::fragment` to define operators"
+                "Cannot define an operator inside of a TORCH_LIBRARY_IMPL block. All def()s should \
+                 be placed in the (unique) TORCH_LIBRARY block for their namespace. The `def` at \
+                 {site} is in a library for `{namespace}` made with `Dispatcher::impls`, which adds \
+                 kernels only; use `Dispatcher::library` or `Dispatcher::fragment` to define \
+                 operators"
             ),
             ErrorKind::KernelSignature {
                 operator,
@@ -133,19 +156,33 @@ impl fmt::Display for ErrorKind {
                 expected,
                 detail,
                 schema,
-            } => write!(
-                f,
-                "kernel for `{operator}` at `{key}` ({site}) takes `{found}` but the schema needs \
-                 `{expected}`; {detail}\n  schema: {schema}"
-            ),
+                def_site,
+            } => {
+                writeln!(
+                    f,
+                    "Inferred operator schema for a Rust kernel function doesn't match the \
+                     expected function schema."
+                )?;
+                writeln!(f, "  operator: {operator}")?;
+                writeln!(f, "  expected schema: {schema}")?;
+                if let Some(def_site) = def_site {
+                    writeln!(f, "    registered at {def_site}")?;
+                }
+                writeln!(f, "  expected signature: {expected}")?;
+                writeln!(f, "  kernel signature: {found}")?;
+                writeln!(f, "    dispatch key: {key}")?;
+                writeln!(f, "    registered at {site}")?;
+                write!(f, "  reason: {detail}")
+            }
             ErrorKind::DuplicateFallback {
                 key,
                 first_site,
                 second_site,
             } => write!(
                 f,
-                "a fallback for `{key}` is already registered at {first_site}; the one at {second_site} is \
-                 rejected; drop the first registration before adding another"
+                "Tried to register multiple backend fallbacks for the same dispatch key {key}; \
+                 previous registration registered at {first_site}, new registration registered \
+                 at {second_site}. Drop the first registration before adding another"
             ),
             ErrorKind::TypedSignature {
                 operator,
@@ -154,7 +191,10 @@ impl fmt::Display for ErrorKind {
                 detail,
             } => write!(
                 f,
-                "`{operator}` cannot be called as `{requested}`: its schema needs `{expected}`; {detail}"
+                "Tried to access or call an operator with a wrong signature.\n  operator: \
+                 {operator}\n  correct signature:  {expected}\n  accessed/called as: {requested}\n  \
+                 reason: {detail}\nThis likely happened in a call to `OperatorHandle::typed` or \
+                 `Dispatcher::typed`; make its type parameters the Rust types of the schema"
             ),
             ErrorKind::StackTooShort {
                 operator,
@@ -208,11 +248,14 @@ impl fmt::Display for ErrorKind {
                 "default `{default}` of argument `{name}` of `{operator}` has no value; push the argument"
             ),
             ErrorKind::UnknownDispatchKey { name, suggestion } => match suggestion {
-                Some(s) => write!(f, "unknown dispatch key `{name}`; did you mean `{s}`?"),
+                Some(s) => write!(
+                    f,
+                    "could not parse dispatch key: {name}; did you mean `{s}`?"
+                ),
                 None => write!(
                     f,
-                    "unknown dispatch key `{name}`; expected a PyTorch key name such as `CPU`, `CUDA`, \
-                     `AutogradCPU` or `CompositeImplicitAutograd`"
+                    "could not parse dispatch key: {name}; expected a PyTorch key name such as \
+                     `CPU`, `CUDA`, `AutogradCPU` or `CompositeImplicitAutograd`"
                 ),
             },
             ErrorKind::Kernel {
@@ -223,6 +266,7 @@ impl fmt::Display for ErrorKind {
                 operator: None,
                 source,
             } => write!(f, "kernel failed: {source}"),
+            ErrorKind::Autograd(e) => fmt::Display::fmt(e, f),
             ErrorKind::Unsupported { tensor_type, hook } => write!(
                 f,
                 "tensor type `{tensor_type}` does not implement `Tensor::{hook}`, which this call needs; \
@@ -248,8 +292,8 @@ impl fmt::Display for ErrorKind {
                 write!(
                     f,
                     " for layout `{layout}` on device `{device}` (dtype `{dtype}`); expected the \
-                     strided layout, a sparse or compressed sparse layout on cpu, cuda, mps, xpu \
-                     or meta, or `Mkldnn` on cpu"
+                     strided or jagged layout, a sparse or compressed sparse layout on a device \
+                     other than fpga, vulkan and metal, or `Mkldnn` on cpu"
                 )
             }
             ErrorKind::DeviceMismatch {
@@ -257,30 +301,131 @@ impl fmt::Display for ErrorKind {
                 kernel,
                 key,
                 devices,
-            } => {
-                let first = devices.first().map(|(_, d)| *d);
-                let other = devices.iter().map(|(_, d)| *d).find(|d| Some(*d) != first);
-                let (a, b) = (
-                    first.map_or_else(String::new, |d| d.to_string()),
-                    other.map_or_else(String::new, |d| d.to_string()),
-                );
-                let each: Vec<String> = (devices.iter())
-                    .map(|(name, d)| format!("`{name}` on {d}"))
-                    .collect();
-                write!(
-                    f,
-                    "expected all tensors to be on the same device, but found at least two \
-                     devices, {a} and {b} (kernel `{kernel}` of `{operator}` at `{key}`: {}); \
-                     move them to one device, or declare the operator with \
-                     `device_check = \"NoCheck\"`",
-                    each.join(", ")
-                )
-            }
+            } => write_device_mismatch(f, operator, kernel, *key, devices),
             ErrorKind::Internal { message } => {
                 write!(f, "opgen internal error: {message}; please report it")
             }
         }
     }
+}
+
+/// c10's `findSchemaOrThrow` message, then what opgen knows: the overloads the name has,
+/// the kernels registered without a `def`, a similar name, the failed link-time
+/// registrations.
+fn write_not_found(
+    f: &mut fmt::Formatter<'_>,
+    (name, overload): (&str, &str),
+    known_overloads: &[String],
+    kernels: &[(DispatchKey, Site)],
+    did_you_mean: Option<&str>,
+    registration_errors: &[String],
+) -> fmt::Result {
+    // c10 prints `name.overload`, and `name.` for an empty overload: opgen leaves the dot
+    // out, which would read as the end of the sentence.
+    match overload {
+        "" => write!(f, "Could not find schema for {name}")?,
+        overload => write!(f, "Could not find schema for {name}.{overload}")?,
+    }
+    if !kernels.is_empty() {
+        f.write_str(" but we found an implementation; did you forget to def() the operator?")?;
+        let each: Vec<String> = (kernels.iter())
+            .map(|(key, site)| format!("`{key}` registered at {site}"))
+            .collect();
+        write!(f, " Kernels: {}", each.join(", "))?;
+    }
+    match known_overloads {
+        [] if kernels.is_empty() => write!(f, "; no library has a `def` for `{name}`")?,
+        [] => {}
+        known => write!(f, "; `{name}` has the overloads {}", ticked(known))?,
+    }
+    if let Some(similar) = did_you_mean {
+        write!(f, "; did you mean `{similar}`?")?;
+    }
+    for error in registration_errors {
+        write!(f, "\n  its link-time registration failed: {error}")?;
+    }
+    Ok(())
+}
+
+/// c10's `reportError`: "Could not run ..." for a backend key; the same sentence with
+/// "dispatch key" for a functionality key (c10 says "backend" for every key, but a call
+/// reaches a functionality key only when neither a kernel nor c10's default fallback serves
+/// it, and calling `AutogradCPU` or `Tracer` a backend would mislead); "There were no tensor
+/// arguments ..." when the key set is empty.
+fn write_missing_kernel(
+    f: &mut fmt::Formatter<'_>,
+    operator: &str,
+    key: Option<DispatchKey>,
+    available: &[DispatchKey],
+) -> fmt::Result {
+    let list = format!("[{}]", keys(available));
+    match key {
+        None => write!(
+            f,
+            "There were no tensor arguments to this function (e.g., you passed an empty list of \
+             Tensors), but no fallback function is registered for schema {operator}.  This usually \
+             means that this function requires a non-empty list of Tensors, or that you (the \
+             operator writer) forgot to register a fallback function.  Available functions are \
+             {list}; a call without dispatch keys (or whose keys all fall through) is served by a \
+             `CompositeExplicitAutograd` or `CompositeImplicitAutograd` kernel"
+        ),
+        Some(key) if key.is_backend() => {
+            write!(
+                f,
+                "Could not run '{operator}' with arguments from the '{key}' backend. This could be \
+                 because the operator doesn't exist for this backend. "
+            )?;
+            match available {
+                [] => write!(f, "'{operator}' has no kernels"),
+                _ => write!(
+                    f,
+                    "'{operator}' is only available for these keys: {list}; register a kernel at \
+                     `{key}`, or at a composite key that covers it"
+                ),
+            }
+        }
+        Some(key) => {
+            write!(
+                f,
+                "Could not run '{operator}' with arguments from the '{key}' dispatch key, a \
+                 functionality key that no kernel or fallback serves. "
+            )?;
+            match available {
+                [] => write!(f, "'{operator}' has no kernels")?,
+                _ => write!(f, "'{operator}' is only available for these keys: {list}")?,
+            }
+            write!(
+                f,
+                "; register a kernel at `{key}`, or a fallback for it (a fallthrough fallback skips \
+                 the key)"
+            )
+        }
+    }
+}
+
+fn write_device_mismatch(
+    f: &mut fmt::Formatter<'_>,
+    operator: &str,
+    kernel: &str,
+    key: DispatchKey,
+    devices: &[(String, crate::dispatch::Device)],
+) -> fmt::Result {
+    let first = devices.first().map(|(_, d)| *d);
+    let other = devices.iter().map(|(_, d)| *d).find(|d| Some(*d) != first);
+    let (a, b) = (
+        first.map_or_else(String::new, |d| d.to_string()),
+        other.map_or_else(String::new, |d| d.to_string()),
+    );
+    let each: Vec<String> = (devices.iter())
+        .map(|(name, d)| format!("`{name}` on {d}"))
+        .collect();
+    write!(
+        f,
+        "Expected all tensors to be on the same device, but found at least two devices, {a} and \
+         {b}! (kernel `{kernel}` of `{operator}` at `{key}`: {}); move them to one device, or \
+         declare the operator with `device_check = \"NoCheck\"`",
+        each.join(", ")
+    )
 }
 
 /// Both schemas, aligned, with `^` under the part where they differ, and both sites.

@@ -14,7 +14,7 @@ use crate::dispatch::error::{Error, Site};
 use crate::dispatch::keys::DispatchKey;
 use crate::dispatch::library::Library;
 use crate::dispatch::operator::{Operator, OperatorName};
-use crate::native::Variants;
+use crate::dispatch::Variants;
 
 use super::Registration;
 
@@ -104,7 +104,7 @@ impl LinkEntry {
     /// The `def` of `schema` (with its namespace prefix; `aten` without one) and no kernel.
     ///
     /// ```
-    /// use opgen_core::dispatch::LinkEntry;
+    /// use opgen_core::__private::LinkEntry;
     /// static ENTRY: LinkEntry = LinkEntry::def("demo::neg(Tensor self) -> Tensor").variants(true, true);
     /// assert_eq!((ENTRY.namespace, ENTRY.name), ("demo", "neg"));
     /// assert_eq!(ENTRY.schema, Some("neg(Tensor self) -> Tensor"));

@@ -1,20 +1,36 @@
-//! Link-time registration: the global dispatcher registers every entry of
-//! `__private::REGISTRATIONS` on its first access (see [`Dispatcher::global`]).
+//! Link-time registration: the global dispatcher registers every entry of the link-time
+//! lists on its first access (see [`Dispatcher::global`]), then runs the post-link steps
+//! other modules contribute ([`PostLink`]).
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::entry::{DEFERRED, Deferred, LinkEntry as Entry, link_entries};
+use super::warning::{Warning, WarningHook};
 use super::{Dispatcher, Registration};
 use crate::dispatch::error::Error;
 use crate::dispatch::library::Library;
 use crate::schema::parse_schema;
 
+/// A step of link-time registration that needs every entry registered first (the
+/// structured wrappers derived for groups of operators). The crate root lists the steps
+/// (`crate::POST_LINK`), so that the registry runs them without naming the modules that
+/// provide them.
+pub(crate) struct PostLink {
+    /// Registers what the step adds; the failures are link errors.
+    pub(crate) run: fn(&Dispatcher) -> (Vec<Registration>, Vec<Error>),
+}
+
 /// The global dispatcher, created empty (creating it runs no registration code).
 static DISPATCHER: OnceLock<Dispatcher> = OnceLock::new();
 /// Set once every entry is registered.
 static LINKED: OnceLock<Linked> = OnceLock::new();
+/// Set by [`try_global`]: the failures were handed to the program, so `global()` stops
+/// panicking on them.
+static HANDLED: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// Whether this thread is registering the entries: its calls of `global()` must not wait
@@ -22,15 +38,26 @@ thread_local! {
     static LINKING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// What linking did: the registrations, kept for the life of the program, and the failures.
+/// What linking did: the registrations, kept for the life of the program, the failures and
+/// the warnings.
 pub(crate) struct Linked {
-    _registrations: Vec<Registration>,
+    registrations: Vec<Registration>,
     errors: Vec<Error>,
-    /// `ns::name` of the entry of each error, in the same order.
+    /// `ns::name` of the entry of each error, in the same order (empty when unknown).
     operators: Vec<String>,
+    warnings: Vec<Warning>,
 }
 
 impl Linked {
+    fn new() -> Linked {
+        Linked {
+            registrations: Vec::new(),
+            errors: Vec::new(),
+            operators: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
     /// The registrations that failed.
     pub(crate) fn errors(&self) -> &[Error] {
         &self.errors
@@ -40,24 +67,139 @@ impl Linked {
     /// (`ns::name`) of its entry (empty for a derived wrapper).
     pub(crate) fn into_parts(self) -> (Vec<Registration>, Vec<(String, Error)>) {
         let failed = self.operators.into_iter().zip(self.errors).collect();
-        (self._registrations, failed)
+        (self.registrations, failed)
+    }
+
+    fn keep(&mut self, operator: impl FnOnce() -> String, result: Result<Registration, Error>) {
+        match result {
+            Ok(registration) => self.registrations.push(registration),
+            Err(error) => self.fail(operator(), error),
+        }
+    }
+
+    /// Orders the failures by operator (in registration order for each), for the report.
+    fn sort_errors(&mut self) {
+        let mut failed: Vec<(String, Error)> = (std::mem::take(&mut self.operators).into_iter())
+            .zip(std::mem::take(&mut self.errors))
+            .collect();
+        failed.sort_by(|(a, _), (b, _)| a.cmp(b));
+        (self.operators, self.errors) = failed.into_iter().unzip();
+    }
+
+    fn fail(&mut self, operator: String, error: Error) {
+        self.errors.push(error);
+        self.operators.push(operator);
     }
 }
 
-pub(super) fn global() -> &'static Dispatcher {
+/// The link-time registrations that failed, as [`Dispatcher::try_global`] returns them:
+/// `Display` lists every failure.
+pub struct LinkErrors {
+    dispatcher: &'static Dispatcher,
+    errors: &'static [Error],
+}
+
+impl LinkErrors {
+    /// The failures, in registration order.
+    pub fn errors(&self) -> &'static [Error] {
+        self.errors
+    }
+
+    /// The global dispatcher, without the failed registrations.
+    pub fn dispatcher(&self) -> &'static Dispatcher {
+        self.dispatcher
+    }
+}
+
+impl fmt::Display for LinkErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&LinkErrorList(self.errors), f)
+    }
+}
+
+/// The message of [`LinkErrors`]: every failure, numbered.
+pub(crate) struct LinkErrorList<'e>(pub(crate) &'e [Error]);
+
+impl fmt::Display for LinkErrorList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0.len();
+        write!(
+            f,
+            "{n} link-time registration{} of the global dispatcher failed \
+             (`Dispatcher::try_global` returns them instead of panicking):",
+            if n == 1 { "" } else { "s" }
+        )?;
+        for (i, error) in self.0.iter().enumerate() {
+            let text = error.to_string().replace('\n', "\n     ");
+            write!(f, "\n  {}. {text}", i + 1)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for LinkErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for LinkErrors {}
+
+/// The global dispatcher if it was created, without registering anything.
+#[inline]
+pub(super) fn global_if_created() -> Option<&'static Dispatcher> {
+    DISPATCHER.get()
+}
+
+/// The global dispatcher with every link-time entry registered (or, on the registering
+/// thread while it registers, the dispatcher as far as it got), and what linking did.
+fn linked() -> (&'static Dispatcher, Option<&'static Linked>) {
     let dispatcher = DISPATCHER.get_or_init(Dispatcher::new);
     if LINKED.get().is_none() && !LINKING.get() {
         LINKED.get_or_init(|| {
             let _linking = LinkingGuard::enter();
-            link_all(dispatcher, link_entries(), DEFERRED.iter())
+            link_global(dispatcher)
         });
     }
-    dispatcher
+    (dispatcher, LINKED.get())
+}
+
+pub(super) fn global() -> &'static Dispatcher {
+    match linked() {
+        (dispatcher, Some(linked))
+            if !linked.errors.is_empty() && !HANDLED.load(Ordering::Acquire) =>
+        {
+            panic!(
+                "{}",
+                LinkErrors {
+                    dispatcher,
+                    errors: &linked.errors
+                }
+            )
+        }
+        (dispatcher, _) => dispatcher,
+    }
+}
+
+pub(super) fn try_global() -> Result<&'static Dispatcher, LinkErrors> {
+    match linked() {
+        (dispatcher, Some(linked)) if !linked.errors.is_empty() => {
+            HANDLED.store(true, Ordering::Release);
+            Err(LinkErrors {
+                dispatcher,
+                errors: &linked.errors,
+            })
+        }
+        (dispatcher, _) => Ok(dispatcher),
+    }
 }
 
 pub(super) fn global_errors() -> &'static [Error] {
-    global();
-    LINKED.get().map_or(&[], Linked::errors)
+    linked().1.map_or(&[], Linked::errors)
+}
+
+pub(super) fn global_warnings() -> &'static [Warning] {
+    linked().1.map_or(&[], |linked| &linked.warnings)
 }
 
 /// Whether `dispatcher` is the global one (without creating it).
@@ -70,11 +212,8 @@ pub(crate) fn is_global(dispatcher: &Dispatcher) -> bool {
 /// The messages of the failed link-time registrations of `operator` (`ns::op.overload`), if
 /// `dispatcher` is the global one.
 pub(super) fn errors_of(dispatcher: &Dispatcher, operator: &str) -> Vec<String> {
-    let is_global = DISPATCHER
-        .get()
-        .is_some_and(|global| Arc::ptr_eq(&global.inner, &dispatcher.inner));
     match LINKED.get() {
-        Some(linked) if is_global => (linked.operators.iter().zip(&linked.errors))
+        Some(linked) if is_global(dispatcher) => (linked.operators.iter().zip(&linked.errors))
             .filter(|(op, _)| *op == operator)
             .map(|(_, error)| error.to_string())
             .collect(),
@@ -98,8 +237,42 @@ impl Drop for LinkingGuard {
     }
 }
 
-/// [`link`], then the `deferred` registrations (structured delegates) and the wrappers
-/// derived for groups (`structured::derive_wrappers`), which need every kernel first.
+/// Registers the program's link-time entries in the global dispatcher, recording the
+/// warnings (which also go to standard error), and checks that every kernel found its
+/// operator.
+fn link_global(dispatcher: &Dispatcher) -> Linked {
+    let warnings: Arc<Mutex<Vec<Warning>>> = Arc::default();
+    let previous = dispatcher.warning_hook();
+    let record = warnings.clone();
+    let hook: Arc<WarningHook> = Arc::new(move |warning: &Warning| {
+        eprintln!("Warning: {warning}");
+        record
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(warning.clone());
+    });
+    dispatcher.replace_warning_hook(Some(hook));
+    let mut linked = link_checked(dispatcher, link_entries(), DEFERRED.iter());
+    dispatcher.replace_warning_hook(previous);
+    linked.sort_errors();
+    linked.warnings = std::mem::take(&mut *warnings.lock().unwrap_or_else(PoisonError::into_inner));
+    linked
+}
+
+/// [`link_all`], then the check that every kernel found its operator: what the global
+/// dispatcher runs.
+pub(crate) fn link_checked<'e>(
+    dispatcher: &Dispatcher,
+    entries: impl IntoIterator<Item = &'e Entry> + Clone,
+    deferred: impl IntoIterator<Item = &'e Deferred>,
+) -> Linked {
+    let mut linked = link_all(dispatcher, entries.clone(), deferred);
+    check_dangling(dispatcher, entries, &mut linked);
+    linked
+}
+
+/// [`link`], then the `deferred` registrations (structured delegates) and the post-link
+/// steps (`crate::POST_LINK`, in order), which need every kernel first.
 pub(crate) fn link_all<'e>(
     dispatcher: &Dispatcher,
     entries: impl IntoIterator<Item = &'e Entry>,
@@ -111,82 +284,64 @@ pub(crate) fn link_all<'e>(
     for entry in order {
         let lib = dispatcher.fragment(entry.namespace);
         match (entry.register)(&lib, entry.site) {
-            Ok(registrations) => linked._registrations.extend(registrations),
-            Err(error) => {
-                linked.errors.push(error);
-                linked
-                    .operators
-                    .push(format!("{}::{}", entry.namespace, entry.name));
-            }
+            Ok(registrations) => linked.registrations.extend(registrations),
+            Err(error) => linked.fail(format!("{}::{}", entry.namespace, entry.name), error),
         }
     }
-    let (registrations, errors) = crate::structured::derive_wrappers(dispatcher);
-    linked._registrations.extend(registrations);
-    for error in errors {
-        linked.errors.push(error);
-        linked.operators.push(String::new());
+    for step in crate::POST_LINK {
+        let (registrations, errors) = (step.run)(dispatcher);
+        linked.registrations.extend(registrations);
+        for error in errors {
+            linked.fail(String::new(), error);
+        }
     }
     linked
 }
 
 /// Registers `entries` in `dispatcher`: per namespace a fragment library, all `def`s (with
 /// their variants), the generated `BackendSelect` kernels of those `def`s, then every kernel
-/// at every key. Entries are taken in (namespace, name, file, line) order, so
-/// which of two conflicting `def`s wins does not depend on the link order.
+/// at every key. Entries are taken in (namespace, name, file, line) order, so which of two
+/// conflicting `def`s wins does not depend on the link order.
 pub(crate) fn link<'e>(
     dispatcher: &Dispatcher,
     entries: impl IntoIterator<Item = &'e Entry>,
 ) -> Linked {
-    let mut order: Vec<&Entry> = entries.into_iter().collect();
-    order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
+    let order = in_order(entries);
     let mut libraries: BTreeMap<&str, Library> = BTreeMap::new();
     for entry in &order {
         (libraries.entry(entry.namespace)).or_insert_with(|| dispatcher.fragment(entry.namespace));
     }
-    let mut linked = Linked {
-        _registrations: Vec::new(),
-        errors: Vec::new(),
-        operators: Vec::new(),
-    };
-    let mut keep = |entry: &Entry, result: Result<Registration, Error>| match result {
-        Ok(registration) => linked._registrations.push(registration),
-        Err(error) => {
-            linked.errors.push(error);
-            linked.operators.push(entry.operator());
-        }
-    };
-    // One `def` per distinct schema of an operator: restating the same schema is allowed,
-    // a different one meets the dispatcher's duplicate-`def` error.
-    let mut defined: Vec<(&str, &str, String)> = Vec::new();
+    let mut linked = Linked::new();
     let mut defs: Vec<&Entry> = Vec::new();
+    // The schemas defined for the operator of the entries seen last (entries of one
+    // operator are adjacent): restating one is allowed, a different one meets the
+    // dispatcher's duplicate-`def` error.
+    let mut defined: Vec<&'static str> = Vec::new();
+    let mut previous: Option<(&str, &str)> = None;
     for entry in &order {
         let (Some(text), Some(lib)) = (entry.schema, libraries.get(entry.namespace)) else {
             continue;
         };
-        let canonical = parse_schema(text).map_or_else(
-            |_| text.to_string(),
-            |mut schema| {
-                schema.name.namespace = None;
-                schema.to_string()
-            },
-        );
-        let seen = (defined.iter())
-            .any(|(ns, name, c)| *ns == entry.namespace && *name == entry.name && *c == canonical);
-        if !seen {
-            defined.push((entry.namespace, entry.name, canonical));
-            let def = lib.def_native_at(text, entry.variants, entry.device, entry.site);
-            if def.is_ok() {
-                defs.push(entry);
-            }
-            keep(entry, def);
+        if previous != Some((entry.namespace, entry.name)) {
+            defined.clear();
+            previous = Some((entry.namespace, entry.name));
         }
+        if defined.iter().any(|first| same_schema(first, text)) {
+            continue;
+        }
+        defined.push(text);
+        let def = lib.def_static(text, entry.variants, entry.device, entry.site);
+        if def.is_ok() {
+            defs.push(entry);
+        }
+        linked.keep(|| entry.operator(), def);
     }
     // The generated `BackendSelect` kernels of the operators just defined, before every other
     // kernel, so that a kernel registered at `BackendSelect` by hand shadows them.
     for entry in defs {
         if let (Some(register), Some(lib)) = (entry.backend_select, libraries.get(entry.namespace))
         {
-            keep(entry, register(lib, entry.site));
+            linked.keep(|| entry.operator(), register(lib, entry.site));
         }
     }
     for entry in &order {
@@ -194,8 +349,63 @@ pub(crate) fn link<'e>(
             continue;
         };
         for &key in entry.keys {
-            keep(entry, (entry.register)(lib, key, entry.site));
+            linked.keep(|| entry.operator(), (entry.register)(lib, key, entry.site));
         }
     }
     linked
+}
+
+/// `entries` by operator, then file and line: so that which of two conflicting `def`s wins,
+/// and which of two kernels at one key overrides the other, does not depend on the link
+/// order. The entries of one operator are adjacent. A hash of the operator's name is
+/// compared first, which keeps the sort of thousands of entries cheap (their order across
+/// operators is the hash's, deterministic but arbitrary).
+fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<&'e Entry> {
+    let mut keyed: Vec<(u64, &Entry)> = (entries.into_iter())
+        .map(|e| (super::operator::name_hash(e.namespace, e.name), e))
+        .collect();
+    keyed.sort_unstable_by(|(ha, a), (hb, b)| {
+        ha.cmp(hb).then_with(|| {
+            (a.namespace, a.name, a.file, a.line).cmp(&(b.namespace, b.name, b.file, b.line))
+        })
+    });
+    keyed.into_iter().map(|(_, e)| e).collect()
+}
+
+/// Whether two schema texts define the same operator: equal texts, or equal once parsed and
+/// printed canonically (without namespace).
+fn same_schema(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let canonical = |text: &str| {
+        parse_schema(text).ok().map(|mut schema| {
+            schema.name.namespace = None;
+            schema.to_string()
+        })
+    };
+    matches!((canonical(a), canonical(b)), (Some(a), Some(b)) if a == b)
+}
+
+/// Records as failures the kernels of `entries` whose operator has no `def` once everything
+/// is registered (a misspelt `op = "aten::rleu"`): c10 would keep them as dangling impls
+/// that nothing calls.
+fn check_dangling<'e>(
+    dispatcher: &Dispatcher,
+    entries: impl IntoIterator<Item = &'e Entry>,
+    linked: &mut Linked,
+) {
+    let named: BTreeSet<String> = (entries.into_iter())
+        .filter(|e| !e.keys.is_empty())
+        .map(Entry::operator)
+        .collect();
+    let dangling: BTreeSet<String> = (dispatcher.dangling_impls().iter())
+        .map(ToString::to_string)
+        .filter(|op| named.contains(op))
+        .collect();
+    for operator in dangling {
+        let (name, overload) = super::split_full_name(&operator);
+        let error = dispatcher.not_found_with_suggestion(name, overload);
+        linked.fail(operator.clone(), error);
+    }
 }

@@ -1,19 +1,25 @@
 //! Registrations: `def`, kernels and fallbacks, and the handles that undo them.
 
 use std::fmt;
-use std::sync::{Arc, MutexGuard, PoisonError};
+use std::sync::Arc;
 
+use super::operator::{OpInfo, split_schema_name};
+use super::warning::{Aftermath, Warning};
 use super::{BUILTIN, DefReg, Inner, RegistrationId, Registry, builtin_fallback};
+use crate::dispatch::Variants;
+use crate::dispatch::device::DeviceChecks;
 use crate::dispatch::error::{Error, ErrorKind, Site};
 use crate::dispatch::kernel::{ErasedKernel, Mismatch};
 use crate::dispatch::keys::DispatchKey;
-use crate::dispatch::table::{FallbackReg, KernelReg, OpInfo};
+use crate::dispatch::table::{FallbackReg, KernelReg};
 use crate::schema::{Schema, parse_schema};
 
 /// What a registration added, so that dropping it can remove exactly that.
 enum Target {
-    Def(String),
-    Kernel(String),
+    /// The `def` of the operator with this id.
+    Def(u32),
+    /// A kernel of the operator with this id.
+    Kernel(u32),
     Fallback(Vec<DispatchKey>),
 }
 
@@ -54,44 +60,53 @@ impl fmt::Debug for Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut registry = self.inner.lock();
-        let id = self.id;
-        match &self.target {
-            Target::Def(name) => {
-                if let Some(op) = registry.ops.get_mut(name)
-                    && op.def.as_ref().is_some_and(|d| d.id == id)
+        let mut aftermath = Aftermath::default();
+        self.inner
+            .lock()
+            .remove(self.id, &self.target, &mut aftermath);
+        // The kernel removed (and what it captured: other registrations, libraries, values
+        // that look operators up when dropped) is dropped here, with the lock released.
+        self.inner.finish(aftermath);
+    }
+}
+
+impl Registry {
+    /// Undoes the registration `id`, leaving the values it held in `aftermath`.
+    fn remove(&mut self, id: RegistrationId, target: &Target, aftermath: &mut Aftermath) {
+        match target {
+            Target::Def(op) => {
+                if let Some(state) = self.op_mut(*op)
+                    && state.def.as_ref().is_some_and(|d| d.id == id)
                 {
-                    op.def = None;
+                    state.def = None;
                 }
-                registry.rebuild_op(name);
+                self.rebuild_op(*op);
             }
-            Target::Kernel(name) => {
-                if let Some(op) = registry.ops.get_mut(name) {
-                    op.kernels.retain(|k| k.id != id);
+            Target::Kernel(op) => {
+                if let Some(state) = self.op_mut(*op)
+                    && let Some(i) = state.kernels.iter().position(|k| k.id == id)
+                {
+                    let removed = state.kernels.remove(i);
+                    aftermath.dropped.extend(removed.kernel);
                 }
-                registry.rebuild_op(name);
+                self.rebuild_op(*op);
             }
             Target::Fallback(keys) => {
                 for key in keys {
-                    if let Some(slot) = registry.fallbacks.get_mut(key.index())
+                    if let Some(slot) = self.fallbacks.get_mut(key.index())
                         && slot.as_ref().is_some_and(|f| f.id == id)
                     {
-                        *slot = builtin_fallback(*key);
+                        let removed = std::mem::replace(slot, builtin_fallback(*key));
+                        aftermath.dropped.extend(removed.and_then(|f| f.kernel));
                     }
                 }
-                registry.rebuild_all();
+                self.rebuild_all();
             }
         }
     }
 }
 
 impl Inner {
-    pub(super) fn lock(&self) -> MutexGuard<'_, Registry> {
-        // Registry updates finish before any user code runs, so a poisoned lock holds a
-        // consistent registry.
-        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     fn registration(
         self: &Arc<Self>,
         id: RegistrationId,
@@ -143,13 +158,13 @@ impl Inner {
         self.lock().next_id()
     }
 
-    /// Defines an operator in `namespace` from a schema string.
+    /// Defines an operator in `namespace` from a schema string, parsed and checked now.
     pub(crate) fn def(
         self: &Arc<Self>,
         namespace: &str,
         text: &str,
-        variants: Option<crate::native::Variants>,
-        device: Option<crate::dispatch::DeviceChecks>,
+        variants: Option<Variants>,
+        device: Option<DeviceChecks>,
         site: Site,
     ) -> Result<Registration, Error> {
         let schema = parse_schema(text).map_err(|errors| ErrorKind::InvalidSchema {
@@ -157,64 +172,86 @@ impl Inner {
             errors,
             site,
         })?;
-        if let Some(ns) = schema
+        let overload = schema
             .name
-            .namespace
+            .overload
             .as_deref()
-            .filter(|ns| *ns != namespace)
-        {
-            return Err(invalid_name(
-                text,
-                format!(
-                    "namespace `{ns}` differs from the library's `{namespace}`; register it from a library for `{ns}`"
-                ),
-                site,
-            ));
-        }
-        let overload = schema.name.overload.clone().unwrap_or_default();
-        if overload == "default" || overload == "__name__" {
-            return Err(invalid_name(
-                text,
-                format!("overload name `{overload}` is reserved; choose another"),
-                site,
-            ));
-        }
-        let name = format!("{namespace}::{}", schema.name.operator_name());
-        let key = if overload.is_empty() {
-            name.clone()
-        } else {
-            format!("{name}.{overload}")
-        };
-        let mut registry = self.lock();
-        let id = RegistrationId(registry.next_id());
-        let op = registry.op(self, namespace, &name, &overload);
-        if let Some(first) = &op.def {
-            return Err(ErrorKind::DuplicateDef {
-                operator: key,
-                first: first.info.schema.to_string(),
-                first_site: first.site,
-                second: schema.to_string(),
-                second_site: site,
-            }
-            .into());
-        }
-        for kernel in &op.kernels {
-            if let Some(check) = kernel.kernel.as_ref().and_then(|k| k.check) {
-                check(&schema)
-                    .map_err(|m| signature_error(&key, kernel.key, kernel.site, &schema, m))?;
-            }
-        }
-        op.def = Some(DefReg {
-            id,
-            info: Arc::new(OpInfo {
-                variants,
-                device,
-                ..OpInfo::new(Arc::new(schema))
-            }),
+            .unwrap_or_default()
+            .to_string();
+        check_def_name(
+            namespace,
+            schema.name.namespace.as_deref(),
+            &overload,
+            text,
             site,
-        });
-        registry.rebuild_op(&key);
-        Ok(self.registration(id, Target::Def(key), site))
+        )?;
+        let op = schema.name.operator_name();
+        let info = OpInfo::parsed(Arc::new(schema), site);
+        self.add_def(namespace, &op, &overload, info, variants, device)
+    }
+
+    /// [`Inner::def`] for a schema that lives as long as the program (a link-time entry,
+    /// checked when its crate was compiled): only its name is read now; the rest is parsed
+    /// when the operator is first needed.
+    pub(crate) fn def_static(
+        self: &Arc<Self>,
+        namespace: &str,
+        text: &'static str,
+        variants: Option<Variants>,
+        device: Option<DeviceChecks>,
+        site: Site,
+    ) -> Result<Registration, Error> {
+        let Some((ns, op, overload)) = split_schema_name(text) else {
+            return self.def(namespace, text, variants, device, site);
+        };
+        check_def_name(namespace, ns, overload, text, site)?;
+        let info = OpInfo::text(text, site);
+        self.add_def(namespace, op, overload, info, variants, device)
+    }
+
+    fn add_def(
+        self: &Arc<Self>,
+        namespace: &str,
+        op: &str,
+        overload: &str,
+        info: OpInfo,
+        variants: Option<Variants>,
+        device: Option<DeviceChecks>,
+    ) -> Result<Registration, Error> {
+        let site = info.site;
+        let mut info = info;
+        info.variants = variants;
+        info.device = device;
+        let info = Arc::new(info);
+        let mut name = String::with_capacity(namespace.len() + 2 + op.len());
+        name.push_str(namespace);
+        name.push_str("::");
+        name.push_str(op);
+        let mut registry = self.lock();
+        let op_id = registry.op_id(self, namespace, &name, overload);
+        let Some(state) = registry.op(op_id) else {
+            return Err(Error::internal("an operator entry without state"));
+        };
+        if let Some(first) = &state.def {
+            return Err(duplicate_def(&state.entry, &first.info, &info));
+        }
+        // Kernels registered before the `def` are checked against it now.
+        let checks: Vec<_> = (state.kernels.iter())
+            .filter_map(|k| Some((k.key, k.site, k.kernel.as_ref()?.check?)))
+            .collect();
+        if !checks.is_empty() {
+            let schema = info.schema()?;
+            for (key, kernel_site, check) in checks {
+                check(schema)
+                    .map_err(|m| signature_error(&state.entry, key, kernel_site, &info, m))?;
+            }
+        }
+        let id = RegistrationId(registry.next_id());
+        if let Some(state) = registry.op_mut(op_id) {
+            state.def = Some(DefReg { id, info });
+        }
+        registry.rebuild_op(op_id);
+        Ok(self.registration(id, Target::Def(op_id), site))
     }
 
     /// Registers a kernel (`None`: a fallthrough) for the operator `name` at `key`.
@@ -227,30 +264,25 @@ impl Inner {
         site: Site,
     ) -> Result<Registration, Error> {
         let (op_name, overload) = parse_name(namespace, name, site)?;
-        let full = if overload.is_empty() {
-            op_name.clone()
-        } else {
-            format!("{op_name}.{overload}")
+        let mut aftermath = Aftermath::default();
+        let result = {
+            let mut registry = self.lock();
+            registry.add_kernel(
+                self,
+                (namespace, &op_name, &overload),
+                key,
+                kernel,
+                site,
+                &mut aftermath,
+            )
         };
-        let mut registry = self.lock();
-        let id = RegistrationId(registry.next_id());
-        let op = registry.op(self, namespace, &op_name, &overload);
-        if let (Some(def), Some(check)) = (&op.def, kernel.as_ref().and_then(|k| k.check)) {
-            check(&def.info.schema)
-                .map_err(|m| signature_error(&full, key, site, &def.info.schema, m))?;
-        }
-        op.kernels.push(KernelReg {
-            id,
-            key,
-            kernel: kernel.map(Arc::new),
-            site,
-        });
-        registry.rebuild_op(&full);
-        Ok(self.registration(id, Target::Kernel(full), site))
+        self.finish(aftermath);
+        let (id, op_id) = result?;
+        Ok(self.registration(id, Target::Kernel(op_id), site))
     }
 
     /// Registers a backend fallback (`None`: a fallthrough) at `key`, or at every runtime key
-    /// an alias key covers. It replaces a builtin fallback (`BackendSelect`'s fallthrough),
+    /// an alias key covers. It replaces a default fallback ([`builtin_fallback`]),
     /// which comes back when it is dropped.
     pub(crate) fn fallback(
         self: &Arc<Self>,
@@ -259,31 +291,169 @@ impl Inner {
         site: Site,
     ) -> Result<Registration, Error> {
         let keys: Vec<DispatchKey> = key.runtime_keys().iter().collect();
+        let kernel = kernel.map(Arc::new);
         let mut registry = self.lock();
         for k in &keys {
             if let Some(Some(first)) = registry.fallbacks.get(k.index())
                 && first.id != BUILTIN
             {
-                return Err(ErrorKind::DuplicateFallback {
+                let error = ErrorKind::DuplicateFallback {
                     key: *k,
                     first_site: first.site,
                     second_site: site,
-                }
-                .into());
+                };
+                drop(registry);
+                // The rejected kernel is dropped with the lock released.
+                drop(kernel);
+                return Err(error.into());
             }
         }
         let id = RegistrationId(registry.next_id());
-        let kernel = kernel.map(Arc::new);
+        let mut aftermath = Aftermath::default();
         for k in &keys {
-            registry.fallbacks[k.index()] = Some(FallbackReg {
+            let new = Some(FallbackReg {
                 id,
                 kernel: kernel.clone(),
                 site,
             });
+            let old = std::mem::replace(&mut registry.fallbacks[k.index()], new);
+            aftermath.dropped.extend(old.and_then(|f| f.kernel));
         }
         registry.rebuild_all();
+        drop(registry);
+        self.finish(aftermath);
         Ok(self.registration(id, Target::Fallback(keys), site))
     }
+}
+
+impl Registry {
+    /// [`Inner::impl_kernel`] under the lock: the new registration's id and its operator's.
+    /// A rejected kernel ends in `aftermath`, to be dropped once the lock is released.
+    fn add_kernel(
+        &mut self,
+        inner: &Arc<Inner>,
+        (namespace, name, overload): (&str, &str, &str),
+        key: DispatchKey,
+        kernel: Option<ErasedKernel>,
+        site: Site,
+        aftermath: &mut Aftermath,
+    ) -> Result<(RegistrationId, u32), Error> {
+        let kernel = kernel.map(Arc::new);
+        let op_id = self.op_id(inner, namespace, name, overload);
+        let Some(state) = self.op(op_id) else {
+            return Err(Error::internal("an operator entry without state"));
+        };
+        if let (Some(def), Some(check)) = (&state.def, kernel.as_ref().and_then(|k| k.check)) {
+            let checked = (def.info.schema()).and_then(|schema| {
+                check(schema).map_err(|m| signature_error(&state.entry, key, site, &def.info, m))
+            });
+            if let Err(error) = checked {
+                aftermath.dropped.extend(kernel);
+                return Err(error);
+            }
+        }
+        if let Some(warning) = overriding(state, key, kernel.as_deref(), site)
+            && let Warning::OverridingKernel { previous_site, .. } = &warning
+            && self.warned.insert((op_id, key, previous_site, site))
+        {
+            aftermath.warnings.push(warning);
+        }
+        let id = RegistrationId(self.next_id());
+        if let Some(state) = self.op_mut(op_id) {
+            state.kernels.push(KernelReg {
+                id,
+                key,
+                kernel,
+                site,
+            });
+        }
+        self.rebuild_op(op_id);
+        Ok((id, op_id))
+    }
+}
+
+/// The warning of a kernel registered at `key` where the operator has an active kernel from
+/// another site (none at `Meta` and `MTIA`, as c10; none for fallthroughs, which are not
+/// kernels there).
+fn overriding(
+    state: &super::OpState,
+    key: DispatchKey,
+    kernel: Option<&ErasedKernel>,
+    site: Site,
+) -> Option<Warning> {
+    let kernel = kernel?;
+    if matches!(key, DispatchKey::Meta | DispatchKey::MTIA) {
+        return None;
+    }
+    let previous = state.kernels.iter().rev().find(|k| k.key == key)?;
+    let previous_kernel = previous.kernel.as_ref()?;
+    if previous.site == site {
+        return None;
+    }
+    let info = state.def.as_ref().map(|d| &d.info);
+    Some(Warning::OverridingKernel {
+        operator: state.entry.full_name().to_string(),
+        schema: info
+            .and_then(|i| i.schema().ok())
+            .map(|s| printed(&state.entry, s)),
+        def_site: info.map(|i| i.site),
+        key,
+        previous_site: previous.site,
+        previous_kernel: previous_kernel.name,
+        new_site: site,
+        new_kernel: kernel.name,
+    })
+}
+
+/// `ns::op.overload(...) -> ...`: the schema with its operator's namespace, as c10 prints it.
+pub(crate) fn printed(entry: &super::OperatorEntry, schema: &Schema) -> String {
+    let mut schema = schema.clone();
+    schema.name.namespace = Some(entry.qualified.namespace().into());
+    schema.to_string()
+}
+
+/// Checks a `def`'s namespace (written in the schema, if any) and overload name.
+fn check_def_name(
+    namespace: &str,
+    written: Option<&str>,
+    overload: &str,
+    text: &str,
+    site: Site,
+) -> Result<(), Error> {
+    if let Some(ns) = written.filter(|ns| *ns != namespace) {
+        return Err(ErrorKind::NamespaceMismatch {
+            name: text.to_string(),
+            written: ns.to_string(),
+            library: namespace.to_string(),
+            in_schema: true,
+            site,
+        }
+        .into());
+    }
+    if overload == "default" || overload == "__name__" {
+        return Err(invalid_name(
+            text,
+            format!("overload name `{overload}` is reserved; choose another"),
+            site,
+        ));
+    }
+    Ok(())
+}
+
+/// The duplicate-`def` error, with both schemas (the text, if one does not parse).
+fn duplicate_def(entry: &super::OperatorEntry, first: &OpInfo, second: &OpInfo) -> Error {
+    let show = |info: &OpInfo| match info.schema() {
+        Ok(schema) => printed(entry, schema),
+        Err(_) => entry.full_name().to_string(),
+    };
+    ErrorKind::DuplicateDef {
+        operator: entry.full_name().to_string(),
+        first: show(first),
+        first_site: first.site,
+        second: show(second),
+        second_site: second.site,
+    }
+    .into()
 }
 
 fn invalid_name(name: &str, problem: String, site: Site) -> Error {
@@ -296,20 +466,21 @@ fn invalid_name(name: &str, problem: String, site: Site) -> Error {
 }
 
 fn signature_error(
-    operator: &str,
+    entry: &super::OperatorEntry,
     key: DispatchKey,
     site: Site,
-    schema: &Schema,
+    info: &OpInfo,
     m: Mismatch,
 ) -> Error {
     ErrorKind::KernelSignature {
-        operator: operator.to_string(),
+        operator: entry.full_name().to_string(),
         key,
         site,
         found: m.found,
         expected: m.expected,
         detail: m.detail,
-        schema: schema.to_string(),
+        schema: (info.schema().map(|schema| printed(entry, schema))).unwrap_or_default(),
+        def_site: Some(info.site),
     }
     .into()
 }
@@ -319,13 +490,14 @@ fn parse_name(namespace: &str, name: &str, site: Site) -> Result<(String, String
     let rest = match name.split_once("::") {
         Some((ns, rest)) if ns == namespace => rest,
         Some((ns, _)) => {
-            return Err(invalid_name(
-                name,
-                format!(
-                    "namespace `{ns}` differs from the library's `{namespace}`; use a library for `{ns}`"
-                ),
+            return Err(ErrorKind::NamespaceMismatch {
+                name: name.to_string(),
+                written: ns.to_string(),
+                library: namespace.to_string(),
+                in_schema: false,
                 site,
-            ));
+            }
+            .into());
         }
         None => name,
     };

@@ -260,7 +260,7 @@ fn an_operator_without_tensor_arguments_dispatches_on_included_keys() {
         ones.try_call(3, None)
             .unwrap_err()
             .to_string()
-            .contains("`Undefined` backend")
+            .starts_with("There were no tensor arguments to this function")
     );
 }
 
@@ -271,7 +271,7 @@ fn a_backend_select_fallback_replaces_the_builtin_fallthrough_while_it_lives() {
         .impl_("neg", K::CPU, |t: &TestTensor| t.clone())
         .unwrap();
     let builtin = d.fallbacks();
-    assert!(matches!(builtin.as_slice(), [(K::BackendSelect, _, true)]));
+    assert!(builtin.contains(&(K::BackendSelect, builtin[0].1, true)));
     let neg = d
         .typed::<TestTensor, (&TestTensor,), TestTensor>("test::neg", "")
         .unwrap();
@@ -328,7 +328,7 @@ fn kernel_errors_name_the_operator() {
 }
 
 #[test]
-#[should_panic(expected = "could not run `test::relu` with arguments from the `CUDA` backend")]
+#[should_panic(expected = "Could not run 'test::relu' with arguments from the 'CUDA' backend.")]
 fn call_panics_with_the_error_message() {
     let (d, lib, _def) = setup("relu(Tensor self) -> Tensor");
     let _cpu = lib

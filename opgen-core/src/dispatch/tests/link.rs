@@ -1,12 +1,14 @@
-//! Link-time registration: entries of `__private::LINK_ENTRIES` registered by `link`, and the
-//! global dispatcher registering the entries this test binary links.
+//! Link-time registration: entries of `__private::LINK_ENTRIES` registered by `link` into
+//! a dispatcher of the test's own. (The global dispatcher's panic on failed link-time
+//! registrations is tested in a binary of its own, `tests/tests/link_errors.rs`.)
 
 use std::panic::Location;
+use std::sync::{Arc, Mutex};
 
 use super::*;
-use crate::__private::{LINK_ENTRIES, LinkEntry as Entry, unwrap};
-use crate::dispatch::registry::link::link;
-use crate::dispatch::{DispatchKey as K, ErrorKind, Site};
+use crate::__private::{LinkEntry as Entry, unwrap};
+use crate::dispatch::registry::link::{LinkErrorList, link, link_checked};
+use crate::dispatch::{DispatchKey as K, ErrorKind, IValue, Site, Stack, Warning};
 
 const NEG: &str = "neg(Tensor self) -> Tensor";
 
@@ -25,6 +27,10 @@ fn neg_meta(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration,
 
 fn neg_wrong(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
     lib.impl_at("neg", key, |t: &TestTensor, _n: i64| t.clone(), site)
+}
+
+fn rleu_cpu(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
+    lib.impl_at("rleu", key, |t: &TestTensor| t.clone(), site)
 }
 
 fn no_kernel(_: &Library, _: DispatchKey, _: Site) -> Result<Registration, Error> {
@@ -105,11 +111,14 @@ fn a_different_schema_for_a_name_is_a_duplicate_def() {
     assert!(matches!(error.kind(), ErrorKind::DuplicateDef { .. }));
     let text = error.to_string();
     assert!(
-        text.contains("operator `t::neg` is defined twice"),
+        text.starts_with(
+            "Tried to register an operator (t::neg(Tensor self, int n=1) -> Tensor) with the same \
+             name and overload name multiple times."
+        ),
         "{text}"
     );
     assert!(
-        text.contains("neg(Tensor self, int n=1) -> Tensor"),
+        text.contains("  first:  t::neg(Tensor self) -> Tensor"),
         "{text}"
     );
     // The first `def` (by file and line) serves.
@@ -133,80 +142,173 @@ fn a_failing_kernel_leaves_the_others_registered() {
     ));
     assert_eq!(neg(&d, &TestTensor::cpu(1)).unwrap().value(), -1);
     let meta = message(neg(&d, &TestTensor::new(&[K::Meta], 1)));
+    assert!(
+        meta.starts_with(
+            "Could not run 't::neg' with arguments from the 'Meta' backend. This could be because \
+             the operator doesn't exist for this backend. 't::neg' is only available for these \
+             keys: [CPU]"
+        ),
+        "{meta}"
+    );
+}
+
+#[test]
+fn a_kernel_whose_operator_nothing_defines_is_a_link_error() {
+    // `rleu` for `relu`: c10 would keep a dangling impl that nothing calls.
+    static ENTRIES: [Entry; 2] = [
+        entry(
+            Some("relu(Tensor self) -> Tensor"),
+            "relu",
+            &[],
+            1,
+            no_kernel,
+        ),
+        entry(None, "rleu", &[K::CPU], 2, rleu_cpu),
+    ];
+    let d = Dispatcher::new();
+    let linked = link_checked(&d, &ENTRIES, &[]);
+    let [error] = linked.errors() else {
+        panic!("expected one error: {:?}", linked.errors())
+    };
+    let site = ENTRIES[1].site;
     assert_eq!(
-        meta,
-        "could not run `t::neg` with arguments from the `Meta` backend; the operator has kernels for: CPU"
+        error.to_string(),
+        format!(
+            "Could not find schema for t::rleu but we found an implementation; did you forget to \
+             def() the operator? Kernels: `CPU` registered at {site}; did you mean `t::relu`?"
+        )
     );
-}
-
-// Entries of this test binary: `Dispatcher::global()` registers them on first access.
-
-#[linkme::distributed_slice(LINK_ENTRIES)]
-static GLOBAL: &[Entry] = &[
-    Entry {
-        namespace: "opgen_link_test",
-        ..entry(Some(NEG), "neg", &[K::CPU], 1, global_neg_cpu)
-    },
-    Entry {
-        namespace: "opgen_link_test",
-        ..entry(
-            Some("neg(Tensor self, *, bool twice) -> Tensor"),
-            "neg",
-            &[],
-            2,
-            no_kernel,
-        )
-    },
-    Entry {
-        namespace: "opgen_link_test",
-        ..entry(
-            Some("other::abs(Tensor self) -> Tensor"),
-            "abs",
-            &[],
-            3,
-            no_kernel,
-        )
-    },
-];
-
-fn global_neg_cpu(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
-    // Re-entrant: registration code that reaches for the global dispatcher must not deadlock.
-    let _ = Dispatcher::global().find("opgen_link_test::neg", "");
-    neg_cpu(lib, key, site)
+    assert_eq!(d.dangling_impls().len(), 1);
 }
 
 #[test]
-fn the_global_dispatcher_registers_the_linked_entries() {
-    let global = Dispatcher::global();
-    let op = global.find("opgen_link_test::neg", "").unwrap();
-    assert_eq!(op.keys_with_kernels(), [K::CPU]);
-    let errors: Vec<String> = (Dispatcher::global_errors().iter())
-        .map(Error::to_string)
-        .filter(|e| e.contains("opgen_link_test") || e.contains("other::abs"))
-        .collect();
-    assert_eq!(errors.len(), 2, "{errors:#?}");
+fn link_time_schemas_are_parsed_when_first_needed() {
+    // Not a valid schema (its crate's macro would have rejected it): linking reads only
+    // its name, so the error shows when the operator is first used.
+    static ENTRIES: [Entry; 2] = [
+        entry(
+            Some("lazy(Tensr self) -> Tensor"),
+            "lazy",
+            &[],
+            1,
+            no_kernel,
+        ),
+        entry(Some(NEG), "neg", &[], 2, no_kernel),
+    ];
+    let d = Dispatcher::new();
+    let linked = link(&d, &ENTRIES);
+    assert!(linked.errors().is_empty(), "{:?}", linked.errors());
+    let op = d.find("t::lazy", "").unwrap();
+    assert_eq!(op.schema(), None);
+    let mut stack = Stack::from(vec![IValue::Tensor(TestTensor::cpu(1))]);
+    let error = message(op.call_boxed(&mut stack));
     assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("operator `opgen_link_test::neg` is defined twice"))
+        error.starts_with("invalid schema in `def` at ") && error.contains("unknown type `Tensr`"),
+        "{error}"
     );
-    // An operator whose `def` failed: the lookup error repeats why.
-    let missing = message(global.find("opgen_link_test::abs", ""));
-    assert!(
-        missing.starts_with("operator `opgen_link_test::abs` not found; no library has a `def`"),
-        "{missing}"
-    );
-    assert!(
-        missing.contains("its link-time registration failed: invalid operator name `other::abs"),
-        "{missing}"
-    );
-    // Another dispatcher does not claim the global's failures.
-    let other = message(Dispatcher::new().find("opgen_link_test::abs", ""));
-    assert!(!other.contains("link-time"), "{other}");
+    // Tables are built on first lookup too.
+    let entry = d.inner.index_entry("t::neg", "").unwrap();
+    assert!(!entry.is_ready());
+    let neg = d.find("t::neg", "").unwrap();
+    assert!(entry.is_ready());
+    assert_eq!(neg.schema().unwrap().to_string(), NEG);
 }
 
 #[test]
-#[should_panic(expected = "operator `x::y` not found")]
+fn a_kernel_overriding_another_from_another_site_warns() {
+    static ENTRIES: [Entry; 4] = [
+        entry(Some(NEG), "neg", &[K::CPU], 1, neg_cpu),
+        Entry {
+            site: Location::caller(),
+            ..entry(None, "neg", &[K::CPU], 2, neg_meta)
+        },
+        // At `Meta` PyTorch overrides on purpose, and does not warn.
+        Entry {
+            site: Location::caller(),
+            ..entry(None, "neg", &[K::Meta], 3, neg_meta)
+        },
+        Entry {
+            site: Location::caller(),
+            ..entry(None, "neg", &[K::Meta], 4, neg_cpu)
+        },
+    ];
+    let d = Dispatcher::new();
+    let seen: Arc<Mutex<Vec<Warning>>> = Arc::default();
+    let sink = seen.clone();
+    d.set_warning_hook(move |w| sink.lock().unwrap().push(w.clone()));
+    let linked = link(&d, &ENTRIES);
+    assert!(linked.errors().is_empty(), "{:?}", linked.errors());
+    let seen = seen.lock().unwrap();
+    let [warning] = seen.as_slice() else {
+        panic!("expected one warning: {seen:?}")
+    };
+    let (first, second) = (ENTRIES[0].site, ENTRIES[1].site);
+    assert_eq!(
+        warning.to_string(),
+        format!(
+            "Overriding a previously registered kernel for the same operator and the same dispatch key
+  operator: t::neg(Tensor self) -> Tensor
+    registered at {first}
+  dispatch key: CPU
+  previous kernel: registered at {first} (opgen_core::dispatch::tests::link::neg_cpu::{{{{closure}}}})
+       new kernel: registered at {second} (opgen_core::dispatch::tests::link::neg_meta::{{{{closure}}}})
+the new kernel serves `CPU` while its registration lives; dropping it brings the previous one back"
+        )
+    );
+    // The newer kernel serves.
+    assert_eq!(neg(&d, &TestTensor::cpu(2)).unwrap().value(), 2);
+}
+
+static LATE_CACHE: crate::dispatch::OpCache = crate::dispatch::OpCache::new();
+
+/// The marker generated code would write for `opgen_link_test::late`.
+#[allow(non_camel_case_types)]
+struct late {}
+
+impl crate::dispatch::Operator for late {
+    type Tensor = TestTensor;
+    type Args = (&'static TestTensor,);
+    type Returns = TestTensor;
+    const SCHEMA: &'static str = "opgen_link_test::late(Tensor self) -> Tensor";
+    const CACHE: &'static crate::dispatch::OpCache = &LATE_CACHE;
+}
+
+#[test]
+fn an_operator_cache_does_not_keep_a_failed_lookup() {
+    use crate::dispatch::Operator;
+    assert!(message(late::typed()).starts_with("Could not find schema for opgen_link_test::late"));
+    let lib = Dispatcher::global().fragment("opgen_link_test");
+    let _def = lib.def("late(Tensor self) -> Tensor").unwrap();
+    let op = late::typed().unwrap();
+    assert!(std::ptr::eq(op, late::typed().unwrap()));
+}
+
+#[test]
+#[should_panic(expected = "Could not find schema for x::y")]
 fn unwrap_panics_with_the_message() {
     unwrap(Dispatcher::new().find("x::y", ""));
+}
+
+#[test]
+fn link_errors_list_every_failure() {
+    static ENTRIES: [Entry; 3] = [
+        entry(Some(NEG), "neg", &[K::CPU], 1, neg_cpu),
+        entry(None, "neg", &[K::Meta], 2, neg_wrong),
+        entry(None, "rleu", &[K::CPU], 3, rleu_cpu),
+    ];
+    let d = Dispatcher::new();
+    let linked = link_checked(&d, &ENTRIES, &[]);
+    let text = LinkErrorList(linked.errors()).to_string();
+    assert!(
+        text.starts_with(
+            "2 link-time registrations of the global dispatcher failed (`Dispatcher::try_global` \
+             returns them instead of panicking):\n  1. Inferred operator schema for a Rust kernel \
+             function doesn't match the expected function schema.\n       operator: t::neg\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  2. Could not find schema for t::rleu but we found an implementation"),
+        "{text}"
+    );
 }

@@ -1,10 +1,16 @@
 //! Tests of the dispatcher, with a small tensor type of their own.
 
 mod calls;
+mod defaults;
 mod errors;
+mod keys;
 mod link;
+mod messages;
+mod mixed;
 mod operator;
 mod precedence;
+mod registry;
+mod returns;
 mod static_dispatch;
 mod stress;
 mod values;

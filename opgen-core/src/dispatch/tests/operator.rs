@@ -68,6 +68,8 @@ fn make_meta(
     TestTensor::new(&[K::Meta], v)
 }
 
+// linkme's element is a `#[link_section]` static, which `unsafe_code` counts.
+#[allow(unsafe_code)]
 #[linkme::distributed_slice(LINK_ENTRIES)]
 #[linkme(crate = linkme)]
 static OPTEST: &[LinkEntry] = &[

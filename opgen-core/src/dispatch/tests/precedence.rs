@@ -39,11 +39,23 @@ pub(crate) enum Reg {
     FallthroughFallback(DispatchKey),
 }
 
+/// A table in short: what serves each runtime key, and the `Undefined` entry.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Served {
+    keys: BTreeMap<DispatchKey, String>,
+    pub(crate) undefined: String,
+}
+
+impl std::ops::Index<&DispatchKey> for Served {
+    type Output = String;
+    fn index(&self, key: &DispatchKey) -> &String {
+        &self.keys[key]
+    }
+}
+
 /// Registers `regs` in order for `test::op(Tensor self) -> Tensor` and returns the table;
 /// each kernel returns a tensor whose value is the index of its key.
-pub(crate) fn table_of(
-    regs: &[Reg],
-) -> (BTreeMap<DispatchKey, String>, Dispatcher, Vec<Registration>) {
+pub(crate) fn table_of(regs: &[Reg]) -> (Served, Dispatcher, Vec<Registration>) {
     let (d, lib, def) = setup("op(Tensor self) -> Tensor");
     let mut handles = vec![def];
     for reg in regs {
@@ -63,17 +75,20 @@ pub(crate) fn table_of(
         handles.push(handle.expect("registration"));
     }
     let dump = d.find("test::op", "").unwrap().dispatch_table();
-    let table = dump.entries.iter().map(|(k, s)| (*k, short(*s))).collect();
+    let table = Served {
+        keys: dump.entries.iter().map(|(k, s)| (*k, short(*s))).collect(),
+        undefined: short(dump.undefined),
+    };
     (table, d, handles)
 }
 
-fn served(regs: &[Reg]) -> impl Fn(DispatchKey) -> String {
+pub(crate) fn served(regs: &[Reg]) -> impl Fn(DispatchKey) -> String + use<> {
     let (table, _, _) = table_of(regs);
     move |key| table[&key].clone()
 }
 
 /// Calls `test::op` on a tensor with `keys`; the value of the result, or the error.
-fn call(d: &Dispatcher, keys: &[DispatchKey]) -> Result<i64, String> {
+pub(crate) fn call(d: &Dispatcher, keys: &[DispatchKey]) -> Result<i64, String> {
     let op = d
         .typed::<_, (&TestTensor,), TestTensor>("test::op", "")
         .unwrap();
@@ -133,17 +148,18 @@ fn rule3_cea_serves_backend_keys_only() {
     ] {
         assert_eq!(at(key), "CompositeExplicitAutograd", "{key}");
     }
+    for key in [K::NestedTensorCPU, K::ZeroTensor, K::Functionalize] {
+        assert_eq!(at(key), "missing", "{key}");
+    }
+    // Every dispatcher's own fallthroughs.
     for key in [
         K::AutogradCPU,
         K::AutogradOther,
-        K::NestedTensorCPU,
-        K::ZeroTensor,
         K::Tracer,
+        K::BackendSelect,
     ] {
-        assert_eq!(at(key), "missing", "{key}");
+        assert_eq!(at(key), "fallthrough-fallback", "{key}");
     }
-    // Every dispatcher's own fallthrough.
-    assert_eq!(at(K::BackendSelect), "fallthrough-fallback");
 }
 
 #[test]
@@ -159,15 +175,12 @@ fn rule4_cia_serves_backend_and_autograd_keys() {
     ] {
         assert_eq!(at(key), "CompositeImplicitAutograd", "{key}");
     }
-    for key in [
-        K::ZeroTensor,
-        K::Functionalize,
-        K::ADInplaceOrView,
-        K::Tracer,
-    ] {
-        assert_eq!(at(key), "missing", "{key}");
+    // c10's CIA covers Functionalize (functionalization reuses the decompositions).
+    assert_eq!(at(K::Functionalize), "CompositeImplicitAutograd");
+    assert_eq!(at(K::ZeroTensor), "missing");
+    for key in [K::ADInplaceOrView, K::Tracer, K::BackendSelect] {
+        assert_eq!(at(key), "fallthrough-fallback", "{key}");
     }
-    assert_eq!(at(K::BackendSelect), "fallthrough-fallback");
 }
 
 #[test]
@@ -175,11 +188,10 @@ fn rule4_autograd_key_falls_through_when_its_backend_has_a_kernel() {
     use Reg::Kernel as R;
     let (table, d, _regs) = table_of(&[R(K::CompositeImplicitAutograd), R(K::CPU)]);
     assert_eq!(table[&K::CPU], "CPU");
-    assert_eq!(table[&K::AutogradCPU], "missing");
+    assert_eq!(table[&K::AutogradCPU], "fallthrough-fallback");
     assert_eq!(table[&K::CUDA], "CompositeImplicitAutograd");
     assert_eq!(table[&K::AutogradCUDA], "CompositeImplicitAutograd");
-    // With the usual autograd fallthrough, an autograd CPU tensor reaches the CPU kernel.
-    let _ft = d.impls("_").fallback_fallthrough(K::Autograd).unwrap();
+    // With the default autograd fallthrough, an autograd CPU tensor reaches the CPU kernel.
     assert_eq!(
         call(&d, &[K::CPU, K::AutogradCPU]),
         Ok(K::CPU.index() as i64)
@@ -198,12 +210,13 @@ fn rule4_a_cea_kernel_keeps_cia_from_autograd_keys() {
         R(K::CompositeExplicitAutograd),
     ]);
     assert_eq!(at(K::CPU), "CompositeExplicitAutograd");
-    assert_eq!(at(K::AutogradCPU), "missing");
-    assert_eq!(at(K::AutogradOther), "missing");
-    // Nested backends are outside CEA, so CIA still serves them and their autograd key
-    // gives way only because of the CEA kernel.
-    assert_eq!(at(K::NestedTensorCPU), "CompositeImplicitAutograd");
-    assert_eq!(at(K::AutogradNestedTensor), "missing");
+    assert_eq!(at(K::AutogradCPU), "fallthrough-fallback");
+    assert_eq!(at(K::AutogradOther), "fallthrough-fallback");
+    // c10 keeps CIA from every key when there is a CEA kernel, not only from autograd keys:
+    // the nested keys and Functionalize, which CEA does not cover, get nothing either.
+    assert_eq!(at(K::NestedTensorCPU), "missing");
+    assert_eq!(at(K::Functionalize), "missing");
+    assert_eq!(at(K::AutogradNestedTensor), "fallthrough-fallback");
 }
 
 #[test]
@@ -226,7 +239,14 @@ fn rule4_autograd_other_is_ambiguous_with_cia_and_an_other_backend_kernel() {
     assert_eq!(table[&K::SparseCPU], "SparseCPU");
     assert_eq!(table[&K::AutogradCPU], "CompositeImplicitAutograd");
     let err = call(&d, &[K::SparseCPU, K::AutogradOther]).unwrap_err();
-    assert!(err.starts_with("`test::op` has kernels for both `CompositeImplicitAutograd` and a backend mapped to `AutogradOther` (SparseCPU)"), "{err}");
+    assert!(
+        err.starts_with(
+            "test::op has kernels registered to both CompositeImplicitAutograd and a backend mapped \
+             to AutogradOther. Which one serves `AutogradOther` is ambiguous (backends with kernels: \
+             SparseCPU)"
+        ),
+        "{err}"
+    );
     // Still ambiguous with a CEA kernel, and with a fallthrough as the backend's kernel.
     let at = served(&[
         R(K::CompositeImplicitAutograd),
@@ -261,11 +281,15 @@ fn rule4_nested_cia_comes_before_cia_on_nested_keys() {
         "CompositeImplicitAutogradNestedTensor"
     );
     assert_eq!(at(K::CPU), "CompositeImplicitAutograd");
+    // Unlike CIA, the nested CIA does not give way to the nested backends' own kernels.
     let at = served(&[
         R(K::CompositeImplicitAutogradNestedTensor),
         R(K::NestedTensorCUDA),
     ]);
-    assert_eq!(at(K::AutogradNestedTensor), "missing");
+    assert_eq!(
+        at(K::AutogradNestedTensor),
+        "CompositeImplicitAutogradNestedTensor"
+    );
     assert_eq!(
         at(K::NestedTensorCPU),
         "CompositeImplicitAutogradNestedTensor"
@@ -312,8 +336,10 @@ fn rule7_nothing_is_an_error_naming_the_keys_with_kernels() {
     assert_eq!(table[&K::SparseCPU], "missing");
     assert_eq!(
         call(&d, &[K::SparseCPU]),
-        Err("could not run `test::op` with arguments from the `SparseCPU` backend; the operator has kernels for: \
-             CPU, CompositeExplicitAutogradNonFunctional"
+        Err("Could not run 'test::op' with arguments from the 'SparseCPU' backend. This could be because \
+             the operator doesn't exist for this backend. 'test::op' is only available for these keys: \
+             [CPU, CompositeExplicitAutogradNonFunctional]; register a kernel at `SparseCPU`, or at a \
+             composite key that covers it"
             .into())
     );
 }
@@ -327,13 +353,16 @@ fn a_fallthrough_at_a_backend_key_counts_as_its_kernel() {
         R(K::ADInplaceOrView),
     ]);
     assert_eq!(table[&K::CPU], "fallthrough@CPU");
-    assert_eq!(table[&K::AutogradCPU], "missing");
-    // The fallthrough skips CPU: with nothing below, the call has no key left.
-    let err = call(&d, &[K::CPU]).unwrap_err();
-    assert!(
-        err.starts_with("could not run `test::op` with arguments from the `Undefined` backend"),
-        "{err}"
-    );
+    assert_eq!(table[&K::AutogradCPU], "fallthrough-fallback");
+    // The fallthrough skips CPU: with no functionality left, the call takes the Undefined
+    // entry, which CIA serves (c10's `Undefined` entry).
+    assert_eq!(table.undefined, "CompositeImplicitAutograd");
+    for keys in [&[K::CPU][..], &[K::CPU, K::AutogradCPU]] {
+        assert_eq!(
+            call(&d, keys),
+            Ok(K::CompositeImplicitAutograd.index() as i64)
+        );
+    }
     assert_eq!(
         call(&d, &[K::CPU, K::ADInplaceOrView]),
         Ok(K::ADInplaceOrView.index() as i64)
@@ -363,7 +392,9 @@ fn a_fallthrough_fallback_is_resolved_in_the_table() {
     ]);
     assert_eq!(table[&K::AutogradCPU], "fallthrough-fallback");
     let op = d.find("test::op", "").unwrap();
-    let mask = op.table().mask;
+    let mask = op
+        .table()
+        .non_fallthrough(crate::dispatch::BackendComponent::CPU);
     assert!(!mask.contains(K::AutogradCPU) && !mask.contains(K::Tracer) && mask.contains(K::CPU));
     assert_eq!(
         call(&d, &[K::CPU, K::AutogradCPU, K::Tracer]),
@@ -389,7 +420,11 @@ fn a_newer_kernel_at_the_same_key_shadows_and_dropping_it_restores() {
     regs.truncate(1);
     assert_eq!(call(&d, &[K::CPU]), Ok(100));
     drop(newer);
-    assert!(call(&d, &[K::CPU]).unwrap_err().contains("has no kernels"));
+    assert!(
+        call(&d, &[K::CPU])
+            .unwrap_err()
+            .contains("'test::op' has no kernels")
+    );
 }
 
 /// Every order of `items` (Heap's algorithm).
@@ -428,6 +463,10 @@ fn pool() -> Vec<Reg> {
         FallthroughFallback(K::Tracer),
         Fallback(K::ZeroTensor),
         Kernel(K::AutogradOther),
+        Kernel(K::FPGA),
+        Kernel(K::Lazy),
+        Fallthrough(K::AutogradCUDA),
+        Kernel(K::FuncTorchBatchedDecomposition),
     ]
 }
 
@@ -506,9 +545,12 @@ fn dropping_a_registration_restores_the_previous_table() {
             .all(|(_, s)| *s == ServedBy::Missing)
     );
     let err = message(d.typed::<_, (&TestTensor,), TestTensor>("test::op", ""));
-    assert_eq!(
-        err,
-        "operator `test::op` not found; no library has a `def` for `test::op`"
+    assert!(
+        err.starts_with(
+            "Could not find schema for test::op but we found an implementation; did you forget to \
+             def() the operator? Kernels: "
+        ),
+        "{err}"
     );
     let _def = lib.def("op(Tensor self) -> Tensor").unwrap();
     assert_eq!(call(&d, &[K::CPU]), Ok(0));

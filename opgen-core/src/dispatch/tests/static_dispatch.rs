@@ -130,11 +130,13 @@ fn no_kernel_is_an_error_naming_the_key_and_the_kernels() {
     ));
     assert_eq!(
         error.to_string(),
-        "static dispatch has no kernel for `t::add.Tensor` at `Meta`; kernels: CPU"
+        "Static dispatch does not support t::add.Tensor for Meta. The kernels linked into the program \
+         serve: [CPU]; link one for `Meta`"
     );
     assert_eq!(
         message(tag(&build(&[]), &[])),
-        "static dispatch has no kernel for `t::add.Tensor` at `Undefined`; no kernels are linked into the program"
+        "Static dispatch does not support t::add.Tensor for Undefined. No kernels of `t::add.Tensor` are \
+         linked into the program"
     );
 }
 
@@ -169,8 +171,10 @@ fn a_kernel_that_does_not_fit_is_left_out_and_reported() {
     assert!(tag(&op, &[K::Meta]).is_err());
 }
 
-// Through `StaticOp`, on the entries this test binary links.
+// Through `StaticOperator`, on the entries this test binary links.
 
+// linkme's element is a `#[link_section]` static, which `unsafe_code` counts.
+#[allow(unsafe_code)]
 #[linkme::distributed_slice(LINK_ENTRIES)]
 static LINKED_ADD: &[Entry] = &[Entry {
     namespace: "opgen_static_test",

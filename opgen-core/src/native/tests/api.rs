@@ -67,6 +67,7 @@ fn render_points_at_the_offending_text() {
         "    variants: function, methd",
         &format!("  {}^^^^^", " ".repeat(22)),
         "help: write `function`, `method` or `function, method` (comma and one space)",
+        "for more information about this error, run `opgen explain R39`",
     ];
     assert_eq!(e.render(), expected.join("\n") + "\n");
 }
@@ -75,9 +76,13 @@ fn render_points_at_the_offending_text() {
 fn positions_inside_quoted_values() {
     let e = &errors("- func: 'foo(Tensr self) -> Tensor'\n")[0];
     assert_eq!((e.line, e.column, e.width), (1, 14, 5));
-    // With escapes the text is not verbatim in the file: the error points at the value.
-    let e = &errors("- func: \"foo(Tensr \\x73elf) -> Tensor\"\n")[0];
+    // An escape before the offending text: the text is not verbatim in the file there, and
+    // the error points at the value.
+    let e = &errors("- func: \"foo(Tensor \\x73elf, Tensr x) -> Tensor\"\n")[0];
     assert_eq!((e.line, e.column), (1, 9));
+    // An escape after it: the part up to the offending text is verbatim.
+    let e = &errors("- func: \"foo(Tensr \\x73elf) -> Tensor\"\n")[0];
+    assert_eq!((e.line, e.column, e.width), (1, 14, 5));
 }
 
 #[test]

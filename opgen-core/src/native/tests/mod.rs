@@ -5,6 +5,7 @@ mod api;
 mod corpus;
 mod entry_rules;
 mod file_rules;
+mod hostile;
 
 use crate::native::{LoadError, NativeFunctions, Tags, load_native_functions};
 

@@ -41,7 +41,8 @@ fn render_puts_carets_under_the_range() {
         "error[R16]: unknown type `Tensr`\n\
          \x20 add.Tensor(Tensor self, Tensr other) -> Tensor\n\
          \x20                         ^^^^^\n\
-         help: did you mean `Tensor`?\n"
+         help: did you mean `Tensor`?\n\
+         for more information about this error, run `opgen explain R16`\n"
     );
 }
 
@@ -51,7 +52,7 @@ fn render_shows_one_caret_for_an_empty_range() {
     let errors = parse_schema(text).unwrap_err();
     assert_eq!(errors[0].range, 16..16);
     let rendered = errors[0].render(text);
-    assert!(rendered.ends_with("  add(Tensor self)\n                  ^\nhelp: write the schema as `NAME(ARGS) -> RETURNS`, e.g. `relu(Tensor self) -> Tensor`\n"), "{rendered}");
+    assert!(rendered.ends_with("  add(Tensor self)\n                  ^\nhelp: write the schema as `NAME(ARGS) -> RETURNS`, e.g. `relu(Tensor self) -> Tensor`\nfor more information about this error, run `opgen explain R1`\n"), "{rendered}");
 }
 
 #[test]
@@ -77,7 +78,10 @@ fn render_shows_the_line_of_the_error() {
 #[test]
 fn render_clamps_a_range_beyond_the_text() {
     let e = SchemaError::new(Rule::Shape, 40..90, "oops");
-    assert_eq!(e.render("relu"), "error[R1]: oops\n  relu\n      ^\n");
+    assert_eq!(
+        e.render("relu"),
+        "error[R1]: oops\n  relu\n      ^\nfor more information about this error, run `opgen explain R1`\n"
+    );
 }
 
 #[test]

@@ -129,6 +129,44 @@ fn r86_list_default() {
     }
 }
 
+/// One value repeats into a fixed-size list of at most 64 items: a larger size would make
+/// every call that leaves the argument out build that many (`int[4294967295] x=0`).
+#[test]
+fn r86_a_repeated_default_is_bounded() {
+    let e = unmappable(
+        "foo(Tensor self, int[4294967295] x=0) -> Tensor",
+        false,
+        Rule::ListDefault,
+        35..36,
+        "0",
+    );
+    assert!(
+        e[0].message.contains("repeats into more than 64 items"),
+        "{}",
+        e[0].message
+    );
+    unmappable(
+        "foo(Tensor self, bool[65]? mask=True) -> Tensor",
+        false,
+        Rule::ListDefault,
+        32..36,
+        "True",
+    );
+    let ok = [
+        "foo(Tensor self, int[64] x=0) -> Tensor",
+        "foo(Tensor self, int[4294967295] x=[]) -> Tensor",
+        "foo(Tensor self, int[4294967295]? x=None) -> Tensor",
+        "foo(Tensor self, int[4294967295] x) -> Tensor",
+    ];
+    for text in ok {
+        assert_eq!(
+            check_rust_mapping(&parse_schema(text).unwrap(), false),
+            vec![],
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn r87_return_type() {
     unmappable(

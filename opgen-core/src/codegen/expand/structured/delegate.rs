@@ -128,10 +128,7 @@ fn in_place_glue(
         impl #rt::structured::InPlace<#out_marker> for #marker {
             fn in_place(
                 #args: #rt::structured::Args<'_, Self>,
-                #run: &dyn for<'b> ::core::ops::Fn(
-                    ::std::vec::Vec<#tensor>,
-                    #rt::structured::Inputs<'b, #out_marker>,
-                ) -> #rt::Result<::std::vec::Vec<#tensor>>,
+                #run: &#rt::structured::Run<'_, #out_marker>,
             ) -> #rt::Result<#ret> {
                 let (#(#ids,)*) = #args;
                 let #given = ::std::vec![#(<#tensor as ::core::clone::Clone>::clone(#written)),*];

@@ -1,13 +1,16 @@
 //! OpCheck against kernels that are right and kernels with each kind of mistake.
 
+mod group;
+mod views;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{Check, OpCheck};
 use crate::dispatch::{
     Device, DeviceType, DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Layout,
     Registration, ScalarType, Tensor, TensorOptions,
 };
+use crate::testing::{Check, OpCheck};
 
 /// A vector of `f64` on CPU or Meta, with a version counter.
 #[derive(Clone, Debug)]

@@ -1,0 +1,497 @@
+//! The runtime of Autograd kernels: what a generated (or hand-written) kernel at an autograd
+//! key calls, one function per kind of operator, so that the kernel itself is data plus
+//! calls (PyTorch generates this logic into every `VariableType` kernel).
+//!
+//! | kind | function | what it does when an input requires grad |
+//! |---|---|---|
+//! | functional | [`functional`] | builds the node, saves, runs below autograd, attaches the node to the differentiable outputs |
+//! | in-place | [`inplace`] | refuses leaves and some views, saves (the original `self` if a formula needs it), runs below autograd, rebases `self`'s history (`CopySlices` for a view) |
+//! | out | [`out`] | refuses: `out=` functions are not differentiable |
+//! | view | [`view`] | as functional, and records the outputs as views of the base, also when nothing requires grad |
+//!
+//! With grad mode off or no input requiring grad, each runs the operator below autograd
+//! (`ks.below(Autograd)`) and does nothing else but one thread-local read and one atomic load
+//! per tensor input (views also record the view).
+
+use std::ops::Range;
+
+use super::error::AutogradErrorKind;
+use super::grad_mode::is_grad_enabled;
+use super::meta::{gradient_edge, requires_grad, set_history};
+use super::node::{Backward, Edge, InputMeta, Node, NodeParts, next_sequence_nr};
+use super::outputs::Outputs;
+use super::view::{self, CreationMeta, ViewFn};
+use crate::dispatch::{DispatchKey, DispatchKeySet, Error, ExcludeDispatchKeyGuard, Tensor};
+
+/// What an Autograd kernel knows of its operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutogradOp {
+    /// The operator's base name as PyTorch's messages show it (`mul`; `mul_` for in-place).
+    pub name: &'static str,
+    /// Which returns are differentiable (`output_differentiability`); empty: all.
+    pub output_differentiability: &'static [bool],
+}
+
+impl AutogradOp {
+    /// An operator whose returns are all differentiable.
+    pub const fn new(name: &'static str) -> AutogradOp {
+        AutogradOp {
+            name,
+            output_differentiability: &[],
+        }
+    }
+
+    fn differentiable(&self, position: usize) -> bool {
+        self.output_differentiability
+            .get(position)
+            .copied()
+            .unwrap_or(self.output_differentiability.is_empty())
+    }
+}
+
+/// A differentiable argument of a call, in schema order: each tensor of it gets an edge of
+/// the backward node.
+#[derive(Debug)]
+pub enum Input<'a, T> {
+    /// `Tensor`.
+    One(&'a T),
+    /// `Tensor?`.
+    Optional(Option<&'a T>),
+    /// `Tensor[]`.
+    List(&'a [T]),
+    /// `Tensor?[]`.
+    OptionalList(&'a [Option<T>]),
+}
+
+impl<T> Clone for Input<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Input<'_, T> {}
+
+impl<'a, T> From<&'a T> for Input<'a, T> {
+    fn from(t: &'a T) -> Self {
+        Input::One(t)
+    }
+}
+
+impl<'a, T> From<Option<&'a T>> for Input<'a, T> {
+    fn from(t: Option<&'a T>) -> Self {
+        Input::Optional(t)
+    }
+}
+
+impl<'a, T> From<&'a [T]> for Input<'a, T> {
+    fn from(t: &'a [T]) -> Self {
+        Input::List(t)
+    }
+}
+
+impl<'a, T> From<&'a [Option<T>]> for Input<'a, T> {
+    fn from(t: &'a [Option<T>]) -> Self {
+        Input::OptionalList(t)
+    }
+}
+
+impl<T: Tensor> Input<'_, T> {
+    /// Whether a tensor of the argument requires grad.
+    #[inline(always)]
+    pub fn requires_grad(&self) -> bool {
+        match *self {
+            Input::One(t) => requires_grad(t),
+            Input::Optional(t) => t.is_some_and(requires_grad),
+            Input::List(ts) => ts.iter().any(requires_grad),
+            Input::OptionalList(ts) => ts.iter().flatten().any(requires_grad),
+        }
+    }
+
+    fn is_list(&self) -> bool {
+        matches!(self, Input::List(_) | Input::OptionalList(_))
+    }
+
+    fn push_edges(&self, edges: &mut Vec<Option<Edge<T>>>) -> Result<(), Error> {
+        match *self {
+            Input::One(t) => edges.push(gradient_edge(t)?),
+            Input::Optional(t) => edges.push(t.map(gradient_edge).transpose()?.flatten()),
+            Input::List(ts) => {
+                for t in ts {
+                    edges.push(gradient_edge(t)?);
+                }
+            }
+            Input::OptionalList(ts) => {
+                for t in ts {
+                    edges.push(t.as_ref().map(gradient_edge).transpose()?.flatten());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// PyTorch's `compute_requires_grad`: grad mode is on and some input requires grad.
+/// Inlined into each kernel, where the kinds of the inputs are known, so that the check is a
+/// load per tensor.
+#[inline(always)]
+pub fn any_requires_grad<T: Tensor>(inputs: &[Input<'_, T>]) -> bool {
+    if !is_grad_enabled() {
+        return false;
+    }
+    // A loop rather than `Iterator::any`, which the optimiser would keep out of line.
+    for input in inputs {
+        if input.requires_grad() {
+            return true;
+        }
+    }
+    false
+}
+
+/// The keys an Autograd kernel redispatches with: those below every autograd key (PyTorch's
+/// `ks & after_autograd_keyset`).
+#[inline(always)]
+pub fn below_autograd(ks: DispatchKeySet) -> DispatchKeySet {
+    ks.below(DispatchKey::Autograd)
+}
+
+/// The edges of a node for `inputs`, and the edge range of each argument when some argument
+/// is a list (PyTorch's `collect_next_edges`).
+type Edges<T> = (Vec<Option<Edge<T>>>, Option<Box<[Range<u32>]>>);
+
+fn collect_next_edges<T: Tensor>(inputs: &[Input<'_, T>]) -> Result<Edges<T>, Error> {
+    let mut edges = Vec::with_capacity(inputs.len());
+    let has_list = inputs.iter().any(Input::is_list);
+    let mut ranges = Vec::new();
+    for input in inputs {
+        let start = edges.len() as u32;
+        input.push_edges(&mut edges)?;
+        if has_list {
+            ranges.push(start..edges.len() as u32);
+        }
+    }
+    Ok((edges, has_list.then(|| ranges.into_boxed_slice())))
+}
+
+/// `grad_input_mask`: for each argument, whether some tensor of it has an edge.
+fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Vec<bool> {
+    let (edges, ranges) = edges;
+    match ranges {
+        None => edges.iter().map(Option::is_some).collect(),
+        Some(ranges) => (0..args)
+            .map(|a| {
+                let r = &ranges[a];
+                edges[r.start as usize..r.end as usize]
+                    .iter()
+                    .any(Option::is_some)
+            })
+            .collect(),
+    }
+}
+
+/// The Autograd kernel of a functional operator (PyTorch's `VariableType` kernel of, say,
+/// `mul.Tensor`). `inputs` are the differentiable arguments (those with a formula), in schema
+/// order. When grad mode is on and one requires grad: `save` gets `grad_input_mask` and
+/// builds the backward function with what the formulas use; `forward` runs the operator
+/// with the key set it is given (below autograd); `after` saves outputs the formulas use
+/// (`result`, with [`SavedVariable::output`](super::SavedVariable::output)); the node is
+/// attached to the differentiable outputs, numbered in order. Otherwise only `forward` runs.
+///
+/// ```
+/// # use opgen_core::autograd::*;
+/// # use opgen_core::dispatch::*;
+/// # #[derive(Clone)] struct T1;
+/// # impl Tensor for T1 { fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() } }
+/// # struct NegBackward;
+/// # impl Backward<T1> for NegBackward {
+/// #     fn name(&self) -> &'static str { "NegBackward0" }
+/// #     fn apply(&mut self, _: &mut BackwardContext<'_, T1>) -> Result<(), Error> { Ok(()) }
+/// # }
+/// static NEG: AutogradOp = AutogradOp::new("neg");
+/// fn neg_autograd(ks: DispatchKeySet, x: &T1) -> Result<T1, Error> {
+///     functional(ks, &NEG, &[x.into()], |_mask| Ok(NegBackward), |ks| {
+///         assert!(!ks.contains(DispatchKey::AutogradCPU));
+///         Ok(T1) // the redispatch below autograd
+///     }, |_, _| Ok(()))
+/// }
+/// let ks = DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]);
+/// assert!(neg_autograd(ks, &T1).is_ok());
+/// ```
+#[inline]
+pub fn functional<T, R, B>(
+    ks: DispatchKeySet,
+    op: &'static AutogradOp,
+    inputs: &[Input<'_, T>],
+    save: impl FnOnce(&[bool]) -> Result<B, Error>,
+    forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
+    after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
+) -> Result<R, Error>
+where
+    T: Tensor,
+    R: Outputs<T>,
+    B: Backward<T>,
+{
+    if !any_requires_grad(inputs) {
+        return forward(below_autograd(ks));
+    }
+    record(ks, op, inputs, save, forward, after, None)
+}
+
+/// What a view operator adds to [`record`]: the base and the replay of each output.
+struct ViewSpec<'a, T: Tensor> {
+    base: &'a T,
+    replay: &'a dyn Fn(usize) -> ViewFn<T>,
+}
+
+/// The recording path of [`functional`] and [`view`].
+#[inline(never)]
+fn record<T, R, B>(
+    ks: DispatchKeySet,
+    op: &'static AutogradOp,
+    inputs: &[Input<'_, T>],
+    save: impl FnOnce(&[bool]) -> Result<B, Error>,
+    forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
+    after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
+    view_spec: Option<ViewSpec<'_, T>>,
+) -> Result<R, Error>
+where
+    T: Tensor,
+    R: Outputs<T>,
+    B: Backward<T>,
+{
+    let sequence_nr = next_sequence_nr();
+    let edges = collect_next_edges(inputs)?;
+    let mut function = save(&needs_mask(&edges, inputs.len()))?;
+    let outputs = {
+        // Nested calls of the kernels below record nothing (PyTorch's
+        // `AutoDispatchBelowADInplaceOrView`).
+        let _below = ExcludeDispatchKeyGuard::new(DispatchKeySet::from_keys(&[
+            DispatchKey::Autograd,
+            DispatchKey::ADInplaceOrView,
+        ]));
+        forward(below_autograd(ks))?
+    };
+    if let Some(spec) = view_spec {
+        record_views(&spec, &outputs);
+    }
+    after(&mut function, &outputs)?;
+    let mut count = 0;
+    outputs.visit(&mut |position, _| count += usize::from(op.differentiable(position)));
+    let mut input_meta = Vec::with_capacity(count);
+    outputs.visit(&mut |position, t| {
+        if op.differentiable(position) {
+            input_meta.push(InputMeta::of(t));
+        }
+    });
+    let (next_edges, arg_edges) = edges;
+    let parts = NodeParts {
+        sequence_nr,
+        next_edges,
+        arg_edges,
+        input_meta,
+    };
+    let node = Node::new(parts, Box::new(function));
+    let mut nr = 0;
+    outputs.visit(&mut |position, t| {
+        if op.differentiable(position) {
+            set_history(t, &node, nr);
+            nr += 1;
+        }
+    });
+    Ok(outputs)
+}
+
+fn record_views<T: Tensor, R: Outputs<T>>(spec: &ViewSpec<'_, T>, outputs: &R) {
+    let mut tensors = Vec::new();
+    outputs.visit(&mut |_, t| tensors.push(t.clone()));
+    let creation = if !is_grad_enabled() {
+        CreationMeta::NoGradMode
+    } else if tensors.len() > 1 {
+        CreationMeta::MultipleOutputs
+    } else {
+        CreationMeta::Default
+    };
+    for (i, t) in tensors.iter().enumerate() {
+        view::record_view(spec.base, t, (spec.replay)(i), creation);
+    }
+}
+
+/// The Autograd kernel of a view operator (`transpose`, `select`, `unbind`): as
+/// [`functional`], and each output is recorded as a view of `base`, also when nothing
+/// requires grad (PyTorch's `as_view` in the ADInplaceOrView kernel), so that a later
+/// in-place operation on it can rewrite the base's history. `replay(i)` returns the function
+/// that takes output `i`'s view of another tensor (the operator called with the same
+/// non-tensor arguments); it is only called for types that take part in autograd.
+// One parameter per piece of the operator, as the other kernels take them plus the base and
+// the replay; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn view<T, R, B>(
+    ks: DispatchKeySet,
+    op: &'static AutogradOp,
+    base: &T,
+    inputs: &[Input<'_, T>],
+    replay: impl Fn(usize) -> ViewFn<T>,
+    save: impl FnOnce(&[bool]) -> Result<B, Error>,
+    forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
+    after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
+) -> Result<R, Error>
+where
+    T: Tensor,
+    R: Outputs<T>,
+    B: Backward<T>,
+{
+    let spec = ViewSpec {
+        base,
+        replay: &replay,
+    };
+    if any_requires_grad(inputs) {
+        return record(ks, op, inputs, save, forward, after, Some(spec));
+    }
+    let outputs = forward(below_autograd(ks))?;
+    if base.autograd_meta().is_some() {
+        record_views(&spec, &outputs);
+    }
+    Ok(outputs)
+}
+
+/// PyTorch's `check_inplace`: with grad mode on and an input requiring grad, refuses to
+/// modify in place a leaf that requires grad, a view of one, and views that may not be
+/// modified in place (made in no-grad mode, or one of several outputs).
+pub fn check_inplace<T: Tensor>(t: &T, any_requires_grad: bool) -> Result<(), Error> {
+    if !any_requires_grad || !is_grad_enabled() {
+        return Ok(());
+    }
+    let Some(meta) = t.autograd_meta() else {
+        return Ok(());
+    };
+    let base = meta.state().view.as_ref().map(|v| v.base.clone());
+    if let Some(base) = base {
+        view::check_view_rebase(t, meta, false)?;
+        if requires_grad(t) && super::meta::grad_fn(&base).is_none() && requires_grad(&base) {
+            return Err(AutogradErrorKind::ViewOfLeafInplace.into());
+        }
+    }
+    if requires_grad(t) && super::meta::grad_fn(t).is_none() {
+        return Err(AutogradErrorKind::LeafInplace.into());
+    }
+    Ok(())
+}
+
+/// The Autograd kernel of an in-place operator (`mul_`): `self_` is the tensor written,
+/// `inputs` every differentiable argument (`self` included, first). When grad mode is on and
+/// one requires grad: [`check_inplace`], then as [`functional`], and `self_`'s history is
+/// rebased on the new node (for a view, the base's history is rewritten through a
+/// `CopySlices` node). `save` must save a clone of `self` where a formula uses its value
+/// before the operation (PyTorch's `original_self`); `after` may save `self` after it
+/// (the formula's `result`) as output 0.
+#[inline]
+pub fn inplace<T, R, B>(
+    ks: DispatchKeySet,
+    op: &'static AutogradOp,
+    self_: &T,
+    inputs: &[Input<'_, T>],
+    save: impl FnOnce(&[bool]) -> Result<B, Error>,
+    forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
+    after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
+) -> Result<R, Error>
+where
+    T: Tensor,
+    B: Backward<T>,
+{
+    if !any_requires_grad(inputs) {
+        return forward(below_autograd(ks));
+    }
+    record_inplace(ks, op, self_, inputs, save, forward, after)
+}
+
+#[inline(never)]
+fn record_inplace<T, R, B>(
+    ks: DispatchKeySet,
+    op: &'static AutogradOp,
+    self_: &T,
+    inputs: &[Input<'_, T>],
+    save: impl FnOnce(&[bool]) -> Result<B, Error>,
+    forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
+    after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
+) -> Result<R, Error>
+where
+    T: Tensor,
+    B: Backward<T>,
+{
+    check_inplace(self_, true).map_err(|e| in_op(e, op))?;
+    let sequence_nr = next_sequence_nr();
+    let edges = collect_next_edges(inputs)?;
+    let mut function = save(&needs_mask(&edges, inputs.len()))?;
+    let output = {
+        // PyTorch's `AutoDispatchBelowAutograd`: the version bump below still happens.
+        let _below = ExcludeDispatchKeyGuard::new(DispatchKey::Autograd);
+        forward(below_autograd(ks))?
+    };
+    after(&mut function, &output)?;
+    let (next_edges, arg_edges) = edges;
+    let parts = NodeParts {
+        sequence_nr,
+        next_edges,
+        arg_edges,
+        input_meta: vec![InputMeta::of(self_)],
+    };
+    let node = Node::new(parts, Box::new(function));
+    view::rebase_history(self_, node)?;
+    Ok(output)
+}
+
+/// The Autograd kernel of an `out=` operator: refuses a differentiable input or an out
+/// argument that requires grad (with grad mode on), else runs the operator below autograd.
+#[inline]
+pub fn out<T, R>(
+    ks: DispatchKeySet,
+    op: &'static AutogradOp,
+    inputs: &[Input<'_, T>],
+    outs: &[Input<'_, T>],
+    forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
+) -> Result<R, Error>
+where
+    T: Tensor,
+{
+    if any_requires_grad(inputs) || any_requires_grad(outs) {
+        return Err(AutogradErrorKind::OutRequiresGrad {
+            op: op.name.to_string(),
+        }
+        .into());
+    }
+    let _below = ExcludeDispatchKeyGuard::new(DispatchKey::Autograd);
+    forward(below_autograd(ks))
+}
+
+/// PyTorch's `check_no_requires_grad`: an argument without a formula, not marked
+/// non-differentiable, must not require grad.
+#[inline]
+pub fn check_no_requires_grad<T: Tensor>(
+    op: &'static AutogradOp,
+    argument: &str,
+    input: Input<'_, T>,
+) -> Result<(), Error> {
+    if is_grad_enabled() && input.requires_grad() {
+        return Err(AutogradErrorKind::NotDifferentiable {
+            op: op.name.to_string(),
+            argument: argument.to_string(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The error of a formula written `not_implemented("name")` (PyTorch's `not_implemented`).
+pub fn not_implemented(name: &str, reason: &str) -> Error {
+    AutogradErrorKind::NotImplemented {
+        name: name.to_string(),
+        reason: reason.to_string(),
+    }
+    .into()
+}
+
+fn in_op(e: Error, op: &AutogradOp) -> Error {
+    match super::error::as_autograd_error(&e) {
+        Some(a) => a.clone().in_context(op.name).into(),
+        None => e,
+    }
+}

@@ -1,0 +1,144 @@
+//! The generated Rust API as the translator sees it: every operator of a native-functions
+//! file by its C++ name, with the parameters of its C++ (and Rust) convenience signature,
+//! and C++-style overload resolution by arity and argument types.
+
+use std::collections::HashMap;
+
+use super::types::Ty;
+use crate::native::NativeFunctions;
+use crate::plan::{ArgRole, Signature, args_struct_name, rust_api_signature, rust_fn_name};
+use crate::schema::SchemaKind;
+
+/// One parameter of an operator's convenience signature.
+#[derive(Debug, Clone)]
+pub(crate) struct Param {
+    /// The Rust name (`self_`, `options`).
+    pub rust: String,
+    pub ty: Ty,
+    pub has_default: bool,
+    pub rust_type: crate::plan::RustType,
+}
+
+/// One operator overload callable from a formula.
+#[derive(Debug, Clone)]
+pub(crate) struct ApiOp {
+    pub function: bool,
+    pub method: bool,
+    /// The parameters in C++ order (outs first for out operators).
+    pub params: Vec<Param>,
+    /// Where `self` is among them.
+    pub self_index: Option<usize>,
+    pub rust_name: String,
+    pub args_struct: String,
+    pub returns: Ty,
+}
+
+/// The operators by C++ name (`add`, `add_`, `add_out`).
+#[derive(Debug, Default)]
+pub struct ApiIndex {
+    ops: HashMap<String, Vec<ApiOp>>,
+}
+
+impl ApiIndex {
+    /// The operators of `natives`, with their variants and `cpp_no_default_args`.
+    pub fn new(natives: &NativeFunctions) -> ApiIndex {
+        let mut ops: HashMap<String, Vec<ApiOp>> = HashMap::new();
+        for f in natives.functions() {
+            if f.func.kind() == SchemaKind::Out {
+                continue;
+            }
+            let no_default: Vec<String> = f.cpp_no_default_args.iter().cloned().collect();
+            let sig = rust_api_signature(&f.func, &no_default);
+            let op = ApiOp {
+                params: params(&sig),
+                self_index: sig
+                    .arguments
+                    .iter()
+                    .position(|a| a.index == f.func.self_index()),
+                rust_name: rust_fn_name(&f.func),
+                args_struct: args_struct_name(&f.func),
+                returns: Ty::of_rust(&sig.returns),
+                function: f.variants.function,
+                method: f.variants.method,
+            };
+            ops.entry(f.func.name.name.to_string())
+                .or_default()
+                .push(op);
+        }
+        ApiIndex { ops }
+    }
+
+    /// The overloads named `name` (C++ name, `_symint` suffix removed).
+    pub(crate) fn overloads(&self, name: &str) -> &[ApiOp] {
+        let name = name.strip_suffix("_symint").unwrap_or(name);
+        self.ops.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether some operator has this C++ name.
+    pub fn contains(&self, name: &str) -> bool {
+        !self.overloads(name).is_empty()
+    }
+}
+
+fn params(sig: &Signature) -> Vec<Param> {
+    sig.arguments
+        .iter()
+        .map(|a| Param {
+            rust: a.name.clone(),
+            ty: if a.role == ArgRole::TensorOptions {
+                Ty::Options
+            } else {
+                Ty::of_rust(&a.ty)
+            },
+            has_default: a.default.is_some(),
+            rust_type: a.ty.clone(),
+        })
+        .collect()
+}
+
+/// The best overload for `args` (`receiver` first for a method call): C++'s resolution by
+/// number of arguments and how well each fits, the first of equals in file order.
+pub(crate) fn resolve<'a>(overloads: &'a [ApiOp], args: &[Ty], method: bool) -> Option<&'a ApiOp> {
+    let mut best: Option<(u32, &ApiOp)> = None;
+    for op in overloads {
+        if (method && !op.method) || (!method && !op.function) {
+            continue;
+        }
+        let Some(score) = score(op, args, method) else {
+            continue;
+        };
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, op));
+        }
+    }
+    best.map(|(_, op)| op)
+}
+
+/// How well `args` fit `op`'s parameters, in C++ order (for a method, `args[0]` is the
+/// receiver, matched to `self`).
+fn score(op: &ApiOp, args: &[Ty], method: bool) -> Option<u32> {
+    let order = call_order(op, method)?;
+    if args.len() > order.len()
+        || order[args.len()..]
+            .iter()
+            .any(|&i| !op.params[i].has_default)
+    {
+        return None;
+    }
+    let mut total = 0;
+    for (arg, &i) in args.iter().zip(&order) {
+        total += u32::from(arg.fits(&op.params[i].ty)?);
+    }
+    Some(total)
+}
+
+/// The parameter indices in the order a call passes them: for a method, `self` first.
+pub(crate) fn call_order(op: &ApiOp, method: bool) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..op.params.len()).collect();
+    if method {
+        let s = op.self_index?;
+        order.remove(s);
+        order.insert(0, s);
+    }
+    Some(order)
+}

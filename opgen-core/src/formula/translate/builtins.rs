@@ -1,0 +1,250 @@
+//! What formulas call besides ATen operators and helpers: C++ standard library and c10
+//! utilities (`std::get<0>`, `std::nullopt`, `isComplexType`), and the accessors of tensors,
+//! scalars, optionals and lists (`self.sym_sizes()`, `alpha.conj()`, `dim.has_value()`).
+
+use super::Blocker;
+use super::emit::{Emitter, Out, unwrap_ty};
+use super::types::Ty;
+use crate::formula::{Expr, Path, TemplateArg};
+
+fn out(code: impl Into<String>, ty: Ty) -> Out {
+    Out {
+        code: code.into(),
+        ty,
+    }
+}
+
+impl Emitter<'_> {
+    /// A call of a standard or c10 utility, if `callee` is one.
+    pub fn builtin_call(
+        &mut self,
+        callee: &Path,
+        template: &[TemplateArg],
+        args: &[Expr],
+    ) -> Option<Out> {
+        let name = callee.to_string();
+        let name = name.trim_start_matches("::");
+        let rt = self.options.runtime.clone();
+        let o = match (name, args.len()) {
+            ("std::get", 1) => {
+                let Some(TemplateArg::Int(i)) = template.first() else {
+                    return Some(self.block_unsupported("`std::get` without an index"));
+                };
+                let t = self.expr(&args[0]);
+                let elem = match &t.ty {
+                    Ty::Tuple(items) => items
+                        .get(i.parse::<usize>().unwrap_or(0))
+                        .cloned()
+                        .unwrap_or(Ty::Unknown),
+                    _ => Ty::Unknown,
+                };
+                out(format!("({}).{i}", t.code), elem)
+            }
+            ("std::tuple" | "std::make_tuple", 0) => {
+                let nones = vec!["::core::option::Option::None"; template.len()];
+                out(
+                    format!("({},)", nones.join(", ")),
+                    Ty::Tuple(vec![Ty::OptTensor; template.len()]),
+                )
+            }
+            ("Tensor" | "at::Tensor", 0) => out("::core::option::Option::None", Ty::None),
+            // Array views are the list itself.
+            (
+                "IntArrayRef"
+                | "at::IntArrayRef"
+                | "c10::IntArrayRef"
+                | "c10::SymIntArrayRef"
+                | "at::SymIntArrayRef",
+                1,
+            ) => {
+                let v = self.expr(&args[0]);
+                out(v.code, Ty::IntList)
+            }
+            ("std::optional" | "c10::optional" | "std::make_optional", 0) => {
+                out("::core::option::Option::None", Ty::None)
+            }
+            ("std::optional" | "c10::optional" | "std::make_optional", 1) => {
+                let v = self.expr(&args[0]);
+                let ty = match v.ty {
+                    Ty::Tensor => Ty::OptTensor,
+                    Ty::IntList => Ty::OptIntList,
+                    other => other,
+                };
+                out(format!("::core::option::Option::Some({})", v.code), ty)
+            }
+            ("std::vector", 2) => {
+                let (n, v) = (self.expr(&args[0]), self.expr(&args[1]));
+                let ty = if v.ty == Ty::Int {
+                    Ty::IntList
+                } else {
+                    Ty::Unknown
+                };
+                out(format!("vec![{}; ({}) as usize]", v.code, n.code), ty)
+            }
+            ("std::max" | "std::min", 2) => {
+                let (a, b) = (self.expr(&args[0]), self.expr(&args[1]));
+                let f = if name == "std::max" { "max" } else { "min" };
+                out(format!("({}).{f}({})", a.code, b.code), a.ty)
+            }
+            ("std::abs" | "std::sqrt" | "std::exp" | "std::log", 1) => {
+                let a = self.expr(&args[0]);
+                let f = name.trim_start_matches("std::");
+                out(format!("(({}) as f64).{f}()", a.code), Ty::Float)
+            }
+            (
+                "GradMode::is_enabled" | "at::GradMode::is_enabled" | "c10::GradMode::is_enabled",
+                0,
+            ) => out(format!("{rt}::autograd::is_grad_enabled()"), Ty::Bool),
+            ("isComplexType" | "at::isComplexType" | "c10::isComplexType", 1) => {
+                let a = self.expr(&args[0]);
+                out(
+                    format!("{}::autograd::functions::is_complex_type({})", rt, a.code),
+                    Ty::Bool,
+                )
+            }
+            ("isFloatingType" | "at::isFloatingType" | "c10::isFloatingType", 1) => {
+                let a = self.expr(&args[0]);
+                out(
+                    format!("{}::autograd::functions::is_floating_type({})", rt, a.code),
+                    Ty::Bool,
+                )
+            }
+            ("not_implemented", 1 | 2) => {
+                let parts: Vec<String> = args.iter().map(|a| self.expr(a).code).collect();
+                let reason = parts.get(1).cloned().unwrap_or_else(|| "\"\"".into());
+                let e = format!("{rt}::autograd::not_implemented({}, &{reason})", parts[0]);
+                out(
+                    format!("(return ::core::result::Result::Err({e}))"),
+                    Ty::Unknown,
+                )
+            }
+            _ => return None,
+        };
+        Some(o)
+    }
+
+    fn block_unsupported(&mut self, what: &str) -> Out {
+        self.blockers.push(Blocker::Unsupported(what.to_string()));
+        out("__opgen_untranslated()", Ty::Unknown)
+    }
+
+    /// `receiver.name(args)` / `receiver->name(args)`.
+    pub fn method(&mut self, receiver: &Expr, arrow: bool, name: &str, args: &[Expr]) -> Out {
+        let r = self.expr(receiver);
+        let recv_ty = if arrow {
+            unwrap_ty(&r.ty)
+        } else {
+            r.ty.clone()
+        };
+        let recv = if arrow && r.ty != recv_ty {
+            format!("{}(({}).as_ref())?", self.f_path("defined"), r.code)
+        } else {
+            r.code.clone()
+        };
+        let arg_outs: Vec<Out> = args.iter().map(|a| self.expr(a)).collect();
+        if let Some(o) = self.accessor(&recv, &recv_ty, name, &arg_outs) {
+            return o;
+        }
+        if matches!(recv_ty, Ty::Tensor | Ty::Unknown) {
+            let mut all = vec![out(recv, Ty::Tensor)];
+            all.extend(arg_outs);
+            return self.op_call(name, all, true);
+        }
+        self.block_unsupported(&format!("method `{name}` of a value of type {recv_ty:?}"))
+    }
+
+    fn f_path(&self, name: &str) -> String {
+        format!("{}::autograd::functions::{name}", self.options.runtime)
+    }
+
+    /// The methods that read a value rather than call an operator.
+    fn accessor(&mut self, recv: &str, ty: &Ty, name: &str, args: &[Out]) -> Option<Out> {
+        let f = |n: &str| self.f_path(n);
+        let rt = self.options.runtime.clone();
+        let arg = |i: usize| args.get(i).map_or_else(String::new, |a| a.code.clone());
+        let o = match (ty, name, args.len()) {
+            (Ty::Tensor, "sym_sizes" | "sizes", 0) => {
+                out(format!("{}(&{recv})?", f("sizes")), Ty::IntList)
+            }
+            (Ty::Tensor, "sym_strides" | "strides", 0) => {
+                out(format!("{}(&{recv})?", f("strides")), Ty::IntList)
+            }
+            (Ty::Tensor, "sym_size" | "size", 1) => {
+                out(format!("{}(&{recv}, {})?", f("size"), arg(0)), Ty::Int)
+            }
+            (Ty::Tensor, "dim", 0) => out(format!("{}(&{recv})?", f("dim")), Ty::Int),
+            (Ty::Tensor, "numel" | "sym_numel", 0) => {
+                out(format!("{}(&{recv})?", f("numel")), Ty::Int)
+            }
+            (Ty::Tensor, "scalar_type", 0) => {
+                out(format!("{}(&{recv})?", f("scalar_type")), Ty::ScalarType)
+            }
+            (Ty::Tensor, "options", 0) => out(format!("{}(&{recv})?", f("options")), Ty::Options),
+            (Ty::Tensor, "layout", 0) => out(format!("{}(&{recv})?", f("layout")), Ty::Layout),
+            (Ty::Tensor, "is_complex", 0) => {
+                out(format!("{}(&{recv})?", f("is_complex")), Ty::Bool)
+            }
+            (Ty::Tensor, "conj", 0) => out(format!("{}(&{recv})?", f("conj")), Ty::Tensor),
+            (Ty::Tensor, "defined", 0) => out("true", Ty::Bool),
+            (Ty::OptTensor, "defined", 0) => out(format!("({recv}).is_some()"), Ty::Bool),
+            (Ty::Scalar, "conj", 0) => out(format!("{}({recv})", f("scalar_conj")), Ty::Scalar),
+            (Ty::Scalar, "toDouble" | "toFloat" | "to", 0) => {
+                out(format!("({recv}).to_f64()"), Ty::Float)
+            }
+            (Ty::Scalar, "toLong" | "toInt", 0) => {
+                out(format!("({recv}).to_i64().unwrap_or_default()"), Ty::Int)
+            }
+            (Ty::Tensor, "dtype", 0) => {
+                out(format!("{}(&{recv})?", f("scalar_type")), Ty::ScalarType)
+            }
+            (Ty::Tensor, "is_floating_point", 0) => out(
+                format!("{}({}(&{recv})?)", f("is_floating_type"), f("scalar_type")),
+                Ty::Bool,
+            ),
+            (t, "value_or", 1) if is_optional(t) => out(
+                format!("({recv}).clone().unwrap_or({})", arg(0)),
+                unwrap_ty(t),
+            ),
+            (Ty::Scalar, "isComplex", 0) => out(
+                format!("::core::matches!({recv}, {rt}::Scalar::Complex(_))"),
+                Ty::Bool,
+            ),
+            (t, "has_value", 0) if is_optional(t) => out(format!("({recv}).is_some()"), Ty::Bool),
+            (t, "value", 0) if is_optional(t) => {
+                out(format!("{}(({recv}).clone())?", f("value")), unwrap_ty(t))
+            }
+            (
+                Ty::TensorList
+                | Ty::OptTensorList
+                | Ty::IntList
+                | Ty::IntListList
+                | Ty::ScalarTypeList
+                | Ty::FloatList,
+                "size",
+                0,
+            ) => out(format!("(({recv}).len() as i64)"), Ty::Int),
+            (Ty::IntList, "vec", 0) => out(format!("({recv}).to_vec()"), Ty::IntList),
+            (Ty::TypeAndSize, "zeros", 0) => out(
+                format!("({recv}).zeros::<{}>()?", self.options.tensor),
+                Ty::Tensor,
+            ),
+            (Ty::Options, "dtype", 1) => out(format!("({recv}).dtype({})", arg(0)), Ty::Options),
+            _ => return None,
+        };
+        Some(o)
+    }
+}
+
+fn is_optional(t: &Ty) -> bool {
+    matches!(
+        t,
+        Ty::OptTensor
+            | Ty::OptInt
+            | Ty::OptIntList
+            | Ty::OptScalar
+            | Ty::OptFloat
+            | Ty::OptBool
+            | Ty::OptScalarType
+            | Ty::None
+    )
+}

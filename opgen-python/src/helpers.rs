@@ -1,0 +1,217 @@
+//! The module's own functions: `tensor()`, `tracing()`, `_stubs`, `_dispatch_table()`,
+//! `_catalog()`.
+
+use std::marker::PhantomData;
+
+use opgen_core::dispatch::Dispatcher;
+use opgen_python_core::stubs::{StubOptions, stub_files};
+use opgen_python_core::{Bindings, DUNDERS, OpInfo};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyModule, PyTuple};
+
+use crate::call::FnCallee;
+use crate::ffi::{Kind, new_callable};
+use crate::tensor::{PyTensor, TensorObject, tensor_stub_lines};
+use crate::trace::{TraceContext, start};
+use crate::values::{PyDevice, PyDtype, parse_device, value_stub_lines};
+
+/// Adds `tensor()`, `tracing()` and `_stubs` to `module`.
+pub(crate) fn add_helpers<B: PyTensor>(
+    module: &Bound<'_, PyModule>,
+    bindings: &Bindings,
+    ops: &[OpInfo],
+) -> PyResult<()> {
+    let py = module.py();
+    let tensor = FnCallee {
+        name: "tensor",
+        doc: "tensor(data, *, dtype=None, device=None) -> Tensor\n\nA tensor with a copy of `data` (a NumPy array, a list, a number).",
+        f: tensor_fn::<B>,
+    };
+    module.add(
+        "tensor",
+        new_callable(py, Kind::Function, Box::new(tensor))?,
+    )?;
+    // Not `trace`: ATen's `trace` is the sum of a matrix's diagonal.
+    let tracing = FnCallee {
+        name: "tracing",
+        doc: "tracing(*inputs) -> context manager\n\nRecords the calls made inside `with`; `.graph` is the trace as text.",
+        f: trace_fn::<B>,
+    };
+    module.add(
+        "tracing",
+        new_callable(py, Kind::Function, Box::new(tracing))?,
+    )?;
+    let stubs = PyDict::new(py);
+    for (path, text) in stub_files(bindings, ops, &stub_options()) {
+        stubs.set_item(path, text)?;
+    }
+    module.add("_stubs", stubs)?;
+    Ok(())
+}
+
+/// `_dispatch_table("aten::mul_.Tensor")` (which registration serves each key, as PyTorch's
+/// `torch._C._dispatch_dump_table`) and `_catalog()` (every operator as JSON, the format of
+/// `opgen json`).
+pub(crate) fn add_introspection(
+    module: &Bound<'_, PyModule>,
+    dispatcher: &Dispatcher,
+) -> PyResult<()> {
+    let py = module.py();
+    let d = dispatcher.clone();
+    let table = FnCallee {
+        name: "_dispatch_table",
+        doc: "_dispatch_table(name) -> str\n\nThe dispatch table of `ns::op.overload`.",
+        f: move |py: Python<'_>,
+                 args: &[&Bound<'_, PyAny>],
+                 _: &[(String, Bound<'_, PyAny>)]|
+              -> PyResult<Py<PyAny>> {
+            let name: String = match args {
+                [one] => one.extract()?,
+                _ => {
+                    return Err(PyTypeError::new_err(
+                        "_dispatch_table() takes 1 positional argument",
+                    ));
+                }
+            };
+            let (op, overload) = name.split_once('.').unwrap_or((name.as_str(), ""));
+            let handle = d
+                .find(op, overload)
+                .map_err(crate::errors::dispatch_error)?;
+            Ok(handle
+                .dispatch_table()
+                .to_string()
+                .into_pyobject(py)?
+                .into_any()
+                .unbind())
+        },
+    };
+    module.add(
+        "_dispatch_table",
+        new_callable(py, Kind::Function, Box::new(table))?,
+    )?;
+    let d = dispatcher.clone();
+    let catalog = FnCallee {
+        name: "_catalog",
+        doc: "_catalog() -> str\n\nEvery operator of the dispatcher as JSON (the format of `opgen json`).",
+        f: move |py: Python<'_>,
+                 _: &[&Bound<'_, PyAny>],
+                 _: &[(String, Bound<'_, PyAny>)]|
+              -> PyResult<Py<PyAny>> {
+            Ok(d.catalog_json()
+                .to_string()
+                .into_pyobject(py)?
+                .into_any()
+                .unbind())
+        },
+    };
+    module.add(
+        "_catalog",
+        new_callable(py, Kind::Function, Box::new(catalog))?,
+    )?;
+    Ok(())
+}
+
+fn stub_options() -> StubOptions {
+    let mut module_members = value_stub_lines();
+    module_members.push(
+        "def tensor(data: Any, *, dtype: Optional[dtype] = None, device: Optional[DeviceLikeType] = None) -> Tensor: ..."
+            .to_string(),
+    );
+    module_members.push(
+        "class tracing:\n    def __init__(self, *inputs: Tensor) -> None: ...\n    def __enter__(self) -> tracing: ...\n    \
+         def __exit__(self, *args: Any) -> _bool: ...\n    @property\n    def graph(self) -> str: ..."
+            .to_string(),
+    );
+    module_members.push("def _dispatch_table(name: str) -> str: ...".to_string());
+    module_members.push("def _catalog() -> str: ...".to_string());
+    let dunders = DUNDERS
+        .iter()
+        .map(|(d, t, _)| (d.to_string(), t.to_string()))
+        .collect();
+    StubOptions {
+        tensor_members: tensor_stub_lines(),
+        module_members,
+        dunders,
+    }
+}
+
+/// `tensor(data, *, dtype=None, device=None)`.
+fn tensor_fn<B: PyTensor>(
+    py: Python<'_>,
+    args: &[&Bound<'_, PyAny>],
+    kwargs: &[(String, Bound<'_, PyAny>)],
+) -> PyResult<Py<PyAny>> {
+    let mut data = args.first().map(|a| (*a).clone());
+    if args.len() > 1 {
+        return Err(PyTypeError::new_err(format!(
+            "tensor() takes 1 positional argument but {} were given",
+            args.len()
+        )));
+    }
+    let (mut dtype, mut device) = (None, None);
+    for (name, value) in kwargs {
+        match name.as_str() {
+            "data" if data.is_none() => data = Some(value.clone()),
+            "dtype" if value.is_none() => {}
+            "dtype" => {
+                dtype = Some(
+                    value
+                        .cast::<PyDtype>()
+                        .map_err(|_| {
+                            PyTypeError::new_err(format!(
+                                "tensor(): argument 'dtype' must be torch.dtype, not {}",
+                                crate::ffi::type_name(value)
+                            ))
+                        })?
+                        .get()
+                        .value,
+                )
+            }
+            "device" if value.is_none() => {}
+            "device" => {
+                device = Some(match value.cast::<PyDevice>() {
+                    Ok(d) => d.get().value,
+                    Err(_) => parse_device(&value.extract::<String>().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "tensor(): argument 'device' must be torch.device, not {}",
+                            crate::ffi::type_name(value)
+                        ))
+                    })?)?,
+                })
+            }
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "tensor() got an unexpected keyword argument '{other}'"
+                )));
+            }
+        }
+    }
+    let data = data.ok_or_else(|| {
+        PyTypeError::new_err("tensor() missing 1 required positional arguments: \"data\"")
+    })?;
+    let t = B::from_python(&data, dtype, device)?;
+    Ok(Py::new(py, TensorObject::new::<B>(t))?.into_any())
+}
+
+/// `tracing(*inputs)`.
+fn trace_fn<B: PyTensor>(
+    py: Python<'_>,
+    args: &[&Bound<'_, PyAny>],
+    kwargs: &[(String, Bound<'_, PyAny>)],
+) -> PyResult<Py<PyAny>> {
+    if let Some((name, _)) = kwargs.first() {
+        return Err(PyTypeError::new_err(format!(
+            "tracing() got an unexpected keyword argument '{name}'"
+        )));
+    }
+    let inputs = PyTuple::new(py, args.iter().map(|a| (*a).clone()))?.unbind();
+    let ctx = TraceContext {
+        start: start::<B>,
+        inputs,
+        running: None,
+        graph: None,
+        _not_send: PhantomData,
+    };
+    Ok(Py::new(py, ctx)?.into_any())
+}
