@@ -3,7 +3,10 @@
 //! `add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`:
 //!
 //! * (a) `direct`: the kernel called through a function pointer hidden from the optimiser;
-//! * (b) `typed`: a dispatched call through a cached typed handle;
+//! * (b) `typed`: a dispatched call through a cached typed handle; `b_typed_3000_ops` makes
+//!   the same call cycling over 3,000 operators (each with its own registration of the same
+//!   kernel), one call per operator in turn, so that their dispatch data is not all in the
+//!   caches;
 //! * (c) `boxed`: a boxed call (push the arguments, call, pop the result; the stack is reused);
 //!   `boxed_resident` leaves the result on the stack as the next call's argument, which
 //!   separates the dispatcher's share from the caller's pushes and pops;
@@ -157,6 +160,8 @@ struct Setup {
     ag_identity: TypedOperator<AgTensor, (&'static AgTensor,), AgTensor>,
     ag_plain: AgTensor,
     ag_tracked: AgTensor,
+    /// The other operators, each with a CPU kernel.
+    many: Vec<Identity>,
     _registrations: Vec<Registration>,
 }
 
@@ -177,11 +182,21 @@ fn setup() -> Setup {
             .expect("impl"),
     ];
     registrations.append(&mut ag_registrations);
-    let others = (0..OTHER_OPERATORS).map(|i| {
-        lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor"))
-            .expect("def")
+    let others = (0..OTHER_OPERATORS).flat_map(|i| {
+        let name = format!("other_{i}.overload");
+        [
+            lib.def(&format!("{name}(Tensor self) -> Tensor"))
+                .expect("def"),
+            lib.impl_(&name, DispatchKey::CPU, identity).expect("impl"),
+        ]
     });
     let registrations: Vec<Registration> = registrations.into_iter().chain(others).collect();
+    let many = (0..OTHER_OPERATORS)
+        .map(|i| {
+            d.typed::<_, (&BenchTensor,), BenchTensor>(&format!("bench::other_{i}"), "overload")
+                .expect("typed")
+        })
+        .collect();
     Setup {
         identity: d
             .typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")
@@ -197,6 +212,7 @@ fn setup() -> Setup {
         ag_identity,
         ag_plain: AgTensor::new(&[DispatchKey::CPU]),
         ag_tracked: AgTensor::new(&[DispatchKey::CPU, DispatchKey::AutogradCPU]),
+        many,
         _registrations: registrations,
     }
 }
@@ -215,6 +231,7 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
     let op1 = s.identity.handle().clone();
     let op3 = s.add.handle().clone();
     let d = Dispatcher::global();
+    let mut next = 0;
     vec![
         (
             "1arg/a_direct",
@@ -223,6 +240,13 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
         (
             "1arg/b_typed",
             Box::new(move || drop(black_box(s.identity.call(black_box(&s.cpu))))),
+        ),
+        (
+            "1arg/b_typed_3000_ops",
+            Box::new(move || {
+                drop(black_box(s.many[next].call(black_box(&s.cpu))));
+                next = if next + 1 == s.many.len() { 0 } else { next + 1 };
+            }),
         ),
         (
             "1arg/c_boxed",

@@ -19,6 +19,10 @@
 //! Lookups by name, among 3,000 other operators: `find` (`Dispatcher::find`, the handle
 //! dropped), `find_typed_call` (`find`, `typed()` and b1's call, every time) and
 //! `find_missing` (a failed `find`, error included).
+//! `b1_many`: b1's call cycling over those 3,000 operators (each with the same CPU kernel,
+//! each its own registration), one call per operator in turn: what a program that uses many
+//! operators pays when they are not all in the caches. With `--cache-sim=yes`, callgrind
+//! counts the data cache misses per call too (`D1mr`).
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -28,7 +32,8 @@ use opgen_core::autograd::{
     AutogradMeta, AutogradOp, Backward, BackwardContext, Differentiable, functional,
 };
 use opgen_core::dispatch::{
-    DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Scalar, Stack, Tensor,
+    DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Library, Registration, Scalar, Stack,
+    Tensor, TypedOperator,
 };
 
 #[derive(Clone)]
@@ -135,7 +140,25 @@ fn run_autograd(case: &str, n: u64) -> Result<(), Error> {
     Ok(())
 }
 
-const CASES: &str = "a1 b1 c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing g0 g1";
+const CASES: &str =
+    "a1 b1 c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing g0 g1 b1_many";
+
+/// The operators defined besides the measured ones.
+const OTHERS: usize = 3000;
+
+type Identity = TypedOperator<BenchTensor, (&'static BenchTensor,), BenchTensor>;
+
+/// A CPU kernel for each of the other operators, and their typed handles.
+fn many_operators(lib: &Library) -> Result<(Vec<Registration>, Vec<Identity>), Error> {
+    let d = lib.dispatcher();
+    let kernels = (0..OTHERS)
+        .map(|i| lib.impl_(&format!("other_{i}.overload"), DispatchKey::CPU, identity))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let handles = (0..OTHERS)
+        .map(|i| d.typed::<_, (&BenchTensor,), BenchTensor>(&format!("bench::other_{i}"), "overload"))
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok((kernels, handles))
+}
 
 fn run(case: &str, n: u64) -> Result<(), Error> {
     if case.starts_with('g') {
@@ -149,9 +172,14 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         lib.impl_("identity", DispatchKey::CPU, identity)?,
         lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
     );
-    let _others = (0..3000)
-        .map(|i| lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor")))
+    let _others = (0..OTHERS)
+        .map(|i| lib.def(&format!("other_{i}.overload(Tensor self) -> Tensor")))
         .collect::<Result<Vec<_>, Error>>()?;
+    let (_kernels, many) = if case == "b1_many" {
+        many_operators(&lib)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
     let op3 =
         d.typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")?;
@@ -175,6 +203,13 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
     match case {
         "a1" => repeat!(drop(black_box(direct1(black_box(t))))),
         "b1" => repeat!(drop(black_box(op1.call(black_box(t))))),
+        "b1_many" => {
+            let mut i = 0;
+            repeat!({
+                drop(black_box(many[i].call(black_box(t))));
+                i = if i + 1 == many.len() { 0 } else { i + 1 };
+            });
+        }
         "c1" => repeat!({
             stack.push(IValue::Tensor(black_box(t).clone()));
             op1.handle().call_boxed(&mut stack)?;
