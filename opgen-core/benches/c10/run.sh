@@ -18,6 +18,6 @@ if [[ ! -x "$out/dispatch_many" || "$here/dispatch_many.cpp" -nt "$out/dispatch_
   g++ -O2 -std=c++20 -DNDEBUG \
     -I"$TORCH/include" -I"$TORCH/include/torch/csrc/api/include" \
     "$here/dispatch_many.cpp" -L"$TORCH/lib" -L"$NV" -ltorch_cpu -lc10 \
-    -Wl,-rpath,"$TORCH/lib" -o "$out/dispatch_many"
+    -Wl,-rpath,"$TORCH/lib" -Wl,-rpath-link,"$NV" -o "$out/dispatch_many"
 fi
 LD_LIBRARY_PATH="$NV:$TORCH/lib" exec ${RUNNER:-} "$out/dispatch_many" "$@"

@@ -11,13 +11,12 @@
 //!   marker;
 //! * [`Functor`] stores a kernel object behind an `Arc` next to its `TypeId`, and hands out a
 //!   reference only for that type;
-//! * [`TableCell`] publishes immutable tables through an `AtomicPtr` and keeps every table it
-//!   ever published until the cell itself is dropped, so a reference obtained by a reader
-//!   stays valid for as long as the reader borrows the cell. Freeing superseded tables
-//!   earlier would need a per-call atomic read-modify-write or fence (about 2 ns each on the
-//!   reference machine, most of the call's budget); registration is rare, so the retained
-//!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
-//!   registering and dropping the same kernels does not grow the cell;
+//! * [`TableCell`] publishes immutable tables through an `AtomicPtr`; a table it replaces is
+//!   retired to [`reclaim`](super::reclaim), which drops it once every call that could have
+//!   loaded it has returned. A call marks itself with a [`Pin`] (two plain stores to a
+//!   per-thread counter), and a reference obtained from the cell lives as long as the pin;
+//!   the cost of knowing when a table is unused falls on registrations (a process-wide
+//!   memory barrier), not on calls;
 //! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
 //!   index computation can only produce indices in bounds, which a compile-time assertion
 //!   on its lookup table checks.
@@ -38,6 +37,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ivalue::IValue;
 use super::keys::{NUM_ENTRIES, slot_index};
+use super::reclaim::{self, Pin};
 
 /// A marker type naming one function-pointer signature.
 pub(crate) trait FnSig: 'static {
@@ -298,14 +298,12 @@ pub(crate) fn replace_values_from<T>(values: &mut Vec<IValue<T>>, base: usize, v
 /// An operator's current dispatch table, readable with one atomic load.
 pub(crate) struct TableCell<T> {
     current: AtomicPtr<T>,
-    /// Every table published so far; never shrinks while the cell lives.
-    retained: Mutex<Vec<Arc<T>>>,
+    /// The table `current` points to, owned; replaced (and the old one retired) only under
+    /// this lock.
+    owner: Mutex<Arc<T>>,
 }
 
-/// How many recent tables `publish` compares a new table with.
-const REUSE_WINDOW: usize = 16;
-
-impl<T> TableCell<T> {
+impl<T: Send + Sync + 'static> TableCell<T> {
     /// A cell holding `initial`.
     #[cfg(test)]
     pub(crate) fn new(initial: T) -> TableCell<T> {
@@ -316,49 +314,63 @@ impl<T> TableCell<T> {
     pub(crate) fn shared(initial: Arc<T>) -> TableCell<T> {
         TableCell {
             current: AtomicPtr::new(Arc::as_ptr(&initial).cast_mut()),
-            retained: Mutex::new(vec![initial]),
+            owner: Mutex::new(initial),
         }
     }
 
-    /// The current table.
+    /// The current table, readable while this thread's call `_pin` lasts.
     #[inline(always)]
-    pub(crate) fn load(&self) -> &T {
+    pub(crate) fn load<'a>(&'a self, _pin: &'a Pin) -> &'a T {
         let ptr = self.current.load(Ordering::Acquire);
-        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new`, `shared` or
-        // `publish`), and `retained` only grows until the cell is dropped, which cannot happen
-        // while `self` is borrowed; so the table is alive for the returned lifetime. Tables are
-        // never mutated after publication, and the `Release` store in `publish` paired with
-        // this `Acquire` load makes its initialisation visible.
+        // SAFETY: `ptr` came from `Arc::as_ptr` of the `Arc` that `owner` held when `ptr` was
+        // stored (`shared`, `publish_arc`), so it pointed to a live table then. That `Arc`
+        // leaves `owner` only through `publish_arc`, after `current` stopped pointing to it,
+        // into `reclaim::retire`, and the value is dropped only by a `reclaim::collect` that
+        // saw every thread inside a call at its barrier (after the retirement) return from
+        // that call. This thread's call `_pin` began before the load: if it began before
+        // that barrier, the barrier saw it (its depth store is ordered before the barrier)
+        // and the table outlives it; if after, the load follows the barrier, which follows
+        // the store of the new pointer, so it cannot read the retired one. (A thread whose
+        // thread-locals are gone counts in `STRAGGLERS`, read with sequentially consistent
+        // operations on both sides.) So the table lives as long as `'a`, which `_pin` bounds.
+        // Tables are never mutated after publication, and the `Release` store in
+        // `publish_arc` paired with this `Acquire` load makes their initialisation visible.
+        // The cell itself (borrowed for `'a`) owns the current table until dropped, and
+        // dropping it retires that table the same way.
         unsafe { &*ptr }
     }
 
-    /// Makes `table` current, or an equal recent table (`same` decides equality).
+    /// Makes `table` current unless `same` finds it equal to the current one, and retires
+    /// the table it replaces.
     pub(crate) fn publish(&self, table: T, same: impl Fn(&T, &T) -> bool) {
-        let mut retained = self.retained.lock().unwrap_or_else(PoisonError::into_inner);
-        let reuse = retained
-            .iter()
-            .rev()
-            .take(REUSE_WINDOW)
-            .find(|t| same(t, &table));
-        let ptr = match reuse {
-            Some(existing) => Arc::as_ptr(existing),
-            None => {
-                let table = Arc::new(table);
-                let ptr = Arc::as_ptr(&table);
-                retained.push(table);
-                ptr
-            }
-        };
-        self.current.store(ptr.cast_mut(), Ordering::Release);
+        let owner = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
+        if same(&owner, &table) {
+            drop(owner);
+            // `table` may hold the last reference to a kernel (user code): not under the lock.
+            reclaim::retire(table);
+            return;
+        }
+        drop(owner);
+        self.publish_arc(Arc::new(table));
     }
 
-    /// How many tables the cell retains.
+    /// Makes `table` current and retires the table it replaces.
+    pub(crate) fn publish_arc(&self, table: Arc<T>) {
+        let mut owner = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
+        self.current
+            .store(Arc::as_ptr(&table).cast_mut(), Ordering::Release);
+        let old = std::mem::replace(&mut *owner, table);
+        drop(owner);
+        reclaim::retire(old);
+    }
+
+    /// The current table, owned (for a caller that does not read it through a call).
     #[cfg(test)]
-    pub(crate) fn retained(&self) -> usize {
-        self.retained
+    pub(crate) fn current(&self) -> Arc<T> {
+        self.owner
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .len()
+            .clone()
     }
 }
 
@@ -515,14 +527,19 @@ mod tests {
     }
 
     #[test]
-    fn cell_reuses_equal_tables_and_keeps_old_ones() {
+    fn cell_retires_replaced_tables_and_keeps_equal_ones_out() {
         let cell = TableCell::new(1);
-        let first: *const i32 = cell.load();
+        let first = cell.current();
         cell.publish(2, |a, b| a == b);
-        assert_eq!(*cell.load(), 2);
-        cell.publish(1, |a, b| a == b);
-        assert_eq!(cell.load() as *const i32, first);
-        assert_eq!(cell.retained(), 2);
+        let pin = reclaim::pin();
+        assert_eq!(*cell.load(&pin), 2);
+        drop(pin);
+        // The first table is retired: only `first` (and the garbage list) hold it.
+        assert!(reclaim::settle(10));
+        assert_eq!(Arc::strong_count(&first), 1);
+        let second = cell.current();
+        cell.publish(2, |a, b| a == b);
+        assert!(Arc::ptr_eq(&cell.current(), &second));
     }
 
     #[test]

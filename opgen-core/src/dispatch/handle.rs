@@ -15,6 +15,7 @@ use super::kernel::{
 };
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
+use super::reclaim::{self, Pin};
 use super::registry::operator::OperatorEntry;
 use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;
@@ -33,9 +34,10 @@ pub struct OperatorHandle {
 }
 
 impl OperatorHandle {
+    /// The operator's table, readable while the call `pin` lasts.
     #[inline(always)]
-    pub(crate) fn table(&self) -> &Table {
-        self.entry.table.load()
+    pub(crate) fn table<'a>(&'a self, pin: &'a Pin) -> &'a Table {
+        self.entry.table.load(pin)
     }
 
     /// The operator's namespace (`aten`).
@@ -61,7 +63,8 @@ impl OperatorHandle {
     /// The schema, while the operator has a `def` (parsed on first use, for the operators
     /// defined at link time: `None` if it does not parse).
     pub fn schema(&self) -> Option<Arc<Schema>> {
-        let info = self.table().info.as_ref()?;
+        let pin = reclaim::pin();
+        let info = self.table(&pin).info.as_ref()?;
         info.schema().ok().cloned()
     }
 
@@ -76,20 +79,23 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn variants(&self) -> Option<super::Variants> {
-        self.table().info.as_ref().and_then(|info| info.variants)
+        let pin = reclaim::pin();
+        self.table(&pin).info.as_ref().and_then(|info| info.variants)
     }
 
     /// The device check and guard recorded with
     /// [`Library::def_native_at`](super::Library::def_native_at) (every operator defined by
     /// `#[native_function]` or `include_native_functions!`), if any.
     pub fn device_checks(&self) -> Option<super::DeviceChecks> {
-        self.table().info.as_ref().and_then(|info| info.device)
+        let pin = reclaim::pin();
+        self.table(&pin).info.as_ref().and_then(|info| info.device)
     }
 
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {
-        self.table().registered_keys()
+        let pin = reclaim::pin();
+        self.table(&pin).registered_keys()
     }
 
     /// The computed dispatch table: which registration serves each runtime key.
@@ -117,7 +123,8 @@ impl OperatorHandle {
     pub(crate) fn into_typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
         self,
     ) -> Result<TypedOperator<T, L, R>, Error> {
-        let Some(info) = &self.table().info else {
+        let pin = reclaim::pin();
+        let Some(info) = &self.table(&pin).info else {
             return Err(self.not_found());
         };
         let signature = TypeId::of::<SignatureMarker<T, L, R>>();
@@ -168,7 +175,8 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
-        let table = self.table();
+        let pin = reclaim::pin();
+        let table = self.table(&pin);
         // The schema is parsed by the lookup that made this handle; an operator without
         // `def`, or one whose schema was not parsed yet, takes the path out of line.
         let Some(info) = table.info.as_ref().and_then(|info| info.parsed_facts()) else {
@@ -203,10 +211,13 @@ impl OperatorHandle {
     #[cold]
     #[inline(never)]
     fn call_boxed_unparsed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
-        let Some(info) = &self.table().info else {
-            return Err(self.not_found());
-        };
-        info.facts()?;
+        {
+            let pin = reclaim::pin();
+            let Some(info) = &self.table(&pin).info else {
+                return Err(self.not_found());
+            };
+            info.facts()?;
+        }
         self.call_boxed(stack)
     }
 
@@ -235,7 +246,8 @@ impl OperatorHandle {
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        self.dispatch_boxed(self.table(), ks, stack)
+        let pin = reclaim::pin();
+        self.dispatch_boxed(self.table(&pin), ks, stack)
     }
 
     #[inline]
@@ -289,7 +301,8 @@ impl OperatorHandle {
     /// The error of a call whose masked key set `ks` has no kernel.
     #[cold]
     pub(crate) fn missing_kernel_error(&self, ks: DispatchKeySet) -> Error {
-        let table = self.table();
+        let pin = reclaim::pin();
+        let table = self.table(&pin);
         if table.info.is_none() {
             return self.not_found();
         }
@@ -556,7 +569,8 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                let (ks, kernel) = self.op.table().kernel(ks);
+                let pin = reclaim::pin();
+                let (ks, kernel) = self.op.table(&pin).kernel(ks);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]

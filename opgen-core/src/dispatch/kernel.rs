@@ -405,8 +405,8 @@ macro_rules! unboxed_kernel {
         {
             fn erase(self, operator: Arc<str>) -> ErasedKernel {
                 #[allow(unused_variables, clippy::too_many_arguments, clippy::needless_lifetimes)]
-                fn unboxed<'a, T: Tensor, K, Out, OM, $($F: ArgFamily<T>),*>(
-                    functor: &'a Functor,
+                fn unboxed<'f, 'a, T: Tensor, K, Out, OM, $($F: ArgFamily<T>),*>(
+                    functor: &'f Functor,
                     ks: DispatchKeySet,
                     $($a: $F::Arg<'a>,)*
                 ) -> Result<Out::Value, Error>
@@ -492,7 +492,7 @@ macro_rules! unboxed_kernel {
         }
 
         impl<T: Tensor, R: RetValue<T>, $($F: ArgFamily<T>),*> FnSig for Sig<T, ($($F,)*), R> {
-            type Ptr = for<'a> fn(&'a Functor, DispatchKeySet, $($F::Arg<'a>),*) -> Result<R, Error>;
+            type Ptr = for<'f, 'a> fn(&'f Functor, DispatchKeySet, $($F::Arg<'a>),*) -> Result<R, Error>;
         }
 
         unboxed_kernel!(@impl NoKeys no_keys [] false; $(($A $F $a $v $i))*);

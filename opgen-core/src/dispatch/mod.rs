@@ -336,6 +336,7 @@ mod keys;
 mod keyset;
 mod library;
 mod list;
+mod reclaim;
 pub(crate) mod registry;
 mod returns;
 pub(crate) mod static_dispatch;
