@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock, Weak};
 
 use super::args::ArgFamily;
-use super::erased::Shared;
+use super::erased::{AnyMut, Shared};
 use super::error::{Error, ErrorKind};
 use super::ivalue::{IValue, Stack, default_value};
 use super::kernel::{
@@ -19,7 +19,7 @@ use super::reclaim::{self, Pin};
 use super::registry::operator::OperatorEntry;
 use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;
-use super::table::{DispatchTableDump, Table};
+use super::table::DispatchTableDump;
 use super::tensor::Tensor;
 use super::tls;
 use crate::schema::Schema;
@@ -34,11 +34,6 @@ pub struct OperatorHandle {
 }
 
 impl OperatorHandle {
-    /// The operator's table, readable while the call `pin` lasts.
-    #[inline(always)]
-    pub(crate) fn table<'a>(&'a self, pin: &'a Pin) -> &'a Table {
-        self.entry.table.load(pin)
-    }
 
     /// The operator's namespace (`aten`).
     pub fn namespace(&self) -> &str {
@@ -63,8 +58,8 @@ impl OperatorHandle {
     /// The schema, while the operator has a `def` (parsed on first use, for the operators
     /// defined at link time: `None` if it does not parse).
     pub fn schema(&self) -> Option<Arc<Schema>> {
-        let pin = reclaim::pin();
-        let info = self.table(&pin).info.as_ref()?;
+        let pin = reclaim::pin_registered();
+        let info = self.entry.table.info(&pin)?;
         info.schema().ok().cloned()
     }
 
@@ -79,23 +74,22 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn variants(&self) -> Option<super::Variants> {
-        let pin = reclaim::pin();
-        self.table(&pin).info.as_ref().and_then(|info| info.variants)
+        let pin = reclaim::pin_registered();
+        self.entry.table.info(&pin).and_then(|info| info.variants)
     }
 
     /// The device check and guard recorded with
     /// [`Library::def_native_at`](super::Library::def_native_at) (every operator defined by
     /// `#[native_function]` or `include_native_functions!`), if any.
     pub fn device_checks(&self) -> Option<super::DeviceChecks> {
-        let pin = reclaim::pin();
-        self.table(&pin).info.as_ref().and_then(|info| info.device)
+        let pin = reclaim::pin_registered();
+        self.entry.table.info(&pin).and_then(|info| info.device)
     }
 
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {
-        let pin = reclaim::pin();
-        self.table(&pin).registered_keys()
+        self.entry.table.snapshot().registered_keys()
     }
 
     /// The computed dispatch table: which registration serves each runtime key.
@@ -123,8 +117,8 @@ impl OperatorHandle {
     pub(crate) fn into_typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
         self,
     ) -> Result<TypedOperator<T, L, R>, Error> {
-        let pin = reclaim::pin();
-        let Some(info) = &self.table(&pin).info else {
+        let pin = reclaim::pin_registered();
+        let Some(info) = self.entry.table.info(&pin) else {
             return Err(self.not_found());
         };
         let signature = TypeId::of::<SignatureMarker<T, L, R>>();
@@ -175,11 +169,11 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
-        let pin = reclaim::pin();
-        let table = self.table(&pin);
+        let pin = reclaim::pin_registered();
         // The schema is parsed by the lookup that made this handle; an operator without
         // `def`, or one whose schema was not parsed yet, takes the path out of line.
-        let Some(info) = table.info.as_ref().and_then(|info| info.parsed_facts()) else {
+        let Some(info) = (self.entry.table.info(&pin)).and_then(|info| info.parsed_facts())
+        else {
             return self.call_boxed_unparsed(stack);
         };
         let base = args_base(stack, info.num_args, self)?;
@@ -188,7 +182,7 @@ impl OperatorHandle {
         // arguments) takes the general path, out of line, so that this one needs no saved
         // registers.
         let Some(mask) = info.tensor_mask else {
-            return self.call_boxed_general(table, base, stack);
+            return self.call_boxed_general(&pin, base, stack);
         };
         let args = &stack[base..];
         let mut ks = DispatchKeySet::EMPTY;
@@ -196,14 +190,14 @@ impl OperatorHandle {
         loop {
             match args.get(mask.trailing_zeros() as usize) {
                 Some(IValue::Tensor(t)) => ks |= t.key_set(),
-                _ => return self.call_boxed_general(table, base, stack),
+                _ => return self.call_boxed_general(&pin, base, stack),
             }
             mask &= mask - 1;
             if mask == 0 {
                 break;
             }
         }
-        self.dispatch_boxed(table, tls::apply(ks), stack)
+        self.dispatch_boxed(&pin, tls::apply(ks), stack)
     }
 
     /// [`OperatorHandle::call_boxed`] for an operator without `def`, or whose schema is not
@@ -212,8 +206,8 @@ impl OperatorHandle {
     #[inline(never)]
     fn call_boxed_unparsed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
         {
-            let pin = reclaim::pin();
-            let Some(info) = &self.table(&pin).info else {
+            let pin = reclaim::pin_registered();
+            let Some(info) = self.entry.table.info(&pin) else {
                 return Err(self.not_found());
             };
             info.facts()?;
@@ -226,17 +220,17 @@ impl OperatorHandle {
     #[inline(never)]
     fn call_boxed_general<T: Tensor>(
         &self,
-        table: &Table,
+        pin: &Pin,
         base: usize,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let args = &stack[base..];
-        let facts = table.info.as_ref().and_then(|info| info.facts().ok());
+        let facts = (self.entry.table.info(pin)).and_then(|info| info.facts().ok());
         let tensor_args = facts.map_or(&[][..], |facts| &facts.tensor_args);
         let ks = (tensor_args.iter())
             .filter_map(|&i| args.get(i))
             .fold(DispatchKeySet::EMPTY, |ks, v| ks | v.key_set());
-        self.dispatch_boxed(table, tls::apply(ks), stack)
+        self.dispatch_boxed(pin, tls::apply(ks), stack)
     }
 
     /// Like [`OperatorHandle::call_boxed`], with the key set given (the thread-local sets
@@ -247,18 +241,32 @@ impl OperatorHandle {
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let pin = reclaim::pin();
-        self.dispatch_boxed(self.table(&pin), ks, stack)
+        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
+        self.dispatch_boxed(&pin, ks, stack)
     }
 
     #[inline]
     fn dispatch_boxed<T: Tensor>(
         &self,
-        table: &Table,
+        pin: &Pin,
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        let (ks, kernel) = table.kernel(ks);
+        let (ks, kernel) = self.entry.table.kernel(ks, pin);
         (kernel.boxed)(&kernel.functor, self, ks, erase_stack(stack))
+    }
+
+    /// [`OperatorHandle::redispatch_boxed`] with an erased stack: what the dispatcher's own
+    /// kernels (the fallthrough and register slots') call.
+    pub(crate) fn redispatch_erased(
+        &self,
+        ks: DispatchKeySet,
+        stack: AnyMut<'_>,
+    ) -> Result<(), Error> {
+        let pin = reclaim::pin();
+        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
+        let (ks, kernel) = self.entry.table.kernel(ks, &pin);
+        (kernel.boxed)(&kernel.functor, self, ks, stack)
     }
 
     /// Pushes the defaults of the arguments missing at the end of `stack`, which holds the
@@ -301,8 +309,7 @@ impl OperatorHandle {
     /// The error of a call whose masked key set `ks` has no kernel.
     #[cold]
     pub(crate) fn missing_kernel_error(&self, ks: DispatchKeySet) -> Error {
-        let pin = reclaim::pin();
-        let table = self.table(&pin);
+        let table = self.entry.table.snapshot();
         if table.info.is_none() {
             return self.not_found();
         }
@@ -548,7 +555,7 @@ macro_rules! typed_calls {
             #[inline]
             pub fn try_call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
                 let ks = DispatchKeySet::EMPTY $(| $F::key_set(&$a))*;
-                self.try_redispatch(tls::apply(ks), $($a),*)
+                self.dispatch(tls::apply(ks), $($a),*)
             }
 
             /// Calls the operator with the key set given, typically the caller's own minus
@@ -569,8 +576,16 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
+                // A thread's first call registers it (see `tls::unregistered_bit`).
+                let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
+                self.dispatch(ks, $($a),*)
+            }
+
+            /// The call with the key set complete.
+            #[inline(always)]
+            fn dispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
                 let pin = reclaim::pin();
-                let (ks, kernel) = self.op.table(&pin).kernel(ks);
+                let (ks, kernel) = self.op.entry.table.kernel(ks, &pin);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]

@@ -333,7 +333,7 @@ impl fmt::Debug for Dispatcher {
 /// table is not built (the slow path of `find` builds it).
 #[inline(always)]
 fn is_defined(entry: &OperatorEntry) -> bool {
-    entry.is_ready() && entry.table.load(&reclaim::pin()).info.is_some()
+    entry.is_ready() && entry.table.has_info()
 }
 
 /// `ns::op.overload` → (`ns::op`, `overload`).
@@ -399,7 +399,7 @@ impl Drop for Inner {
     fn drop(&mut self) {
         let registry = self.registry.get_mut().unwrap_or_else(PoisonError::into_inner);
         for op in &registry.ops {
-            op.entry.table.publish_arc(UNBUILT.clone());
+            op.entry.table.publish(UNBUILT.clone());
         }
         drop(reclaim::collect());
     }

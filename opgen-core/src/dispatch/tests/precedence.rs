@@ -393,7 +393,9 @@ fn a_fallthrough_fallback_is_resolved_in_the_table() {
     assert_eq!(table[&K::AutogradCPU], "fallthrough-fallback");
     let op = d.find("test::op", "").unwrap();
     let mask = op
-        .table(&crate::dispatch::reclaim::pin())
+        .entry
+        .table
+        .snapshot()
         .non_fallthrough(crate::dispatch::BackendComponent::CPU);
     assert!(!mask.contains(K::AutogradCPU) && !mask.contains(K::Tracer) && mask.contains(K::CPU));
     assert_eq!(
@@ -508,7 +510,7 @@ fn dropping_a_registration_restores_the_previous_table() {
     let mut kept = Vec::new();
     for reg in &pool {
         let before = op.dispatch_table();
-        let before_table = Arc::downgrade(&op.entry.table.current());
+        let before_table = Arc::downgrade(&op.entry.table.snapshot());
         let handle = match *reg {
             Reg::Kernel(key) => lib.impl_("op", key, |t: &TestTensor| t.clone()),
             Reg::Fallthrough(key) => lib.impl_fallthrough("op", key),
@@ -525,7 +527,7 @@ fn dropping_a_registration_restores_the_previous_table() {
         // before, such as a fallthrough over the default fallthrough, publishes nothing.)
         let superseded = before_table.upgrade();
         assert!(
-            superseded.is_none_or(|t| Arc::ptr_eq(&t, &op.entry.table.current())),
+            superseded.is_none_or(|t| Arc::ptr_eq(&t, &op.entry.table.snapshot())),
             "{reg:?}: a superseded table is kept"
         );
         // Keep it for the next round, so later registrations meet earlier ones.
