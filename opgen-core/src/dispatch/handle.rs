@@ -169,7 +169,10 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
-        let pin = reclaim::pin_registered();
+        if !reclaim::is_registered() {
+            return self.call_boxed_first(stack);
+        }
+        let pin = reclaim::pin();
         // The schema is parsed by the lookup that made this handle; an operator without
         // `def`, or one whose schema was not parsed yet, takes the path out of line.
         let Some(info) = (self.entry.table.info(&pin)).and_then(|info| info.parsed_facts())
@@ -198,6 +201,14 @@ impl OperatorHandle {
             }
         }
         self.dispatch_boxed(&pin, tls::apply(ks), stack)
+    }
+
+    /// [`OperatorHandle::call_boxed`] on a thread's first call: registers it first.
+    #[cold]
+    #[inline(never)]
+    fn call_boxed_first<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
+        reclaim::register_thread();
+        self.call_boxed(stack)
     }
 
     /// [`OperatorHandle::call_boxed`] for an operator without `def`, or whose schema is not

@@ -80,6 +80,10 @@ pub(crate) type BoxedFn =
     fn(&Functor, &OperatorHandle, DispatchKeySet, AnyMut<'_>) -> Result<(), Error>;
 
 /// A kernel in the dispatcher's stored form (opaque outside opgen).
+///
+/// What a call reads (the unboxed entry point and the kernel object) comes first, in one
+/// cache line: a call whose kernel is not in the caches waits for one line, not two.
+#[repr(C, align(64))]
 pub struct ErasedKernel {
     /// The unboxed entry point, typed by `Sig<T, families, R>`; none for boxed kernels.
     pub(crate) unboxed: ErasedFn,

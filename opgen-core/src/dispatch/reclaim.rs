@@ -26,7 +26,6 @@
 //! tables are kept: memory grows with registrations, but nothing is freed early.
 
 use std::any::Any;
-use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering, compiler_fence};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
@@ -36,7 +35,7 @@ use super::tls;
 /// One thread's call depth, alone in its cache lines (other threads' counters are written
 /// as often as this one).
 #[repr(align(128))]
-struct Record {
+pub(crate) struct Record {
     depth: AtomicUsize,
 }
 
@@ -55,14 +54,12 @@ static THREADS: Mutex<Threads> = Mutex::new(Threads {
 /// The record of threads not registered yet. Their calls count on it without effect: the
 /// tables send an unregistered thread's call to the register slot (a `static` kernel, never
 /// retired), which registers the thread before the call reads anything retirable.
-static UNREGISTERED: Record = Record {
+pub(crate) static UNREGISTERED: Record = Record {
     depth: AtomicUsize::new(0),
 };
 
 thread_local! {
-    /// This thread's record once registered; read by every call.
-    static RECORD: Cell<&'static Record> = const { Cell::new(&UNREGISTERED) };
-    /// Gives the record back when the thread ends.
+    /// Gives the thread's record (kept in [`tls`], beside its keys) back when it ends.
     static GIVE_BACK: GiveBack = const { GiveBack };
 }
 
@@ -70,12 +67,12 @@ struct GiveBack;
 
 impl Drop for GiveBack {
     fn drop(&mut self) {
-        let record = RECORD.with(|cell| cell.replace(&UNREGISTERED));
+        let record = tls::record();
         if std::ptr::eq(record, &UNREGISTERED) {
             return;
         }
         // Calls from later thread-local destructors register again (`register_thread`).
-        tls::set_unregistered(true);
+        tls::set_record(&UNREGISTERED);
         let mut threads = lock(&THREADS);
         threads.live.retain(|r| !std::ptr::eq(*r, record));
         threads.free.push(record);
@@ -101,7 +98,7 @@ pub(crate) struct Pin {
 /// [`pin_registered`].
 #[inline(always)]
 pub(crate) fn pin() -> Pin {
-    let record = RECORD.with(Cell::get);
+    let record = tls::record();
     // Only this thread writes its record (the unregistered record's count means nothing).
     let depth = record.depth.load(Ordering::Relaxed);
     record
@@ -120,10 +117,16 @@ pub(crate) fn pin() -> Pin {
 /// table's slots (an operator's schema and facts).
 #[inline]
 pub(crate) fn pin_registered() -> Pin {
-    if std::ptr::eq(RECORD.with(Cell::get), &UNREGISTERED) {
+    if !is_registered() {
         register_thread();
     }
     pin()
+}
+
+/// Whether this thread is registered (its calls are seen by [`collect`]).
+#[inline(always)]
+pub(crate) fn is_registered() -> bool {
+    !std::ptr::eq(tls::record(), &UNREGISTERED)
 }
 
 /// Registers this thread, so that [`collect`] sees its calls, and clears `REGISTER_BIT` from
@@ -133,7 +136,7 @@ pub(crate) fn pin_registered() -> Pin {
 #[cold]
 #[inline(never)]
 pub(crate) fn register_thread() {
-    if !std::ptr::eq(RECORD.with(Cell::get), &UNREGISTERED) {
+    if is_registered() {
         return;
     }
     // Touch `GIVE_BACK` so that its destructor runs when the thread ends (if it still can).
@@ -148,8 +151,7 @@ pub(crate) fn register_thread() {
         threads.live.push(record);
         record
     };
-    RECORD.with(|cell| cell.set(record));
-    tls::set_unregistered(false);
+    tls::set_record(record);
 }
 
 impl Drop for Pin {

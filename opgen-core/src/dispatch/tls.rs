@@ -20,6 +20,7 @@ use std::marker::PhantomData;
 
 use super::keys::{DispatchKey, FUNCTIONALITY_BITS, REGISTER_BIT};
 use super::keyset::DispatchKeySet;
+use super::reclaim::{Record, UNREGISTERED};
 
 #[derive(Clone, Copy)]
 struct LocalKeys {
@@ -29,14 +30,18 @@ struct LocalKeys {
     /// masked with (c10's `-`, which removes functionalities only). Kept beside `excluded`
     /// so that a call reads it without computing it.
     keep: u64,
+    /// This thread's call depth, for the reclamation of tables (`dispatch/reclaim.rs`);
+    /// beside the keys, so that a call reaches both through one thread-local address.
+    record: &'static Record,
 }
 
 impl LocalKeys {
-    const fn new(included: u64, excluded: u64) -> LocalKeys {
+    const fn new(included: u64, excluded: u64, record: &'static Record) -> LocalKeys {
         LocalKeys {
             included,
             excluded,
             keep: !(excluded & FUNCTIONALITY_BITS),
+            record,
         }
     }
 }
@@ -48,7 +53,7 @@ thread_local! {
     /// A new thread's included keys also hold [`REGISTER_BIT`]: its first call registers it
     /// with the reclamation of tables (`dispatch/reclaim.rs`), which clears the bit.
     static LOCAL: Cell<LocalKeys> = const {
-        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits() | REGISTER_BIT, 0))
+        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits() | REGISTER_BIT, 0, &UNREGISTERED))
     };
 }
 
@@ -60,10 +65,21 @@ pub(crate) fn unregistered_bit() -> u64 {
     LOCAL.with(Cell::get).included & REGISTER_BIT
 }
 
-/// Sets or clears [`REGISTER_BIT`] in this thread's included keys.
-pub(crate) fn set_unregistered(unregistered: bool) {
-    update(|included, _| {
-        *included = (*included & !REGISTER_BIT) | if unregistered { REGISTER_BIT } else { 0 };
+/// This thread's record for the reclamation of tables ([`UNREGISTERED`] until its first
+/// call registers it).
+#[inline(always)]
+pub(crate) fn record() -> &'static Record {
+    LOCAL.with(Cell::get).record
+}
+
+/// Sets this thread's record, with [`REGISTER_BIT`] in its included keys while it is
+/// [`UNREGISTERED`].
+pub(crate) fn set_record(record: &'static Record) {
+    let unregistered = std::ptr::eq(record, &UNREGISTERED);
+    LOCAL.with(|cell| {
+        let local = cell.get();
+        let included = (local.included & !REGISTER_BIT) | if unregistered { REGISTER_BIT } else { 0 };
+        cell.set(LocalKeys::new(included, local.excluded, record));
     });
 }
 
@@ -93,10 +109,11 @@ fn update(f: impl FnOnce(&mut u64, &mut u64)) {
         let LocalKeys {
             mut included,
             mut excluded,
+            record,
             ..
         } = cell.get();
         f(&mut included, &mut excluded);
-        cell.set(LocalKeys::new(included, excluded));
+        cell.set(LocalKeys::new(included, excluded, record));
     });
 }
 
@@ -189,7 +206,7 @@ mod tests {
     fn guards_nest_and_restore() {
         // (A thread's first call would register it, which clears the bit.)
         assert_eq!(unregistered_bit(), REGISTER_BIT);
-        set_unregistered(false);
+        crate::dispatch::reclaim::register_thread();
         assert_eq!(unregistered_bit(), 0);
         let base = DispatchKeySet::from_key(K::CPU);
         assert_eq!(apply(base), base | DEFAULT_INCLUDED);
@@ -219,7 +236,7 @@ mod tests {
 
     #[test]
     fn backend_select_is_included_by_default_and_can_be_excluded() {
-        set_unregistered(false);
+        crate::dispatch::reclaim::register_thread();
         assert_eq!(included(), DispatchKeySet::from_key(K::BackendSelect));
         // Including it again adds nothing, so dropping that guard keeps it.
         drop(IncludeDispatchKeyGuard::new(K::BackendSelect));
@@ -230,7 +247,7 @@ mod tests {
 
     #[test]
     fn excluded_wins_over_included() {
-        set_unregistered(false);
+        crate::dispatch::reclaim::register_thread();
         let _inc = IncludeDispatchKeyGuard::new(K::AutogradCPU);
         let _exc = ExcludeDispatchKeyGuard::new(K::Autograd);
         assert_eq!(
