@@ -489,12 +489,15 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> TypedOperator<T, L, R> {
     /// missing or ambiguous entry, else a boxed call.
     #[cold]
     #[inline(never)]
+    /// (The call's kernel is looked up again here, so that the fast path's pin ends right
+    /// after its kernel returns, without a branch.)
     fn call_slow(
         &self,
-        kernel: &ErasedKernel,
         ks: DispatchKeySet,
         push_args: impl FnOnce(&mut Stack<T>),
     ) -> Result<R, Error> {
+        let pin = reclaim::pin();
+        let (ks, kernel) = self.op.entry.table.kernel(ks, &pin);
         match kernel.kind {
             KernelKind::Missing => return Err(self.op.missing_kernel_error(ks)),
             KernelKind::Ambiguous => return Err(self.op.ambiguous_error()),
@@ -600,9 +603,12 @@ macro_rules! typed_calls {
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]
-                    None => self.call_slow(kernel, ks, |stack: &mut Stack<T>| {
-                        $(stack.push($F::to_ivalue($a));)*
-                    }),
+                    None => {
+                        drop(pin);
+                        self.call_slow(ks, |stack: &mut Stack<T>| {
+                            $(stack.push($F::to_ivalue($a));)*
+                        })
+                    }
                 }
             }
         }

@@ -26,6 +26,7 @@
 //! tables are kept: memory grows with registrations, but nothing is freed early.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering, compiler_fence};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
@@ -35,7 +36,7 @@ use super::tls;
 /// One thread's call depth, alone in its cache lines (other threads' counters are written
 /// as often as this one).
 #[repr(align(128))]
-pub(crate) struct Record {
+struct Record {
     depth: AtomicUsize,
 }
 
@@ -54,12 +55,14 @@ static THREADS: Mutex<Threads> = Mutex::new(Threads {
 /// The record of threads not registered yet. Their calls count on it without effect: the
 /// tables send an unregistered thread's call to the register slot (a `static` kernel, never
 /// retired), which registers the thread before the call reads anything retirable.
-pub(crate) static UNREGISTERED: Record = Record {
+static UNREGISTERED: Record = Record {
     depth: AtomicUsize::new(0),
 };
 
 thread_local! {
-    /// Gives the thread's record (kept in [`tls`], beside its keys) back when it ends.
+    /// This thread's record once registered; read by every call.
+    static RECORD: Cell<&'static Record> = const { Cell::new(&UNREGISTERED) };
+    /// Gives the record back when the thread ends.
     static GIVE_BACK: GiveBack = const { GiveBack };
 }
 
@@ -67,12 +70,12 @@ struct GiveBack;
 
 impl Drop for GiveBack {
     fn drop(&mut self) {
-        let record = tls::record();
+        let record = RECORD.with(|cell| cell.replace(&UNREGISTERED));
         if std::ptr::eq(record, &UNREGISTERED) {
             return;
         }
         // Calls from later thread-local destructors register again (`register_thread`).
-        tls::set_record(&UNREGISTERED);
+        tls::set_unregistered(true);
         let mut threads = lock(&THREADS);
         threads.live.retain(|r| !std::ptr::eq(*r, record));
         threads.free.push(record);
@@ -98,7 +101,7 @@ pub(crate) struct Pin {
 /// [`pin_registered`].
 #[inline(always)]
 pub(crate) fn pin() -> Pin {
-    let record = tls::record();
+    let record = RECORD.with(Cell::get);
     // Only this thread writes its record (the unregistered record's count means nothing).
     let depth = record.depth.load(Ordering::Relaxed);
     record
@@ -126,7 +129,7 @@ pub(crate) fn pin_registered() -> Pin {
 /// Whether this thread is registered (its calls are seen by [`collect`]).
 #[inline(always)]
 pub(crate) fn is_registered() -> bool {
-    !std::ptr::eq(tls::record(), &UNREGISTERED)
+    !std::ptr::eq(RECORD.with(Cell::get), &UNREGISTERED)
 }
 
 /// Registers this thread, so that [`collect`] sees its calls, and clears `REGISTER_BIT` from
@@ -151,7 +154,8 @@ pub(crate) fn register_thread() {
         threads.live.push(record);
         record
     };
-    tls::set_record(record);
+    RECORD.with(|cell| cell.set(record));
+    tls::set_unregistered(false);
 }
 
 impl Drop for Pin {

@@ -20,7 +20,6 @@ use std::marker::PhantomData;
 
 use super::keys::{DispatchKey, FUNCTIONALITY_BITS, REGISTER_BIT};
 use super::keyset::DispatchKeySet;
-use super::reclaim::{Record, UNREGISTERED};
 
 #[derive(Clone, Copy)]
 struct LocalKeys {
@@ -30,18 +29,14 @@ struct LocalKeys {
     /// masked with (c10's `-`, which removes functionalities only). Kept beside `excluded`
     /// so that a call reads it without computing it.
     keep: u64,
-    /// This thread's call depth, for the reclamation of tables (`dispatch/reclaim.rs`);
-    /// beside the keys, so that a call reaches both through one thread-local address.
-    record: &'static Record,
 }
 
 impl LocalKeys {
-    const fn new(included: u64, excluded: u64, record: &'static Record) -> LocalKeys {
+    const fn new(included: u64, excluded: u64) -> LocalKeys {
         LocalKeys {
             included,
             excluded,
             keep: !(excluded & FUNCTIONALITY_BITS),
-            record,
         }
     }
 }
@@ -53,7 +48,7 @@ thread_local! {
     /// A new thread's included keys also hold [`REGISTER_BIT`]: its first call registers it
     /// with the reclamation of tables (`dispatch/reclaim.rs`), which clears the bit.
     static LOCAL: Cell<LocalKeys> = const {
-        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits() | REGISTER_BIT, 0, &UNREGISTERED))
+        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits() | REGISTER_BIT, 0))
     };
 }
 
@@ -65,21 +60,10 @@ pub(crate) fn unregistered_bit() -> u64 {
     LOCAL.with(Cell::get).included & REGISTER_BIT
 }
 
-/// This thread's record for the reclamation of tables ([`UNREGISTERED`] until its first
-/// call registers it).
-#[inline(always)]
-pub(crate) fn record() -> &'static Record {
-    LOCAL.with(Cell::get).record
-}
-
-/// Sets this thread's record, with [`REGISTER_BIT`] in its included keys while it is
-/// [`UNREGISTERED`].
-pub(crate) fn set_record(record: &'static Record) {
-    let unregistered = std::ptr::eq(record, &UNREGISTERED);
-    LOCAL.with(|cell| {
-        let local = cell.get();
-        let included = (local.included & !REGISTER_BIT) | if unregistered { REGISTER_BIT } else { 0 };
-        cell.set(LocalKeys::new(included, local.excluded, record));
+/// Sets or clears [`REGISTER_BIT`] in this thread's included keys.
+pub(crate) fn set_unregistered(unregistered: bool) {
+    update(|included, _| {
+        *included = (*included & !REGISTER_BIT) | if unregistered { REGISTER_BIT } else { 0 };
     });
 }
 
@@ -109,11 +93,10 @@ fn update(f: impl FnOnce(&mut u64, &mut u64)) {
         let LocalKeys {
             mut included,
             mut excluded,
-            record,
             ..
         } = cell.get();
         f(&mut included, &mut excluded);
-        cell.set(LocalKeys::new(included, excluded, record));
+        cell.set(LocalKeys::new(included, excluded));
     });
 }
 
