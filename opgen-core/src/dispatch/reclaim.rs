@@ -234,24 +234,18 @@ pub(crate) fn collect() -> Reclaimed {
     Reclaimed(reclaimed)
 }
 
-/// How many retired values wait to be dropped.
+/// Collects until `done` holds (what a test waits for: other tests' threads may be inside
+/// calls for a while, and other tests retire values meanwhile); false if that took more than
+/// `seconds`.
 #[cfg(test)]
-pub(crate) fn pending() -> usize {
-    let garbage = lock(&GARBAGE);
-    garbage.fresh.len() + garbage.waiting.iter().map(|b| b.items.len()).sum::<usize>()
-}
-
-/// Collects until nothing retired waits (other tests' threads may be inside calls for a
-/// while); false if that took more than `seconds`, or if nothing can be freed here.
-#[cfg(test)]
-pub(crate) fn settle(seconds: u64) -> bool {
+pub(crate) fn settle(seconds: u64, done: impl Fn() -> bool) -> bool {
     let start = std::time::Instant::now();
     loop {
         drop(collect());
-        if pending() == 0 {
+        if done() {
             return true;
         }
-        if !heavy_barrier() || start.elapsed().as_secs() >= seconds {
+        if start.elapsed().as_secs() >= seconds {
             return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
@@ -297,8 +291,7 @@ mod tests {
         // This thread was inside a call when the value was retired.
         assert!(!dropped.load(Ordering::SeqCst));
         drop(pinned);
-        assert!(settle(10), "{} values still wait", pending());
-        assert!(dropped.load(Ordering::SeqCst));
+        assert!(settle(10, || dropped.load(Ordering::SeqCst)));
     }
 
     #[test]
@@ -317,8 +310,7 @@ mod tests {
             assert!(!dropped.load(Ordering::SeqCst));
             leave.wait();
         });
-        assert!(settle(10));
-        assert!(dropped.load(Ordering::SeqCst));
+        assert!(settle(10, || dropped.load(Ordering::SeqCst)));
     }
 
     #[test]

@@ -521,13 +521,14 @@ fn dropping_a_registration_restores_the_previous_table() {
         assert_ne!(op.dispatch_table(), before, "{reg:?} changed nothing");
         drop(handle);
         assert_eq!(op.dispatch_table(), before, "{reg:?}");
-        // The tables the registration superseded are freed once no call reads them.
-        assert!(crate::dispatch::reclaim::settle(10));
-        // (Unless no table replaced it: a registration that dispatches every call as
-        // before, such as a fallthrough over the default fallthrough, publishes nothing.)
-        let superseded = before_table.upgrade();
+        // The tables the registration superseded are freed once no call reads them
+        // (unless no table replaced it: a registration that dispatches every call as
+        // before, such as a fallthrough over the default fallthrough, publishes nothing).
+        let gone = || {
+            (before_table.upgrade()).is_none_or(|t| Arc::ptr_eq(&t, &op.entry.table.snapshot()))
+        };
         assert!(
-            superseded.is_none_or(|t| Arc::ptr_eq(&t, &op.entry.table.snapshot())),
+            crate::dispatch::reclaim::settle(10, gone),
             "{reg:?}: a superseded table is kept"
         );
         // Keep it for the next round, so later registrations meet earlier ones.
