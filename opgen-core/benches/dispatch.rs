@@ -3,7 +3,10 @@
 //! `add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`:
 //!
 //! * (a) `direct`: the kernel called through a function pointer hidden from the optimiser;
-//! * (b) `typed`: a dispatched call through a cached typed handle;
+//! * (b) `typed`: a dispatched call through a cached typed handle; `b_typed_3000_ops` makes
+//!   the same call cycling over 3,000 operators (each with its own registration of the same
+//!   kernel), one call per operator in turn, so that their dispatch data is not all in the
+//!   caches;
 //! * (c) `boxed`: a boxed call (push the arguments, call, pop the result; the stack is reused);
 //!   `boxed_resident` leaves the result on the stack as the next call's argument, which
 //!   separates the dispatcher's share from the caller's pushes and pops;
@@ -26,182 +29,16 @@
 //! gives ns per call and the overhead over (a), measured again with plain timing loops.
 
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::Criterion;
-use opgen_core::autograd::{
-    AutogradMeta, AutogradOp, Backward, BackwardContext, Differentiable, functional,
-};
-use opgen_core::dispatch::{
-    DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Registration, Scalar, Stack, Tensor,
-    TypedOperator,
-};
+use opgen_core::dispatch::{Dispatcher, IValue, Scalar, Stack};
 
-#[derive(Clone)]
-struct BenchTensor(Arc<DispatchKeySet>);
+#[path = "support/dispatch_setup.rs"]
+mod dispatch_setup;
 
-impl Tensor for BenchTensor {
-    fn key_set(&self) -> DispatchKeySet {
-        *self.0
-    }
-}
+use dispatch_setup::{BenchTensor, Setup, add, identity};
 
-fn identity(t: &BenchTensor) -> BenchTensor {
-    t.clone()
-}
-
-/// A tensor type that takes part in autograd (its math is never called here).
-#[derive(Clone)]
-struct AgTensor(Arc<(DispatchKeySet, AutogradMeta<AgTensor>)>);
-
-impl AgTensor {
-    fn new(keys: &[DispatchKey]) -> AgTensor {
-        AgTensor(Arc::new((
-            DispatchKeySet::from_keys(keys),
-            AutogradMeta::new(),
-        )))
-    }
-}
-
-impl Tensor for AgTensor {
-    fn key_set(&self) -> DispatchKeySet {
-        self.0.0
-    }
-    fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
-        Some(&self.0.1)
-    }
-}
-
-impl Differentiable for AgTensor {
-    fn detach(&self) -> Result<Self, Error> {
-        Ok(AgTensor::new(&[DispatchKey::CPU]))
-    }
-    fn ones_like(&self) -> Result<Self, Error> {
-        self.detach()
-    }
-    fn zeros_like(&self) -> Result<Self, Error> {
-        self.detach()
-    }
-    fn accumulate(&self, _: &Self) -> Result<Self, Error> {
-        self.detach()
-    }
-    fn sum_to(&self, _: &[i64]) -> Result<Self, Error> {
-        self.detach()
-    }
-}
-
-struct IdentityBackward;
-
-impl Backward<AgTensor> for IdentityBackward {
-    fn name(&self) -> &'static str {
-        "IdentityBackward0"
-    }
-    fn apply(&mut self, ctx: &mut BackwardContext<'_, AgTensor>) -> Result<(), Error> {
-        let grad = ctx.grad(0).cloned();
-        ctx.set(0, grad);
-        Ok(())
-    }
-}
-
-static AG_IDENTITY: AutogradOp = AutogradOp::new("ag_identity");
-
-/// `bench::ag_identity` with a CPU kernel and an Autograd kernel, as generated code makes it.
-fn autograd_setup(
-    d: &Dispatcher,
-) -> (
-    TypedOperator<AgTensor, (&'static AgTensor,), AgTensor>,
-    Vec<Registration>,
-) {
-    let lib = d.library("agbench").expect("namespace");
-    let def = lib.def("ag_identity(Tensor self) -> Tensor").expect("def");
-    let cpu = lib
-        .impl_("ag_identity", DispatchKey::CPU, |t: &AgTensor| t.clone())
-        .expect("impl");
-    let op = d
-        .typed::<AgTensor, (&AgTensor,), AgTensor>("agbench::ag_identity", "")
-        .expect("typed");
-    let inner = op.clone();
-    let autograd = lib
-        .impl_(
-            "ag_identity",
-            DispatchKey::AutogradCPU,
-            move |ks: DispatchKeySet, t: &AgTensor| {
-                functional(
-                    ks,
-                    &AG_IDENTITY,
-                    &[t.into()],
-                    |_| Ok(IdentityBackward),
-                    |ks| inner.try_redispatch(ks, t),
-                    |_, _| Ok(()),
-                )
-            },
-        )
-        .expect("impl");
-    (op, vec![def, cpu, autograd])
-}
-
-fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
-    a.clone()
-}
-
-type Identity = TypedOperator<BenchTensor, (&'static BenchTensor,), BenchTensor>;
-type Add =
-    TypedOperator<BenchTensor, (&'static BenchTensor, &'static BenchTensor, Scalar), BenchTensor>;
-
-struct Setup {
-    identity: Identity,
-    add: Add,
-    cpu: BenchTensor,
-    autograd: BenchTensor,
-    ag_identity: TypedOperator<AgTensor, (&'static AgTensor,), AgTensor>,
-    ag_plain: AgTensor,
-    ag_tracked: AgTensor,
-    _registrations: Vec<Registration>,
-}
-
-/// Operators defined besides the measured ones, so that lookups search a realistic registry.
-const OTHER_OPERATORS: usize = 3000;
-
-fn setup() -> Setup {
-    let d = Dispatcher::global();
-    let lib = d.library("bench").expect("namespace");
-    let (ag_identity, mut ag_registrations) = autograd_setup(d);
-    let mut registrations = vec![
-        lib.def("identity(Tensor self) -> Tensor").expect("def"),
-        lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
-            .expect("def"),
-        lib.impl_("identity", DispatchKey::CPU, identity)
-            .expect("impl"),
-        lib.impl_("add.Tensor", DispatchKey::CPU, add)
-            .expect("impl"),
-    ];
-    registrations.append(&mut ag_registrations);
-    let others = (0..OTHER_OPERATORS).map(|i| {
-        lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor"))
-            .expect("def")
-    });
-    let registrations: Vec<Registration> = registrations.into_iter().chain(others).collect();
-    Setup {
-        identity: d
-            .typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")
-            .expect("typed"),
-        add: d
-            .typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")
-            .expect("typed"),
-        cpu: BenchTensor(Arc::new(DispatchKey::CPU.into())),
-        autograd: BenchTensor(Arc::new(DispatchKeySet::from_keys(&[
-            DispatchKey::CPU,
-            DispatchKey::AutogradCPU,
-        ]))),
-        ag_identity,
-        ag_plain: AgTensor::new(&[DispatchKey::CPU]),
-        ag_tracked: AgTensor::new(&[DispatchKey::CPU, DispatchKey::AutogradCPU]),
-        _registrations: registrations,
-    }
-}
-
-/// The measured loop bodies, by name.
 /// A named loop body.
 type Case<'s> = (&'static str, Box<dyn FnMut() + 's>);
 
@@ -215,6 +52,7 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
     let op1 = s.identity.handle().clone();
     let op3 = s.add.handle().clone();
     let d = Dispatcher::global();
+    let mut next = 0;
     vec![
         (
             "1arg/a_direct",
@@ -223,6 +61,12 @@ fn cases(s: &Setup) -> Vec<Case<'_>> {
         (
             "1arg/b_typed",
             Box::new(move || drop(black_box(s.identity.call(black_box(&s.cpu))))),
+        ),
+        (
+            "1arg/b_typed_3000_ops",
+            Box::new(move || {
+                drop(black_box(s.next_of_many(&mut next).call(black_box(&s.cpu))));
+            }),
         ),
         (
             "1arg/c_boxed",
@@ -373,7 +217,7 @@ fn two_threads() -> [f64; 2] {
 }
 
 fn main() {
-    let s = setup();
+    let s = Setup::new().expect("setup");
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, &s);
     c.final_summary();

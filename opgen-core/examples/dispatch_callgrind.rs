@@ -19,151 +19,35 @@
 //! Lookups by name, among 3,000 other operators: `find` (`Dispatcher::find`, the handle
 //! dropped), `find_typed_call` (`find`, `typed()` and b1's call, every time) and
 //! `find_missing` (a failed `find`, error included).
+//! `b1_many`: b1's call cycling over those 3,000 operators (each with the same CPU kernel,
+//! each its own registration), one call per operator in turn: what a program that uses many
+//! operators pays when they are not all in the caches. With `--cache-sim=yes`, callgrind
+//! counts the data cache misses per call too (`D1mr`), e.g. with this machine's L1d and L2:
+//! `--cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64`.
+//!
+//! The operators and kernels are those of the benchmark (`benches/support/dispatch_setup.rs`),
+//! all registered for every case.
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use opgen_core::autograd::{
-    AutogradMeta, AutogradOp, Backward, BackwardContext, Differentiable, functional,
-};
-use opgen_core::dispatch::{
-    DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, Scalar, Stack, Tensor,
-};
+use opgen_core::dispatch::{Dispatcher, Error, IValue, Scalar, Stack};
 
-#[derive(Clone)]
-struct BenchTensor(Arc<DispatchKeySet>);
+#[path = "../benches/support/dispatch_setup.rs"]
+mod dispatch_setup;
 
-impl Tensor for BenchTensor {
-    fn key_set(&self) -> DispatchKeySet {
-        *self.0
-    }
-}
+use dispatch_setup::{BenchTensor, Setup, add, identity};
 
-fn identity(t: &BenchTensor) -> BenchTensor {
-    t.clone()
-}
-
-fn add(a: &BenchTensor, _b: &BenchTensor, _alpha: Scalar) -> BenchTensor {
-    a.clone()
-}
-
-/// A tensor type that takes part in autograd (its math is never called here).
-#[derive(Clone)]
-struct AgTensor(Arc<(DispatchKeySet, AutogradMeta<AgTensor>)>);
-
-impl AgTensor {
-    fn new(keys: &[DispatchKey]) -> AgTensor {
-        AgTensor(Arc::new((
-            DispatchKeySet::from_keys(keys),
-            AutogradMeta::new(),
-        )))
-    }
-}
-
-impl Tensor for AgTensor {
-    fn key_set(&self) -> DispatchKeySet {
-        self.0.0
-    }
-    fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
-        Some(&self.0.1)
-    }
-}
-
-impl Differentiable for AgTensor {
-    fn detach(&self) -> Result<Self, Error> {
-        Ok(AgTensor::new(&[DispatchKey::CPU]))
-    }
-    fn ones_like(&self) -> Result<Self, Error> {
-        self.detach()
-    }
-    fn zeros_like(&self) -> Result<Self, Error> {
-        self.detach()
-    }
-    fn accumulate(&self, _: &Self) -> Result<Self, Error> {
-        self.detach()
-    }
-    fn sum_to(&self, _: &[i64]) -> Result<Self, Error> {
-        self.detach()
-    }
-}
-
-struct IdentityBackward;
-
-impl Backward<AgTensor> for IdentityBackward {
-    fn name(&self) -> &'static str {
-        "IdentityBackward0"
-    }
-    fn apply(&mut self, ctx: &mut BackwardContext<'_, AgTensor>) -> Result<(), Error> {
-        let grad = ctx.grad(0).cloned();
-        ctx.set(0, grad);
-        Ok(())
-    }
-}
-
-static AG_IDENTITY: AutogradOp = AutogradOp::new("ag_identity");
-
-/// The g cases: `agbench::ag_identity` with a CPU kernel and an Autograd kernel.
-fn run_autograd(case: &str, n: u64) -> Result<(), Error> {
-    let d = Dispatcher::global();
-    let lib = d.library("agbench")?;
-    let _def = lib.def("ag_identity(Tensor self) -> Tensor")?;
-    let _cpu = lib.impl_("ag_identity", DispatchKey::CPU, |t: &AgTensor| t.clone())?;
-    let op = d.typed::<AgTensor, (&AgTensor,), AgTensor>("agbench::ag_identity", "")?;
-    let inner = op.clone();
-    let _autograd = lib.impl_(
-        "ag_identity",
-        DispatchKey::AutogradCPU,
-        move |ks: DispatchKeySet, t: &AgTensor| {
-            functional(
-                ks,
-                &AG_IDENTITY,
-                &[t.into()],
-                |_| Ok(IdentityBackward),
-                |ks| inner.try_redispatch(ks, t),
-                |_, _| Ok(()),
-            )
-        },
-    )?;
-    let t = match case {
-        "g0" => AgTensor::new(&[DispatchKey::CPU]),
-        _ => AgTensor::new(&[DispatchKey::CPU, DispatchKey::AutogradCPU]),
-    };
-    for _ in 0..n {
-        drop(black_box(op.call(black_box(&t))));
-    }
-    Ok(())
-}
-
-const CASES: &str = "a1 b1 c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing g0 g1";
+const CASES: &str = "a1 b1 b1_many c1 d1 e1 a3 b3 c3 d3 find find_typed_call find_missing g0 g1";
 
 fn run(case: &str, n: u64) -> Result<(), Error> {
-    if case.starts_with('g') {
-        return run_autograd(case, n);
-    }
+    let s = Setup::new()?;
     let d = Dispatcher::global();
-    let lib = d.library("bench")?;
-    let _defs = (
-        lib.def("identity(Tensor self) -> Tensor")?,
-        lib.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")?,
-        lib.impl_("identity", DispatchKey::CPU, identity)?,
-        lib.impl_("add.Tensor", DispatchKey::CPU, add)?,
-    );
-    let _others = (0..3000)
-        .map(|i| lib.def(&format!("other_{i}.overload(Tensor self, int n) -> Tensor")))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let op1 = d.typed::<_, (&BenchTensor,), BenchTensor>("bench::identity", "")?;
-    let op3 =
-        d.typed::<_, (&BenchTensor, &BenchTensor, Scalar), BenchTensor>("bench::add", "Tensor")?;
-    let cpu = BenchTensor(Arc::new(DispatchKey::CPU.into()));
-    let autograd = BenchTensor(Arc::new(DispatchKeySet::from_keys(&[
-        DispatchKey::CPU,
-        DispatchKey::AutogradCPU,
-    ])));
+    let (op1, op3) = (&s.identity, &s.add);
     let direct1: fn(&BenchTensor) -> BenchTensor = black_box(identity);
     let direct3: fn(&BenchTensor, &BenchTensor, Scalar) -> BenchTensor = black_box(add);
     let mut stack: Stack<BenchTensor> = Stack::with_capacity(4);
-    let t = &cpu;
+    let (t, autograd) = (&s.cpu, &s.autograd);
     // The case is chosen once, outside the loop, so that every case's loop is only its call.
     macro_rules! repeat {
         ($body:expr) => {
@@ -175,6 +59,12 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
     match case {
         "a1" => repeat!(drop(black_box(direct1(black_box(t))))),
         "b1" => repeat!(drop(black_box(op1.call(black_box(t))))),
+        "b1_many" => {
+            let mut next = 0;
+            repeat!(drop(black_box(
+                s.next_of_many(&mut next).call(black_box(t))
+            )));
+        }
         "c1" => repeat!({
             stack.push(IValue::Tensor(black_box(t).clone()));
             op1.handle().call_boxed(&mut stack)?;
@@ -185,7 +75,7 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
             stack.push(IValue::Tensor(t.clone()));
             repeat!(op1.handle().call_boxed(black_box(&mut stack))?);
         }
-        "d1" => repeat!(drop(black_box(op1.call(black_box(&autograd))))),
+        "d1" => repeat!(drop(black_box(op1.call(black_box(autograd))))),
         "a3" => repeat!(drop(black_box(direct3(
             black_box(t),
             black_box(t),
@@ -204,8 +94,8 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
             drop(black_box(stack.pop()));
         }),
         "d3" => repeat!(drop(black_box(op3.call(
-            black_box(&autograd),
-            black_box(&autograd),
+            black_box(autograd),
+            black_box(autograd),
             Scalar::Int(1)
         )))),
         "find" => repeat!(drop(black_box(d.find(black_box("bench::identity"), "")?))),
@@ -216,6 +106,10 @@ fn run(case: &str, n: u64) -> Result<(), Error> {
         }),
         "find_missing" => repeat!(drop(black_box(
             d.find(black_box("bench::identity"), "nope")
+        ))),
+        "g0" => repeat!(drop(black_box(s.ag_identity.call(black_box(&s.ag_plain))))),
+        "g1" => repeat!(drop(black_box(
+            s.ag_identity.call(black_box(&s.ag_tracked))
         ))),
         other => {
             return Err(Error::from(format!(

@@ -11,13 +11,12 @@
 //!   marker;
 //! * [`Functor`] stores a kernel object behind an `Arc` next to its `TypeId`, and hands out a
 //!   reference only for that type;
-//! * [`TableCell`] publishes immutable tables through an `AtomicPtr` and keeps every table it
-//!   ever published until the cell itself is dropped, so a reference obtained by a reader
-//!   stays valid for as long as the reader borrows the cell. Freeing superseded tables
-//!   earlier would need a per-call atomic read-modify-write or fence (about 2 ns each on the
-//!   reference machine, most of the call's budget); registration is rare, so the retained
-//!   tables are the cheaper trade. A new table that equals a recent one reuses it, so
-//!   registering and dropping the same kernels does not grow the cell;
+//! * [`TableCell`] publishes immutable tables through an `AtomicPtr`; a table it replaces is
+//!   retired to [`reclaim`](super::reclaim), which drops it once every call that could have
+//!   loaded it has returned. A call marks itself with a [`Pin`] (two plain stores to a
+//!   per-thread counter), and a reference obtained from the cell lives as long as the pin;
+//!   the cost of knowing when a table is unused falls on registrations (a process-wide
+//!   memory barrier), not on calls;
 //! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
 //!   index computation can only produce indices in bounds, which a compile-time assertion
 //!   on its lookup table checks.
@@ -33,11 +32,17 @@ use std::any::{Any, TypeId};
 use std::marker::PhantomData;
 use std::mem::{size_of, transmute_copy};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ivalue::IValue;
-use super::keys::{NUM_ENTRIES, slot_index};
+use super::kernel::ErasedKernel;
+use super::keys::{
+    NUM_BACKENDS, NUM_ENTRIES, NUM_SLOTS, REGISTER_BIT, REGISTER_SLOT, backend_index, slot_index,
+};
+use super::keyset::DispatchKeySet;
+use super::reclaim::{self, Pin};
+use super::table::{OpInfo, Table, register_kernel};
 
 /// A marker type naming one function-pointer signature.
 pub(crate) trait FnSig: 'static {
@@ -295,70 +300,135 @@ pub(crate) fn replace_values_from<T>(values: &mut Vec<IValue<T>>, base: usize, v
     }
 }
 
-/// An operator's current dispatch table, readable with one atomic load.
-pub(crate) struct TableCell<T> {
-    current: AtomicPtr<T>,
-    /// Every table published so far; never shrinks while the cell lives.
-    retained: Mutex<Vec<Arc<T>>>,
+/// An operator's dispatch table as calls read it, inside the operator's entry (as c10's
+/// table is inside its `OperatorEntry`): the key masks and the kernel of each slot, in
+/// place, so that a call makes one dependent load from its handle to reach the table and
+/// one more to reach the kernel. Registrations build an immutable [`Table`] (which owns the
+/// kernels) and mirror it here with atomic stores; the table it replaces is retired to
+/// [`reclaim`](super::reclaim), which drops it (and the kernels only it held) once every call
+/// that could have loaded one of its kernels has returned.
+///
+/// A call reads one mask and then one slot, each with one atomic load, while a registration
+/// may be rewriting them. The order of the stores ([`LiveTable::mirror`]) and the tables'
+/// fallthrough slots (which hold a kernel that skips the key) make every combination a call
+/// can read dispatch as the table before or the table after would, key by key.
+pub(crate) struct LiveTable {
+    /// Per backend index, the key set bits whose entries are not fallthroughs, and
+    /// [`REGISTER_BIT`].
+    masks: [AtomicU64; NUM_BACKENDS],
+    /// The kernel of each entry, then the [`REGISTER_SLOT`]'s.
+    slots: [AtomicPtr<ErasedKernel>; NUM_SLOTS],
+    /// The schema facts; null while the operator has no `def`.
+    info: AtomicPtr<OpInfo>,
+    /// The table mirrored, which owns what `slots` and `info` point to; replaced (and the
+    /// old one retired) only under this lock.
+    owner: Mutex<Arc<Table>>,
 }
 
-/// How many recent tables `publish` compares a new table with.
-const REUSE_WINDOW: usize = 16;
-
-impl<T> TableCell<T> {
-    /// A cell holding `initial`.
-    #[cfg(test)]
-    pub(crate) fn new(initial: T) -> TableCell<T> {
-        TableCell::shared(Arc::new(initial))
-    }
-
-    /// A cell holding `initial`, which other cells may share.
-    pub(crate) fn shared(initial: Arc<T>) -> TableCell<T> {
-        TableCell {
-            current: AtomicPtr::new(Arc::as_ptr(&initial).cast_mut()),
-            retained: Mutex::new(vec![initial]),
-        }
-    }
-
-    /// The current table.
-    #[inline(always)]
-    pub(crate) fn load(&self) -> &T {
-        let ptr = self.current.load(Ordering::Acquire);
-        // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc` in `retained` (in `new`, `shared` or
-        // `publish`), and `retained` only grows until the cell is dropped, which cannot happen
-        // while `self` is borrowed; so the table is alive for the returned lifetime. Tables are
-        // never mutated after publication, and the `Release` store in `publish` paired with
-        // this `Acquire` load makes its initialisation visible.
-        unsafe { &*ptr }
-    }
-
-    /// Makes `table` current, or an equal recent table (`same` decides equality).
-    pub(crate) fn publish(&self, table: T, same: impl Fn(&T, &T) -> bool) {
-        let mut retained = self.retained.lock().unwrap_or_else(PoisonError::into_inner);
-        let reuse = retained
-            .iter()
-            .rev()
-            .take(REUSE_WINDOW)
-            .find(|t| same(t, &table));
-        let ptr = match reuse {
-            Some(existing) => Arc::as_ptr(existing),
-            None => {
-                let table = Arc::new(table);
-                let ptr = Arc::as_ptr(&table);
-                retained.push(table);
-                ptr
-            }
+impl LiveTable {
+    /// A live table mirroring `table`.
+    pub(crate) fn new(table: Arc<Table>) -> LiveTable {
+        let live = LiveTable {
+            masks: std::array::from_fn(|b| AtomicU64::new(table.mask(b) | REGISTER_BIT)),
+            slots: std::array::from_fn(|i| match i {
+                REGISTER_SLOT => AtomicPtr::new(Arc::as_ptr(register_kernel()).cast_mut()),
+                i => AtomicPtr::new(table.slot(i).cast_mut()),
+            }),
+            info: AtomicPtr::new(table.info_ptr().cast_mut()),
+            owner: Mutex::new(table),
         };
-        self.current.store(ptr.cast_mut(), Ordering::Release);
+        live
     }
 
-    /// How many tables the cell retains.
-    #[cfg(test)]
-    pub(crate) fn retained(&self) -> usize {
-        self.retained
+    /// The kernel for a call's key set `ks` (with [`REGISTER_BIT`] on a thread's first call),
+    /// with the key set it is called with: `ks` without the functionalities whose entries
+    /// are fallthroughs on `ks`'s highest backend. Readable while the call `_pin` lasts.
+    #[inline(always)]
+    pub(crate) fn kernel<'a>(
+        &'a self,
+        ks: DispatchKeySet,
+        _pin: &'a Pin,
+    ) -> (DispatchKeySet, &'a ErasedKernel) {
+        let backend = backend_index(ks.bits());
+        let bits = ks.bits() & self.masks[backend].load(Ordering::Acquire);
+        let ptr = table_entry(&self.slots, bits, backend).load(Ordering::Acquire);
+        // SAFETY: every pointer stored in `slots` (by `new` and `mirror`) is `Arc::as_ptr` of
+        // a kernel held by the `Table` being mirrored, which then stays in `owner` until a
+        // later `publish` has overwritten every slot with its own table's pointers, and is
+        // only then handed to `reclaim::retire` (the register slot holds a `static`'s kernel,
+        // never freed). `reclaim` drops a retired value only after every thread that was
+        // inside a call at the barrier following the retirement has been seen outside of
+        // calls. This call's `_pin` began before the load: if before that barrier, the
+        // barrier saw it (the pin's store is ordered before the barrier, a fence on every
+        // thread) and the table outlives the pin; if after, this load follows the barrier,
+        // which follows the stores that replaced the retired pointers, so it cannot return
+        // one. A thread not registered with `reclaim` yet has `REGISTER_BIT` in `ks` (see
+        // `tls`), which every mask keeps, so it reads the register slot's `static` kernel.
+        // So the kernel lives for `'a`. Kernels are never mutated after publication, and the
+        // `Release` stores paired with these `Acquire` loads make their initialisation
+        // visible.
+        (DispatchKeySet::from_valid_bits(bits), unsafe { &*ptr })
+    }
+
+    /// Whether the operator has a `def` (nothing is read through the pointer).
+    #[inline(always)]
+    pub(crate) fn has_info(&self) -> bool {
+        !self.info.load(Ordering::Acquire).is_null()
+    }
+
+    /// The schema facts, while the operator has a `def`; readable while `_pin` lasts (a pin
+    /// of a registered thread: [`reclaim::pin_registered`]).
+    #[inline(always)]
+    pub(crate) fn info<'a>(&'a self, _pin: &'a Pin) -> Option<&'a OpInfo> {
+        let ptr = self.info.load(Ordering::Acquire);
+        // SAFETY: a non-null `info` is `Arc::as_ptr` of the `Arc<OpInfo>` of the mirrored
+        // `Table`, kept alive as the slots' kernels are (see `kernel`); the pin is a
+        // registered thread's (the callers take it with `pin_registered`, or hold a call's
+        // pin after its dispatch registered the thread).
+        (!ptr.is_null()).then(|| unsafe { &*ptr })
+    }
+
+    /// The table mirrored (for what calls do not read: the registered keys).
+    pub(crate) fn snapshot(&self) -> Arc<Table> {
+        self.owner
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .len()
+            .clone()
+    }
+
+    /// Mirrors `table` unless it dispatches every call as the current one, and retires the
+    /// table it replaces (or `table` itself).
+    pub(crate) fn publish(&self, table: Arc<Table>) {
+        let mut owner = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
+        if Table::same(&owner, &table) {
+            drop(owner);
+            // It may hold the last reference to a kernel (user code): dropped by `reclaim`.
+            reclaim::retire(table);
+            return;
+        }
+        self.mirror(&owner, &table);
+        let old = std::mem::replace(&mut *owner, table);
+        drop(owner);
+        reclaim::retire(old);
+    }
+
+    /// Stores `new`'s masks, slots and schema over `old`'s. The masks first lose the bits
+    /// `new` clears (a call then skips those keys, as after), the slots change, and then
+    /// the masks gain the bits `new` sets (a call reaches those keys only once their slots
+    /// hold `new`'s kernels). A call that read a mask before a slot changed may land on a
+    /// slot that `new` makes a fallthrough: that slot holds the kernel that skips the key.
+    fn mirror(&self, old: &Table, new: &Table) {
+        for (b, mask) in self.masks.iter().enumerate() {
+            mask.store(old.mask(b) & new.mask(b) | REGISTER_BIT, Ordering::Release);
+        }
+        for (i, slot) in self.slots[..NUM_ENTRIES].iter().enumerate() {
+            slot.store(new.slot(i).cast_mut(), Ordering::Release);
+        }
+        self.info
+            .store(new.info_ptr().cast_mut(), Ordering::Release);
+        for (b, mask) in self.masks.iter().enumerate() {
+            mask.store(new.mask(b) | REGISTER_BIT, Ordering::Release);
+        }
     }
 }
 
@@ -366,12 +436,12 @@ impl<T> TableCell<T> {
 /// backend index `backend`, selects ([`slot_index`]), without a bounds check: the one check
 /// the call path would otherwise make, as c10's table lookup makes none.
 #[inline(always)]
-pub(crate) fn table_entry<T>(entries: &[T; NUM_ENTRIES], bits: u64, backend: usize) -> &T {
+pub(crate) fn table_entry<T>(entries: &[T; NUM_SLOTS], bits: u64, backend: usize) -> &T {
     let index = slot_index(bits, backend);
     // SAFETY: `slot_index` returns `first + (backend & mask)` for a pair `(first, mask)` of
     // its constant `ENTRIES`, for any `bits` and `backend`; building `ENTRIES` asserts
-    // `first + mask < NUM_ENTRIES` for every pair (a compile-time check, as `ENTRIES` is a
-    // `const`), and `backend & mask <= mask`. So `index < NUM_ENTRIES`, the array's length.
+    // `first + mask < NUM_SLOTS` for every pair (a compile-time check, as `ENTRIES` is a
+    // `const`), and `backend & mask <= mask`. So `index < NUM_SLOTS`, the array's length.
     unsafe { entries.get_unchecked(index) }
 }
 
@@ -530,14 +600,25 @@ mod tests {
     }
 
     #[test]
-    fn cell_reuses_equal_tables_and_keeps_old_ones() {
-        let cell = TableCell::new(1);
-        let first: *const i32 = cell.load();
-        cell.publish(2, |a, b| a == b);
-        assert_eq!(*cell.load(), 2);
-        cell.publish(1, |a, b| a == b);
-        assert_eq!(cell.load() as *const i32, first);
-        assert_eq!(cell.retained(), 2);
+    fn a_live_table_retires_the_tables_it_replaces() {
+        let first = Arc::new(Table::undefined());
+        let live = LiveTable::new(first.clone());
+        let pin = reclaim::pin_registered();
+        assert!(live.info(&pin).is_none() && !live.has_info());
+        let (_, missing) = live.kernel(DispatchKeySet::EMPTY, &pin);
+        assert!(std::ptr::eq(missing, first.slot(0)));
+        drop(pin);
+        // An equal table is not mirrored: `first` stays.
+        live.publish(Arc::new(Table::undefined()));
+        assert!(Arc::ptr_eq(&live.snapshot(), &first));
+        let second = Arc::new(Table::undefined_with_masks(0));
+        live.publish(second.clone());
+        assert!(Arc::ptr_eq(&live.snapshot(), &second));
+        assert!(reclaim::settle(10, || Arc::strong_count(&first) == 1));
+        // A thread that has not called yet lands on the register slot.
+        let pin = reclaim::pin_registered();
+        let (_, register) = live.kernel(DispatchKeySet::from_valid_bits(REGISTER_BIT), &pin);
+        assert!(std::ptr::eq(register, Arc::as_ptr(register_kernel())));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock, Weak};
 
 use super::args::ArgFamily;
-use super::erased::Shared;
+use super::erased::{AnyMut, Shared};
 use super::error::{Error, ErrorKind};
 use super::ivalue::{IValue, Stack, default_value};
 use super::kernel::{
@@ -15,10 +15,11 @@ use super::kernel::{
 };
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
+use super::reclaim::{self, Pin};
 use super::registry::operator::OperatorEntry;
 use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;
-use super::table::{DispatchTableDump, Table};
+use super::table::DispatchTableDump;
 use super::tensor::Tensor;
 use super::tls;
 use crate::schema::Schema;
@@ -33,10 +34,6 @@ pub struct OperatorHandle {
 }
 
 impl OperatorHandle {
-    #[inline(always)]
-    pub(crate) fn table(&self) -> &Table {
-        self.entry.table.load()
-    }
 
     /// The operator's namespace (`aten`).
     pub fn namespace(&self) -> &str {
@@ -61,7 +58,8 @@ impl OperatorHandle {
     /// The schema, while the operator has a `def` (parsed on first use, for the operators
     /// defined at link time: `None` if it does not parse).
     pub fn schema(&self) -> Option<Arc<Schema>> {
-        let info = self.table().info.as_ref()?;
+        let pin = reclaim::pin_registered();
+        let info = self.entry.table.info(&pin)?;
         info.schema().ok().cloned()
     }
 
@@ -76,20 +74,22 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn variants(&self) -> Option<super::Variants> {
-        self.table().info.as_ref().and_then(|info| info.variants)
+        let pin = reclaim::pin_registered();
+        self.entry.table.info(&pin).and_then(|info| info.variants)
     }
 
     /// The device check and guard recorded with
     /// [`Library::def_native_at`](super::Library::def_native_at) (every operator defined by
     /// `#[native_function]` or `include_native_functions!`), if any.
     pub fn device_checks(&self) -> Option<super::DeviceChecks> {
-        self.table().info.as_ref().and_then(|info| info.device)
+        let pin = reclaim::pin_registered();
+        self.entry.table.info(&pin).and_then(|info| info.device)
     }
 
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {
-        self.table().registered_keys()
+        self.entry.table.snapshot().registered_keys()
     }
 
     /// The computed dispatch table: which registration serves each runtime key.
@@ -117,7 +117,8 @@ impl OperatorHandle {
     pub(crate) fn into_typed_families<T: Tensor, L: ArgList<T>, R: RetValue<T>>(
         self,
     ) -> Result<TypedOperator<T, L, R>, Error> {
-        let Some(info) = &self.table().info else {
+        let pin = reclaim::pin_registered();
+        let Some(info) = self.entry.table.info(&pin) else {
             return Err(self.not_found());
         };
         let signature = TypeId::of::<SignatureMarker<T, L, R>>();
@@ -168,10 +169,14 @@ impl OperatorHandle {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn call_boxed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
-        let table = self.table();
+        if !reclaim::is_registered() {
+            return self.call_boxed_first(stack);
+        }
+        let pin = reclaim::pin();
         // The schema is parsed by the lookup that made this handle; an operator without
         // `def`, or one whose schema was not parsed yet, takes the path out of line.
-        let Some(info) = table.info.as_ref().and_then(|info| info.parsed_facts()) else {
+        let Some(info) = (self.entry.table.info(&pin)).and_then(|info| info.parsed_facts())
+        else {
             return self.call_boxed_unparsed(stack);
         };
         let base = args_base(stack, info.num_args, self)?;
@@ -180,7 +185,7 @@ impl OperatorHandle {
         // arguments) takes the general path, out of line, so that this one needs no saved
         // registers.
         let Some(mask) = info.tensor_mask else {
-            return self.call_boxed_general(table, base, stack);
+            return self.call_boxed_general(&pin, base, stack);
         };
         let args = &stack[base..];
         let mut ks = DispatchKeySet::EMPTY;
@@ -188,14 +193,22 @@ impl OperatorHandle {
         loop {
             match args.get(mask.trailing_zeros() as usize) {
                 Some(IValue::Tensor(t)) => ks |= t.key_set(),
-                _ => return self.call_boxed_general(table, base, stack),
+                _ => return self.call_boxed_general(&pin, base, stack),
             }
             mask &= mask - 1;
             if mask == 0 {
                 break;
             }
         }
-        self.dispatch_boxed(table, tls::apply(ks), stack)
+        self.dispatch_boxed(&pin, tls::apply(ks), stack)
+    }
+
+    /// [`OperatorHandle::call_boxed`] on a thread's first call: registers it first.
+    #[cold]
+    #[inline(never)]
+    fn call_boxed_first<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
+        reclaim::register_thread();
+        self.call_boxed(stack)
     }
 
     /// [`OperatorHandle::call_boxed`] for an operator without `def`, or whose schema is not
@@ -203,10 +216,13 @@ impl OperatorHandle {
     #[cold]
     #[inline(never)]
     fn call_boxed_unparsed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
-        let Some(info) = &self.table().info else {
-            return Err(self.not_found());
-        };
-        info.facts()?;
+        {
+            let pin = reclaim::pin_registered();
+            let Some(info) = self.entry.table.info(&pin) else {
+                return Err(self.not_found());
+            };
+            info.facts()?;
+        }
         self.call_boxed(stack)
     }
 
@@ -215,17 +231,17 @@ impl OperatorHandle {
     #[inline(never)]
     fn call_boxed_general<T: Tensor>(
         &self,
-        table: &Table,
+        pin: &Pin,
         base: usize,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let args = &stack[base..];
-        let facts = table.info.as_ref().and_then(|info| info.facts().ok());
+        let facts = (self.entry.table.info(pin)).and_then(|info| info.facts().ok());
         let tensor_args = facts.map_or(&[][..], |facts| &facts.tensor_args);
         let ks = (tensor_args.iter())
             .filter_map(|&i| args.get(i))
             .fold(DispatchKeySet::EMPTY, |ks, v| ks | v.key_set());
-        self.dispatch_boxed(table, tls::apply(ks), stack)
+        self.dispatch_boxed(pin, tls::apply(ks), stack)
     }
 
     /// Like [`OperatorHandle::call_boxed`], with the key set given (the thread-local sets
@@ -235,18 +251,33 @@ impl OperatorHandle {
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        self.dispatch_boxed(self.table(), ks, stack)
+        let pin = reclaim::pin();
+        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
+        self.dispatch_boxed(&pin, ks, stack)
     }
 
     #[inline]
     fn dispatch_boxed<T: Tensor>(
         &self,
-        table: &Table,
+        pin: &Pin,
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        let (ks, kernel) = table.kernel(ks);
+        let (ks, kernel) = self.entry.table.kernel(ks, pin);
         (kernel.boxed)(&kernel.functor, self, ks, erase_stack(stack))
+    }
+
+    /// [`OperatorHandle::redispatch_boxed`] with an erased stack: what the dispatcher's own
+    /// kernels (the fallthrough and register slots') call.
+    pub(crate) fn redispatch_erased(
+        &self,
+        ks: DispatchKeySet,
+        stack: AnyMut<'_>,
+    ) -> Result<(), Error> {
+        let pin = reclaim::pin();
+        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
+        let (ks, kernel) = self.entry.table.kernel(ks, &pin);
+        (kernel.boxed)(&kernel.functor, self, ks, stack)
     }
 
     /// Pushes the defaults of the arguments missing at the end of `stack`, which holds the
@@ -289,7 +320,7 @@ impl OperatorHandle {
     /// The error of a call whose masked key set `ks` has no kernel.
     #[cold]
     pub(crate) fn missing_kernel_error(&self, ks: DispatchKeySet) -> Error {
-        let table = self.table();
+        let table = self.entry.table.snapshot();
         if table.info.is_none() {
             return self.not_found();
         }
@@ -461,12 +492,15 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> TypedOperator<T, L, R> {
     /// missing or ambiguous entry, else a boxed call.
     #[cold]
     #[inline(never)]
+    /// (The call's kernel is looked up again here, so that the fast path's pin ends right
+    /// after its kernel returns, without a branch.)
     fn call_slow(
         &self,
-        kernel: &ErasedKernel,
         ks: DispatchKeySet,
         push_args: impl FnOnce(&mut Stack<T>),
     ) -> Result<R, Error> {
+        let pin = reclaim::pin();
+        let (ks, kernel) = self.op.entry.table.kernel(ks, &pin);
         match kernel.kind {
             KernelKind::Missing => return Err(self.op.missing_kernel_error(ks)),
             KernelKind::Ambiguous => return Err(self.op.ambiguous_error()),
@@ -538,7 +572,7 @@ macro_rules! typed_calls {
             #[inline]
             pub fn try_call<'a>(&'a self, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
                 let ks = DispatchKeySet::EMPTY $(| $F::key_set(&$a))*;
-                self.try_redispatch(tls::apply(ks), $($a),*)
+                self.dispatch(tls::apply(ks), $($a),*)
             }
 
             /// Calls the operator with the key set given, typically the caller's own minus
@@ -559,13 +593,25 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                let (ks, kernel) = self.op.table().kernel(ks);
+                // A thread's first call registers it (see `tls::unregistered_bit`).
+                let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
+                self.dispatch(ks, $($a),*)
+            }
+
+            /// The call with the key set complete.
+            #[inline(always)]
+            fn dispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
+                let pin = reclaim::pin();
+                let (ks, kernel) = self.op.entry.table.kernel(ks, &pin);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]
-                    None => self.call_slow(kernel, ks, |stack: &mut Stack<T>| {
-                        $(stack.push($F::to_ivalue($a));)*
-                    }),
+                    None => {
+                        drop(pin);
+                        self.call_slow(ks, |stack: &mut Stack<T>| {
+                            $(stack.push($F::to_ivalue($a));)*
+                        })
+                    }
                 }
             }
         }

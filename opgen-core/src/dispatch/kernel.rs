@@ -80,6 +80,10 @@ pub(crate) type BoxedFn =
     fn(&Functor, &OperatorHandle, DispatchKeySet, AnyMut<'_>) -> Result<(), Error>;
 
 /// A kernel in the dispatcher's stored form (opaque outside opgen).
+///
+/// What a call reads (the unboxed entry point and the kernel object) comes first, in one
+/// cache line: a call whose kernel is not in the caches waits for one line, not two.
+#[repr(C, align(64))]
 pub struct ErasedKernel {
     /// The unboxed entry point, typed by `Sig<T, families, R>`; none for boxed kernels.
     pub(crate) unboxed: ErasedFn,
@@ -405,8 +409,8 @@ macro_rules! unboxed_kernel {
         {
             fn erase(self, operator: Arc<str>) -> ErasedKernel {
                 #[allow(unused_variables, clippy::too_many_arguments, clippy::needless_lifetimes)]
-                fn unboxed<'a, T: Tensor, K, Out, OM, $($F: ArgFamily<T>),*>(
-                    functor: &'a Functor,
+                fn unboxed<'f, 'a, T: Tensor, K, Out, OM, $($F: ArgFamily<T>),*>(
+                    functor: &'f Functor,
                     ks: DispatchKeySet,
                     $($a: $F::Arg<'a>,)*
                 ) -> Result<Out::Value, Error>
@@ -492,7 +496,7 @@ macro_rules! unboxed_kernel {
         }
 
         impl<T: Tensor, R: RetValue<T>, $($F: ArgFamily<T>),*> FnSig for Sig<T, ($($F,)*), R> {
-            type Ptr = for<'a> fn(&'a Functor, DispatchKeySet, $($F::Arg<'a>),*) -> Result<R, Error>;
+            type Ptr = for<'f, 'a> fn(&'f Functor, DispatchKeySet, $($F::Arg<'a>),*) -> Result<R, Error>;
         }
 
         unboxed_kernel!(@impl NoKeys no_keys [] false; $(($A $F $a $v $i))*);

@@ -14,8 +14,8 @@ mod layout;
 pub use backend::BackendComponent;
 
 pub(crate) use layout::{
-    BACKEND_BITS, FUNCTIONALITY_BITS, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index,
-    functionality_bit, key_bits, slot_index,
+    BACKEND_BITS, FUNCTIONALITY_BITS, NUM_BACKENDS, NUM_ENTRIES, NUM_SLOTS, REGISTER_BIT,
+    REGISTER_SLOT, VALID_BITS, backend_index, functionality_bit, key_bits, slot_index,
 };
 
 /// Generates [`DispatchKey`] from its runtime keys in priority order (per-backend groups and

@@ -294,14 +294,38 @@
 //!
 //! Registrations, lookups and calls may run on many threads at once. Registration takes the
 //! dispatcher's lock; a lookup by name ([`Dispatcher::find`]) takes none (an index read with
-//! atomic loads); nor does a call: the operator's table is immutable, published with an
-//! atomic store and read with one atomic load. A kernel that a dropped registration removes
-//! is dropped after the lock is released, so what it captured (other registrations, a
-//! library, values that use the dispatcher when dropped) may use the dispatcher. A superseded table is not freed while the
-//! operator exists (freeing it safely would need an atomic read-modify-write per call);
-//! a table is a few hundred bytes, and one that equals a recent table is reused, so undoing
-//! and redoing registrations does not grow memory. Kernels of dropped registrations are
-//! kept alive by those retained tables.
+//! atomic loads); nor does a call: the operator's table lives in its entry (as c10's does),
+//! and a call reads one key mask and one kernel pointer there with atomic loads. A
+//! registration computes the new table and writes it in place, in an order that makes
+//! every call dispatch as the table before or the table after would, key by key.
+//!
+//! Memory is given back. A kernel that a dropped registration removes, and the table it
+//! replaces, are freed once no call can still be running them: every call marks its thread
+//! as inside a call (two stores to a counter of its own, no atomic read-modify-write), and
+//! the registration that retires a table makes one process-wide memory barrier
+//! (`membarrier` on Linux) before it frees what no thread inside a call at that moment can
+//! hold. A thread that stays inside a call (a kernel that runs for minutes) delays what was
+//! retired meanwhile until it returns. On systems without such a barrier, retired tables
+//! are kept instead (memory then grows with registrations; nothing is freed early). What
+//! is freed is dropped after the lock is released, so what a kernel
+//! captured (other registrations, a library, values that use the dispatcher when dropped)
+//! may use the dispatcher.
+//!
+//! Ownership, and the rule for cycles:
+//!
+//! * a [`Registration`] keeps its dispatcher alive; [`Registration::forget`] keeps the
+//!   registration in force without keeping the dispatcher: when the last [`Dispatcher`],
+//!   [`Library`] and [`Registration`] of a dispatcher are gone, it is freed with every
+//!   kernel registered in it, forgotten or not;
+//! * handles ([`OperatorHandle`], [`TypedOperator`]) keep their operator's entry alive, not
+//!   the dispatcher. A kernel may hold a handle of its own operator (to redispatch, as
+//!   generated Autograd kernels do): the entry's table holds the kernel, which holds the
+//!   entry, but dropping the dispatcher empties every table, so the cycle ends with the
+//!   dispatcher (a handle that outlives its dispatcher finds no `def`: its calls fail with
+//!   "Could not find schema"). Dropping the kernel's registration ends it earlier;
+//! * a kernel that holds its own dispatcher (a [`Dispatcher`], [`Library`] or
+//!   [`Registration`] of it) keeps it alive until that registration is dropped: drop it, or
+//!   hold a [`OperatorHandle`] instead.
 
 /// Invokes `$m!` once per arity, from 0 to `MAX_ARITY` arguments; each argument is
 /// `(KernelArgType Family arg_name stack_slot index)`.
@@ -337,6 +361,7 @@ mod keyset;
 mod library;
 mod list;
 mod operator;
+mod reclaim;
 pub(crate) mod registry;
 mod returns;
 pub(crate) mod static_dispatch;

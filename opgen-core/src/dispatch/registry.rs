@@ -23,6 +23,7 @@ pub use registration::Registration;
 pub use warning::{Warning, WarningHook};
 
 use super::erased::Shared;
+use super::reclaim;
 use super::error::{Error, Site};
 use super::handle::{OperatorHandle, TypedOperator};
 use super::kernel::KernelArgs;
@@ -333,7 +334,7 @@ impl fmt::Debug for Dispatcher {
 /// table is not built (the slow path of `find` builds it).
 #[inline(always)]
 fn is_defined(entry: &OperatorEntry) -> bool {
-    entry.is_ready() && entry.table.load().info.is_some()
+    entry.is_ready() && entry.table.has_info()
 }
 
 /// `ns::op.overload` → (`ns::op`, `overload`).
@@ -389,6 +390,19 @@ impl Inner {
     /// lock is released, since both run user code.
     pub(crate) fn finish(&self, aftermath: Aftermath) {
         aftermath.finish(self);
+    }
+}
+
+impl Drop for Inner {
+    /// Empties every operator's table, so that what the kernels hold is freed with the
+    /// dispatcher even when it is a handle of their own operator (a cycle through the
+    /// operator's entry otherwise). Handles that outlive the dispatcher find no `def`.
+    fn drop(&mut self) {
+        let registry = self.registry.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for op in &registry.ops {
+            op.entry.table.publish(UNBUILT.clone());
+        }
+        drop(reclaim::collect());
     }
 }
 

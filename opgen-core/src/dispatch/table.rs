@@ -6,13 +6,11 @@ use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use super::erased::AnyMut;
-use super::erased::{ErasedFn, Functor, table_entry};
+use super::erased::{ErasedFn, Functor};
 use super::error::{Error, Site};
 use super::handle::OperatorHandle;
 use super::kernel::{ErasedKernel, KernelKind};
-use super::keys::{
-    DispatchKey, NUM_BACKENDS, NUM_ENTRIES, VALID_BITS, backend_index, functionality_bit,
-};
+use super::keys::{DispatchKey, FUNCTIONALITY_BITS, NUM_BACKENDS, NUM_ENTRIES, REGISTER_BIT, VALID_BITS, functionality_bit};
 use super::keyset::DispatchKeySet;
 pub(crate) use super::registry::operator::OpInfo;
 use super::registry::{BUILTIN, RegistrationId};
@@ -124,7 +122,8 @@ pub(crate) fn resolve<'r>(
         .collect()
 }
 
-/// An operator's dispatch table: immutable once published.
+/// An operator's dispatch table as registrations compute it: immutable, it owns the kernels
+/// that the live table in the operator's entry (which calls read) points to.
 pub(crate) struct Table {
     /// Per backend index (of a call's highest backend): the key set bits whose entries are
     /// not fallthroughs (c10's `nonFallthroughKeysPerBackend_`, every backend bit set). A
@@ -181,8 +180,11 @@ impl Table {
             ) {
                 (Some(kernel), _) => table.slots[slot] = kernel.clone(),
                 // A fallthrough at a runtime key: its functionality leaves the key sets of
-                // calls on its backend (on every backend, if it is not per backend).
+                // calls on its backend (on every backend, if it is not per backend). A call
+                // that read the mask of an older table while this one was being mirrored
+                // may still land on the slot: it skips the key there.
                 (None, Some(key)) => {
+                    table.slots[slot] = FALLTHROUGH.clone();
                     let bit = functionality_bit(key);
                     match key.backend() {
                         Some(backend) => table.masks[backend.index()] &= !bit,
@@ -196,16 +198,34 @@ impl Table {
         table
     }
 
-    /// The kernel for a call's key set `ks`, with the key set it is called with: `ks`
-    /// without the functionalities whose entries are fallthroughs on `ks`'s highest backend.
-    #[inline(always)]
-    pub(crate) fn kernel(&self, ks: DispatchKeySet) -> (DispatchKeySet, &ErasedKernel) {
-        let backend = backend_index(ks.bits());
-        let bits = ks.bits() & self.masks[backend];
-        (
-            DispatchKeySet::from_valid_bits(bits),
-            &**table_entry(&self.slots, bits, backend),
-        )
+    /// The key bits that are not fallthroughs for calls whose highest backend has index
+    /// `backend`.
+    pub(crate) fn mask(&self, backend: usize) -> u64 {
+        self.masks.get(backend).copied().unwrap_or(VALID_BITS)
+    }
+
+    /// The kernel of entry `index` (a `static`'s or one this table holds).
+    pub(crate) fn slot(&self, index: usize) -> *const ErasedKernel {
+        self.slots
+            .get(index)
+            .map_or(Arc::as_ptr(&MISSING), Arc::as_ptr)
+    }
+
+    /// The schema facts, null while the operator has no `def`.
+    pub(crate) fn info_ptr(&self) -> *const OpInfo {
+        self.info
+            .as_ref()
+            .map_or(std::ptr::null(), Arc::as_ptr)
+    }
+
+    /// A table of an operator without `def` whose masks are `mask` (for tests of tables
+    /// that differ).
+    #[cfg(test)]
+    pub(crate) fn undefined_with_masks(mask: u64) -> Table {
+        Table {
+            masks: [mask; NUM_BACKENDS],
+            ..Table::undefined()
+        }
     }
 
     /// The keys whose entries are not fallthroughs for calls whose highest backend is
@@ -262,6 +282,47 @@ static MISSING: LazyLock<Arc<ErasedKernel>> = LazyLock::new(|| {
     }
     error_kernel(KernelKind::Missing, missing)
 });
+
+/// The kernel of a fallthrough entry: what a call that landed on it while a registration
+/// changed the table gets (the table's masks skip the entry otherwise). It calls the
+/// operator again without the entry's functionality, boxed.
+static FALLTHROUGH: LazyLock<Arc<ErasedKernel>> = LazyLock::new(|| {
+    fn fallthrough(
+        _: &Functor,
+        op: &OperatorHandle,
+        ks: DispatchKeySet,
+        stack: AnyMut<'_>,
+    ) -> Result<(), Error> {
+        let functionalities = ks.bits() & FUNCTIONALITY_BITS;
+        if functionalities == 0 {
+            return Err(op.missing_kernel_error(ks));
+        }
+        let highest = 1u64 << (63 - functionalities.leading_zeros());
+        op.redispatch_erased(DispatchKeySet::from_valid_bits(ks.bits() & !highest), stack)
+    }
+    error_kernel(KernelKind::Kernel, fallthrough)
+});
+
+/// The kernel of every table's register slot, where a thread's first call lands
+/// ([`REGISTER_BIT`]): it registers the thread with the reclamation of tables and calls
+/// again, boxed, without the bit.
+static REGISTER: LazyLock<Arc<ErasedKernel>> = LazyLock::new(|| {
+    fn register(
+        _: &Functor,
+        op: &OperatorHandle,
+        ks: DispatchKeySet,
+        stack: AnyMut<'_>,
+    ) -> Result<(), Error> {
+        super::reclaim::register_thread();
+        op.redispatch_erased(DispatchKeySet::from_valid_bits(ks.bits() & !REGISTER_BIT), stack)
+    }
+    error_kernel(KernelKind::Kernel, register)
+});
+
+/// The kernel of the register slot.
+pub(crate) fn register_kernel() -> &'static Arc<ErasedKernel> {
+    &REGISTER
+}
 
 static AMBIGUOUS: LazyLock<Arc<ErasedKernel>> = LazyLock::new(|| {
     fn ambiguous(

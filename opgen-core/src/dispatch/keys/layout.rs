@@ -109,6 +109,18 @@ const KEYS: [(u8, u8); DispatchKey::NUM_RUNTIME] = {
 /// `num_runtime_entries`).
 pub(crate) const NUM_ENTRIES: usize = DispatchKey::NUM_RUNTIME + 1;
 
+/// The bit above every key's: set in the included keys of a thread that has not made a call
+/// yet ([`tls`](crate::dispatch::tls)), it sends the call to the table's last slot
+/// ([`REGISTER_SLOT`]), which registers the thread with the reclamation of tables
+/// (`dispatch/reclaim.rs`) before the call goes on. Tables keep it in every key mask.
+pub(crate) const REGISTER_BIT: u64 = 1 << 63;
+
+/// The slot of [`REGISTER_BIT`], after the entries.
+pub(crate) const REGISTER_SLOT: usize = NUM_ENTRIES;
+
+/// How many slots an operator's live table has: its entries and [`REGISTER_SLOT`].
+pub(crate) const NUM_SLOTS: usize = NUM_ENTRIES + 1;
+
 /// c10's `offsetsAndMasks`, indexed by the position of a key set's highest bit (127 for the
 /// empty set) rather than by functionality number, so that no shift is needed: the table
 /// entry of the highest functionality's first key (0: `Undefined`, for sets without
@@ -132,11 +144,15 @@ const ENTRIES: Entries = {
         let bit = NUM_BACKENDS + n;
         let mask = if per_backend { NUM_BACKENDS - 1 } else { 0 };
         // What makes `slot_index` (and `erased::table_entry`) stay in bounds.
-        assert!(first as usize + 1 + mask < NUM_ENTRIES);
+        assert!(first as usize + 1 + mask < NUM_ENTRIES && NUM_ENTRIES < NUM_SLOTS);
         entries.first[bit] = first as u32 + 1;
         entries.backend_mask[bit] = mask as u32;
         n += 1;
     }
+    const { assert!(REGISTER_BIT == 1 << 63 && VALID_BITS < REGISTER_BIT) };
+    entries.first[63] = REGISTER_SLOT as u32;
+    entries.backend_mask[63] = 0;
+    assert!(REGISTER_SLOT < NUM_SLOTS);
     entries
 };
 
@@ -197,8 +213,9 @@ pub(crate) const fn backend_index(bits: u64) -> usize {
 /// The dispatch table entry of the key set `bits` whose highest backend is `backend` (from
 /// [`backend_index`]): 0 (`Undefined`) without functionality bits, else the entry of its
 /// highest functionality, on `backend` if that is per backend (c10's
-/// `getDispatchTableIndexForDispatchKeySet`). Always below [`NUM_ENTRIES`], whatever
-/// `backend` is: building `ENTRIES` checks it.
+/// `getDispatchTableIndexForDispatchKeySet`); [`REGISTER_SLOT`] if `bits` has
+/// [`REGISTER_BIT`]. Always below [`NUM_SLOTS`], whatever `backend` is: building `ENTRIES`
+/// checks it.
 #[inline(always)]
 pub(crate) const fn slot_index(bits: u64, backend: usize) -> usize {
     // The highest bit's position, 127 for no bit (`63 ^ 64`): one `bsr` on x86-64.

@@ -13,9 +13,8 @@ use std::hash::Hasher;
 use super::Inner;
 use crate::dispatch::Variants;
 use crate::dispatch::device::DeviceChecks;
-use crate::dispatch::erased::TableCell;
+use crate::dispatch::erased::LiveTable;
 use crate::dispatch::error::{Error, ErrorKind, Site};
-use crate::dispatch::table::Table;
 pub(crate) use crate::schema::Schema;
 use crate::schema::{SchemaError, parse_schema};
 
@@ -99,7 +98,8 @@ pub(crate) struct OperatorEntry {
     pub(crate) qualified: QualifiedName,
     /// [`name_hash`] of the name and overload.
     pub(crate) hash: u64,
-    pub(crate) table: TableCell<Table>,
+    /// The dispatch table calls read, in place.
+    pub(crate) table: LiveTable,
     /// Whether `table` is current. An operator nobody has looked up yet gets its table on
     /// its first lookup (which sets this); after that, every registration that concerns it
     /// publishes a new table at once. So the thousands of operators defined at link time

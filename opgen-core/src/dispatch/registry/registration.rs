@@ -21,6 +21,8 @@ enum Target {
     /// A kernel of the operator with this id.
     Kernel(u32),
     Fallback(Vec<DispatchKey>),
+    /// Nothing: the registration was kept ([`Registration::forget`]).
+    Kept,
 }
 
 /// A registration: a `def`, a kernel or a fallback. It stays in force while the handle
@@ -46,9 +48,21 @@ impl Registration {
         self.site
     }
 
-    /// Keeps the registration in force for as long as the dispatcher exists.
-    pub fn forget(self) {
-        std::mem::forget(self);
+    /// Keeps the registration in force for as long as the dispatcher exists. The handle is
+    /// dropped: unlike a leaked handle, it does not keep the dispatcher alive, so dropping
+    /// the dispatcher's last [`Dispatcher`](crate::dispatch::Dispatcher) and
+    /// [`Library`](crate::dispatch::Library) still frees it (and what its kernels hold).
+    ///
+    /// ```
+    /// # use opgen_core::dispatch::*;
+    /// let d = Dispatcher::new();
+    /// let lib = d.library("demo")?;
+    /// lib.def("neg(Tensor self) -> Tensor")?.forget();
+    /// assert!(d.find("demo::neg", "").is_ok());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn forget(mut self) {
+        self.target = Target::Kept;
     }
 }
 
@@ -60,6 +74,9 @@ impl fmt::Debug for Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
+        if let Target::Kept = self.target {
+            return;
+        }
         let mut aftermath = Aftermath::default();
         self.inner
             .lock()
@@ -102,6 +119,7 @@ impl Registry {
                 }
                 self.rebuild_all();
             }
+            Target::Kept => {}
         }
     }
 }
@@ -251,6 +269,8 @@ impl Inner {
             state.def = Some(DefReg { id, info });
         }
         registry.rebuild_op(op_id);
+        drop(registry);
+        self.finish(Aftermath::default());
         Ok(self.registration(id, Target::Def(op_id), site))
     }
 

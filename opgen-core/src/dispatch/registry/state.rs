@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::operator::{OperatorEntry, QualifiedName, base_hash, name_hash};
 use super::{DefinedOperator, Dispatcher, Inner, OpState, Registry, UNBUILT, link};
-use crate::dispatch::erased::TableCell;
+use crate::dispatch::erased::LiveTable;
 use crate::dispatch::error::{Error, ErrorKind};
 use crate::dispatch::table::{FallbackReg, Table};
 
@@ -89,7 +89,7 @@ impl Registry {
             id,
             qualified: QualifiedName::new(namespace, op.unwrap_or(name), overload),
             hash,
-            table: TableCell::shared(UNBUILT.clone()),
+            table: LiveTable::new(UNBUILT.clone()),
             ready: Default::default(),
             dispatcher: Arc::downgrade(inner),
         });
@@ -187,9 +187,8 @@ impl Registry {
 impl OpState {
     pub(super) fn publish(&self, fallbacks: &[Option<FallbackReg>]) {
         let info = self.def.as_ref().map(|d| d.info.clone());
-        self.entry
-            .table
-            .publish(Table::build(info, &self.kernels, fallbacks), Table::same);
+        let table = Table::build(info, &self.kernels, fallbacks);
+        self.entry.table.publish(Arc::new(table));
     }
 }
 

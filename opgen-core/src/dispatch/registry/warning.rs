@@ -8,6 +8,7 @@ use super::{Dispatcher, Inner};
 use crate::dispatch::error::Site;
 use crate::dispatch::kernel::ErasedKernel;
 use crate::dispatch::keys::DispatchKey;
+use crate::dispatch::reclaim;
 
 /// What receives a dispatcher's warnings: see [`Dispatcher::set_warning_hook`].
 pub type WarningHook = dyn Fn(&Warning) + Send + Sync;
@@ -154,6 +155,9 @@ pub(crate) struct Aftermath {
 impl Aftermath {
     pub(super) fn finish(self, inner: &Inner) {
         drop(self.dropped);
+        // The tables this update superseded, once no call reads them any more (their
+        // kernels may run user code when dropped: no lock is held here).
+        drop(reclaim::collect());
         for warning in &self.warnings {
             inner.warn(warning);
         }

@@ -5,6 +5,7 @@ mod defaults;
 mod errors;
 mod keys;
 mod link;
+mod memory;
 mod messages;
 mod mixed;
 mod operator;
