@@ -221,8 +221,8 @@ macro_rules! tuple_impls {
                     clippy::needless_lifetimes,
                     clippy::extra_unused_type_parameters
                 )]
-                fn unboxed<'a, T: Tensor, R, Fun, $($F: ArgFamily<T>),*>(
-                    functor: &'a Functor,
+                fn unboxed<'f, 'a, T: Tensor, R, Fun, $($F: ArgFamily<T>),*>(
+                    functor: &'f Functor,
                     ks: DispatchKeySet,
                     $($a: $F::Arg<'a>,)*
                 ) -> Result<R, Error>
