@@ -252,7 +252,7 @@ impl Dispatcher {
             }
             _ => Shared::from_arc(self.inner.index.get(hash, name, overload)?.clone()),
         };
-        Some(OperatorHandle { entry })
+        OperatorHandle::new(entry)
     }
 
     /// [`Dispatcher::find`] for an operator whose table is not built yet, or that is missing.
@@ -333,7 +333,7 @@ impl fmt::Debug for Dispatcher {
 /// table is not built (the slow path of `find` builds it).
 #[inline(always)]
 fn is_defined(entry: &OperatorEntry) -> bool {
-    entry.is_ready() && entry.table.has_info()
+    entry.table.get().is_some_and(|table| table.has_info())
 }
 
 /// `ns::op.overload` → (`ns::op`, `overload`).
@@ -398,8 +398,8 @@ impl Drop for Inner {
     /// operator's entry otherwise). Handles that outlive the dispatcher find no `def`.
     fn drop(&mut self) {
         let registry = self.registry.get_mut().unwrap_or_else(PoisonError::into_inner);
-        for op in &registry.ops {
-            op.entry.table.publish(UNBUILT.clone());
+        for table in registry.ops.iter().filter_map(|op| op.entry.table.get()) {
+            table.publish(UNBUILT.clone());
         }
         drop(reclaim::collect());
     }
