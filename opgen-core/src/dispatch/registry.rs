@@ -236,7 +236,7 @@ impl Dispatcher {
     #[inline]
     pub fn find(&self, name: &str, overload: &str) -> Result<OperatorHandle, Error> {
         match self.handle(name_hash(name, overload), name, overload) {
-            Some(op) if is_defined(&op.entry) => Ok(op),
+            Some(op) if op.table().has_info() => Ok(op),
             _ => self.find_slow(name, overload),
         }
     }
@@ -327,13 +327,6 @@ impl fmt::Debug for Dispatcher {
             .field("operators", &names)
             .finish()
     }
-}
-
-/// Whether the operator has a `def`, as its published table says; `false` as well while its
-/// table is not built (the slow path of `find` builds it).
-#[inline(always)]
-fn is_defined(entry: &OperatorEntry) -> bool {
-    entry.table.get().is_some_and(|table| table.has_info())
 }
 
 /// `ns::op.overload` → (`ns::op`, `overload`).
