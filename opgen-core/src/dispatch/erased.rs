@@ -300,10 +300,11 @@ pub(crate) fn replace_values_from<T>(values: &mut Vec<IValue<T>>, base: usize, v
     }
 }
 
-/// An operator's dispatch table as calls read it, inside the operator's entry (as c10's
-/// table is inside its `OperatorEntry`): the key masks and the kernel of each slot, in
-/// place, so that a call makes one dependent load from its handle to reach the table and
-/// one more to reach the kernel. Registrations build an immutable [`Table`] (which owns the
+/// An operator's dispatch table as calls read it, made on the operator's first lookup and
+/// kept at one address by its entry (as c10's table is inside its `OperatorEntry`): the key
+/// masks and the kernel of each slot, in place. Handles hold its address ([`Projected`]), so
+/// a call makes one dependent load from its handle to reach the table and one more to reach
+/// the kernel. Registrations build an immutable [`Table`] (which owns the
 /// kernels) and mirror it here with atomic stores; the table it replaces is retired to
 /// [`reclaim`](super::reclaim), which drops it (and the kernels only it held) once every call
 /// that could have loaded one of its kernels has returned.
@@ -517,9 +518,71 @@ pub(crate) fn typed_view<T, L, R>(
     unsafe { &*ptr.cast::<super::handle::TypedOperator<T, L, R>>() }
 }
 
+/// A [`Shared`] value together with a reference to a part of it: what a handle holds, so
+/// that a call reaches the operator's table (a part of its entry) with one load.
+pub(crate) struct Projected<T: 'static, U: 'static> {
+    owner: Shared<T>,
+    part: NonNull<U>,
+}
+
+// SAFETY: a `Projected<T, U>` is used as a `Shared<T>` and a `&U` borrowed from it, which are
+// `Send` and `Sync` when `T` and `U` are `Send + Sync`.
+unsafe impl<T: Send + Sync, U: Send + Sync> Send for Projected<T, U> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Send + Sync, U: Send + Sync> Sync for Projected<T, U> {}
+
+impl<T, U> Projected<T, U> {
+    /// `owner` with the part `project` finds in it (`None` if it finds none).
+    pub(crate) fn new(
+        owner: Shared<T>,
+        project: impl for<'t> FnOnce(&'t T) -> Option<&'t U>,
+    ) -> Option<Projected<T, U>> {
+        let part = NonNull::from(project(&owner)?);
+        Some(Projected { owner, part })
+    }
+
+    /// The owner.
+    #[inline(always)]
+    pub(crate) fn owner(&self) -> &Shared<T> {
+        &self.owner
+    }
+
+    /// The part.
+    #[inline(always)]
+    pub(crate) fn part(&self) -> &U {
+        // SAFETY: `part` came from a `&'t U` that `project` derived from a `&'t T` to the value
+        // `owner` shares, for any `'t`: safe code can only return such a reference if the `U`
+        // stays valid for as long as that `T` is alive and shared (a field, or a value a
+        // `OnceLock` of it holds: nothing reachable through `&T` alone can move or free
+        // it). The `T` does not move (it is a `static` or in an `Arc`'s allocation), no
+        // `&mut T` can exist while it is shared, and `owner` keeps it alive while `self`
+        // is borrowed; only shared references to the `U` are made.
+        unsafe { self.part.as_ref() }
+    }
+}
+
+impl<T, U> std::ops::Deref for Projected<T, U> {
+    type Target = T;
+
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.owner
+    }
+}
+
+impl<T, U> Clone for Projected<T, U> {
+    fn clone(&self) -> Projected<T, U> {
+        Projected {
+            owner: self.owner.clone(),
+            part: self.part,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::OnceLock;
 
     struct Unary;
     impl FnSig for Unary {
@@ -619,6 +682,19 @@ mod tests {
         let pin = reclaim::pin_registered();
         let (_, register) = live.kernel(DispatchKeySet::from_valid_bits(REGISTER_BIT), &pin);
         assert!(std::ptr::eq(register, Arc::as_ptr(register_kernel())));
+    }
+
+    #[test]
+    fn projected_parts_live_as_long_as_their_owner() {
+        let value = Arc::new((String::from("owner"), OnceLock::new()));
+        assert!(Projected::new(Shared::from_arc(value.clone()), |v| v.1.get()).is_none());
+        value.1.set(String::from("part")).unwrap();
+        let projected =
+            Projected::new(Shared::from_arc(value.clone()), |v| v.1.get()).unwrap();
+        drop(value);
+        let copy = projected.clone();
+        drop(projected);
+        assert_eq!((copy.0.as_str(), copy.part().as_str()), ("owner", "part"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock, Weak};
 
 use super::args::ArgFamily;
-use super::erased::{AnyMut, Shared};
+use super::erased::{AnyMut, LiveTable, Projected, Shared};
 use super::error::{Error, ErrorKind};
 use super::ivalue::{IValue, Stack, default_value};
 use super::kernel::{
@@ -28,12 +28,26 @@ use crate::schema::Schema;
 /// and introspection. Cheap to clone; stays valid while registrations come and go.
 #[derive(Clone)]
 pub struct OperatorHandle {
-    /// The global dispatcher's entries live for the whole program: their handles hold a
-    /// plain reference, so that making and dropping one touches no shared reference count.
-    pub(crate) entry: Shared<OperatorEntry>,
+    /// The operator's entry, with its table (which calls read without going through the
+    /// entry). The global dispatcher's entries live for the whole program: their handles
+    /// hold a plain reference, so that making and dropping one touches no shared reference
+    /// count.
+    pub(crate) entry: Projected<OperatorEntry, LiveTable>,
 }
 
 impl OperatorHandle {
+    /// A handle of `entry`, once its table is made (`None` before).
+    pub(crate) fn new(entry: Shared<OperatorEntry>) -> Option<OperatorHandle> {
+        let entry = Projected::new(entry, |entry| entry.table.get().map(|table| &**table))?;
+        Some(OperatorHandle { entry })
+    }
+
+    /// The operator's table.
+    #[inline(always)]
+    pub(crate) fn table(&self) -> &LiveTable {
+        self.entry.part()
+    }
+
 
     /// The operator's namespace (`aten`).
     pub fn namespace(&self) -> &str {
@@ -59,7 +73,7 @@ impl OperatorHandle {
     /// defined at link time: `None` if it does not parse).
     pub fn schema(&self) -> Option<Arc<Schema>> {
         let pin = reclaim::pin_registered();
-        let info = self.entry.table.info(&pin)?;
+        let info = self.table().info(&pin)?;
         info.schema().ok().cloned()
     }
 
@@ -75,7 +89,7 @@ impl OperatorHandle {
     /// ```
     pub fn variants(&self) -> Option<super::Variants> {
         let pin = reclaim::pin_registered();
-        self.entry.table.info(&pin).and_then(|info| info.variants)
+        self.table().info(&pin).and_then(|info| info.variants)
     }
 
     /// The device check and guard recorded with
@@ -83,13 +97,13 @@ impl OperatorHandle {
     /// `#[native_function]` or `include_native_functions!`), if any.
     pub fn device_checks(&self) -> Option<super::DeviceChecks> {
         let pin = reclaim::pin_registered();
-        self.entry.table.info(&pin).and_then(|info| info.device)
+        self.table().info(&pin).and_then(|info| info.device)
     }
 
     /// The keys at which the operator has registrations (runtime and alias keys), in
     /// priority order.
     pub fn keys_with_kernels(&self) -> Vec<DispatchKey> {
-        self.entry.table.snapshot().registered_keys()
+        self.table().snapshot().registered_keys()
     }
 
     /// The computed dispatch table: which registration serves each runtime key.
@@ -118,7 +132,7 @@ impl OperatorHandle {
         self,
     ) -> Result<TypedOperator<T, L, R>, Error> {
         let pin = reclaim::pin_registered();
-        let Some(info) = self.entry.table.info(&pin) else {
+        let Some(info) = self.table().info(&pin) else {
             return Err(self.not_found());
         };
         let signature = TypeId::of::<SignatureMarker<T, L, R>>();
@@ -175,7 +189,7 @@ impl OperatorHandle {
         let pin = reclaim::pin();
         // The schema is parsed by the lookup that made this handle; an operator without
         // `def`, or one whose schema was not parsed yet, takes the path out of line.
-        let Some(info) = (self.entry.table.info(&pin)).and_then(|info| info.parsed_facts())
+        let Some(info) = (self.table().info(&pin)).and_then(|info| info.parsed_facts())
         else {
             return self.call_boxed_unparsed(stack);
         };
@@ -218,7 +232,7 @@ impl OperatorHandle {
     fn call_boxed_unparsed<T: Tensor>(&self, stack: &mut Stack<T>) -> Result<(), Error> {
         {
             let pin = reclaim::pin_registered();
-            let Some(info) = self.entry.table.info(&pin) else {
+            let Some(info) = self.table().info(&pin) else {
                 return Err(self.not_found());
             };
             info.facts()?;
@@ -236,7 +250,7 @@ impl OperatorHandle {
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let args = &stack[base..];
-        let facts = (self.entry.table.info(pin)).and_then(|info| info.facts().ok());
+        let facts = (self.table().info(pin)).and_then(|info| info.facts().ok());
         let tensor_args = facts.map_or(&[][..], |facts| &facts.tensor_args);
         let ks = (tensor_args.iter())
             .filter_map(|&i| args.get(i))
@@ -263,7 +277,7 @@ impl OperatorHandle {
         ks: DispatchKeySet,
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
-        let (ks, kernel) = self.entry.table.kernel(ks, pin);
+        let (ks, kernel) = self.table().kernel(ks, pin);
         (kernel.boxed)(&kernel.functor, self, ks, erase_stack(stack))
     }
 
@@ -276,7 +290,7 @@ impl OperatorHandle {
     ) -> Result<(), Error> {
         let pin = reclaim::pin();
         let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
-        let (ks, kernel) = self.entry.table.kernel(ks, &pin);
+        let (ks, kernel) = self.table().kernel(ks, &pin);
         (kernel.boxed)(&kernel.functor, self, ks, stack)
     }
 
@@ -320,7 +334,7 @@ impl OperatorHandle {
     /// The error of a call whose masked key set `ks` has no kernel.
     #[cold]
     pub(crate) fn missing_kernel_error(&self, ks: DispatchKeySet) -> Error {
-        let table = self.entry.table.snapshot();
+        let table = self.table().snapshot();
         if table.info.is_none() {
             return self.not_found();
         }
@@ -410,9 +424,9 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
     /// The typed handle of `op`, checked against its schema.
     pub(crate) fn new(op: &OperatorHandle) -> Result<Self, Error> {
         let typed = op.typed_families::<T, L, R>()?;
-        let entry = match typed.op.entry.owner() {
+        let entry = match typed.op.entry.owner().owner() {
             Some(owner) => WeakEntry::Weak(Arc::downgrade(owner)),
-            None => WeakEntry::Static(typed.op.entry.clone()),
+            None => WeakEntry::Static(typed.op.entry.owner().clone()),
         };
         Ok(WeakTypedOperator {
             entry,
@@ -426,9 +440,9 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
             WeakEntry::Static(entry) => Some(entry.clone()),
             WeakEntry::Weak(weak) => weak.upgrade().map(Shared::from_arc),
         };
-        match entry {
-            Some(entry) => Ok(TypedOperator {
-                op: OperatorHandle { entry },
+        match entry.and_then(OperatorHandle::new) {
+            Some(op) => Ok(TypedOperator {
+                op,
                 _signature: PhantomData,
             }),
             None => Err(Error::internal(
@@ -500,7 +514,7 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> TypedOperator<T, L, R> {
         push_args: impl FnOnce(&mut Stack<T>),
     ) -> Result<R, Error> {
         let pin = reclaim::pin();
-        let (ks, kernel) = self.op.entry.table.kernel(ks, &pin);
+        let (ks, kernel) = self.op.table().kernel(ks, &pin);
         match kernel.kind {
             KernelKind::Missing => return Err(self.op.missing_kernel_error(ks)),
             KernelKind::Ambiguous => return Err(self.op.ambiguous_error()),
@@ -602,7 +616,7 @@ macro_rules! typed_calls {
             #[inline(always)]
             fn dispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
                 let pin = reclaim::pin();
-                let (ks, kernel) = self.op.entry.table.kernel(ks, &pin);
+                let (ks, kernel) = self.op.table().kernel(ks, &pin);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
                     Some(f) => f(&kernel.functor, ks, $($a),*),
                     #[allow(unused_variables)]

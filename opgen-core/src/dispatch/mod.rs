@@ -294,8 +294,9 @@
 //!
 //! Registrations, lookups and calls may run on many threads at once. Registration takes the
 //! dispatcher's lock; a lookup by name ([`Dispatcher::find`]) takes none (an index read with
-//! atomic loads); nor does a call: the operator's table lives in its entry (as c10's does),
-//! and a call reads one key mask and one kernel pointer there with atomic loads. A
+//! atomic loads); nor does a call: the operator's table stays at one address once made
+//! (on the operator's first lookup), handles point straight at it, and a call reads one key
+//! mask and one kernel pointer there with atomic loads. A
 //! registration computes the new table and writes it in place, in an order that makes
 //! every call dispatch as the table before or the table after would, key by key.
 //!

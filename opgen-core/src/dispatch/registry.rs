@@ -237,7 +237,7 @@ impl Dispatcher {
     #[inline]
     pub fn find(&self, name: &str, overload: &str) -> Result<OperatorHandle, Error> {
         match self.handle(name_hash(name, overload), name, overload) {
-            Some(op) if is_defined(&op.entry) => Ok(op),
+            Some(op) if op.table().has_info() => Ok(op),
             _ => self.find_slow(name, overload),
         }
     }
@@ -253,7 +253,7 @@ impl Dispatcher {
             }
             _ => Shared::from_arc(self.inner.index.get(hash, name, overload)?.clone()),
         };
-        Some(OperatorHandle { entry })
+        OperatorHandle::new(entry)
     }
 
     /// [`Dispatcher::find`] for an operator whose table is not built yet, or that is missing.
@@ -330,13 +330,6 @@ impl fmt::Debug for Dispatcher {
     }
 }
 
-/// Whether the operator has a `def`, as its published table says; `false` as well while its
-/// table is not built (the slow path of `find` builds it).
-#[inline(always)]
-fn is_defined(entry: &OperatorEntry) -> bool {
-    entry.is_ready() && entry.table.has_info()
-}
-
 /// `ns::op.overload` → (`ns::op`, `overload`).
 pub(crate) fn split_full_name(full: &str) -> (&str, &str) {
     match full.rsplit_once('.') {
@@ -399,8 +392,8 @@ impl Drop for Inner {
     /// operator's entry otherwise). Handles that outlive the dispatcher find no `def`.
     fn drop(&mut self) {
         let registry = self.registry.get_mut().unwrap_or_else(PoisonError::into_inner);
-        for op in &registry.ops {
-            op.entry.table.publish(UNBUILT.clone());
+        for table in registry.ops.iter().filter_map(|op| op.entry.table.get()) {
+            table.publish(UNBUILT.clone());
         }
         drop(reclaim::collect());
     }

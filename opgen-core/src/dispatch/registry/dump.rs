@@ -28,9 +28,7 @@ impl Dispatcher {
         let mut handles: Vec<OperatorHandle> = (ids.into_iter())
             .filter_map(|id| {
                 registry.make_ready(id);
-                registry.op(id).map(|op| OperatorHandle {
-                    entry: Shared::from_arc(op.entry.clone()),
-                })
+                (registry.op(id)).and_then(|op| OperatorHandle::new(Shared::from_arc(op.entry.clone())))
             })
             .collect();
         drop(registry);
@@ -55,11 +53,17 @@ impl Dispatcher {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn dangling_impls(&self) -> Vec<OperatorHandle> {
-        let registry = self.inner.lock();
-        let mut handles: Vec<OperatorHandle> = (registry.ops.iter())
+        let mut registry = self.inner.lock();
+        let ids: Vec<u32> = (registry.ops.iter())
             .filter(|op| op.def.is_none() && !op.kernels.is_empty())
-            .map(|op| OperatorHandle {
-                entry: Shared::from_arc(op.entry.clone()),
+            .map(|op| op.entry.id)
+            .collect();
+        let mut handles: Vec<OperatorHandle> = (ids.into_iter())
+            .filter_map(|id| {
+                // A handle needs the operator's table (without `def`: every call fails).
+                registry.make_ready(id);
+                let op = registry.op(id)?;
+                OperatorHandle::new(Shared::from_arc(op.entry.clone()))
             })
             .collect();
         drop(registry);

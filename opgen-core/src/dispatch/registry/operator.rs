@@ -4,7 +4,6 @@
 use std::any::TypeId;
 use std::fmt;
 use std::num::NonZeroU64;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use rustc_hash::FxHasher;
@@ -98,13 +97,11 @@ pub(crate) struct OperatorEntry {
     pub(crate) qualified: QualifiedName,
     /// [`name_hash`] of the name and overload.
     pub(crate) hash: u64,
-    /// The dispatch table calls read, in place.
-    pub(crate) table: LiveTable,
-    /// Whether `table` is current. An operator nobody has looked up yet gets its table on
-    /// its first lookup (which sets this); after that, every registration that concerns it
-    /// publishes a new table at once. So the thousands of operators defined at link time
-    /// cost no table each until used.
-    pub(crate) ready: AtomicBool,
+    /// The dispatch table calls read (handles point straight at it), made on the
+    /// operator's first lookup; after that, every registration that concerns the operator
+    /// rewrites it at once. So the thousands of operators defined at link time cost no
+    /// table each until used.
+    pub(crate) table: OnceLock<Box<LiveTable>>,
     pub(crate) dispatcher: Weak<Inner>,
 }
 
@@ -114,10 +111,10 @@ impl OperatorEntry {
         self.qualified.full()
     }
 
-    /// Whether the table is current (see `ready`).
+    /// Whether the table is made (see `table`).
     #[inline]
     pub(crate) fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Acquire)
+        self.table.get().is_some()
     }
 }
 

@@ -1,11 +1,10 @@
 //! The registry's bookkeeping under its lock: operator entries and their ids, when tables
 //! are built, and the "not found" errors.
 
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 use super::operator::{OperatorEntry, QualifiedName, base_hash, name_hash};
-use super::{DefinedOperator, Dispatcher, Inner, OpState, Registry, UNBUILT, link};
+use super::{DefinedOperator, Dispatcher, Inner, OpState, Registry, link};
 use crate::dispatch::erased::LiveTable;
 use crate::dispatch::error::{Error, ErrorKind};
 use crate::dispatch::table::{FallbackReg, Table};
@@ -89,8 +88,7 @@ impl Registry {
             id,
             qualified: QualifiedName::new(namespace, op.unwrap_or(name), overload),
             hash,
-            table: LiveTable::new(UNBUILT.clone()),
-            ready: Default::default(),
+            table: OnceLock::new(),
             dispatcher: Arc::downgrade(inner),
         });
         inner
@@ -126,8 +124,8 @@ impl Registry {
             if let Some(def) = &op.def {
                 let _ = def.info.facts();
             }
-            op.publish(&self.fallbacks);
-            op.entry.ready.store(true, Ordering::Release);
+            let table = op.build(&self.fallbacks);
+            let _ = (op.entry.table).get_or_init(|| Box::new(LiveTable::new(Arc::new(table))));
         }
     }
 
@@ -185,10 +183,17 @@ impl Registry {
 }
 
 impl OpState {
-    pub(super) fn publish(&self, fallbacks: &[Option<FallbackReg>]) {
+    /// The operator's table, as its registrations and the fallbacks make it.
+    fn build(&self, fallbacks: &[Option<FallbackReg>]) -> Table {
         let info = self.def.as_ref().map(|d| d.info.clone());
-        let table = Table::build(info, &self.kernels, fallbacks);
-        self.entry.table.publish(Arc::new(table));
+        Table::build(info, &self.kernels, fallbacks)
+    }
+
+    /// Rewrites the operator's table, if it is made.
+    pub(super) fn publish(&self, fallbacks: &[Option<FallbackReg>]) {
+        if let Some(live) = self.entry.table.get() {
+            live.publish(Arc::new(self.build(fallbacks)));
+        }
     }
 }
 

@@ -94,7 +94,7 @@ fn a_fallback_cycle_over_many_operators_frees_the_tables_it_replaces() {
     // Looked up, so that every operator has a table that fallbacks rebuild.
     let ops: Vec<Unary> = (0..OPS).map(|i| unary(&d, &format!("test::op_{i}"))).collect();
     let infos: Vec<_> = (ops.iter())
-        .map(|op| op.handle().entry.table.snapshot().info.clone().unwrap())
+        .map(|op| op.handle().table().snapshot().info.clone().unwrap())
         .collect();
     let live = Live::default();
     for cycle in 0..20 {
@@ -169,7 +169,7 @@ fn a_kernel_holding_its_own_operator_is_freed_with_the_dispatcher() {
         .forget();
         let tracked = TestTensor::new(&[K::CPU, K::AutogradCPU], 4);
         assert_eq!(op.call(&tracked).value(), 4);
-        let entry = Arc::downgrade(op.handle().entry.owner().unwrap());
+        let entry = Arc::downgrade(op.handle().entry.owner().owner().unwrap());
         let outlived = unary(&d, "test::op");
         drop(op);
         (entry, outlived)

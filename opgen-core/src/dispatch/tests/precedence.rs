@@ -393,8 +393,7 @@ fn a_fallthrough_fallback_is_resolved_in_the_table() {
     assert_eq!(table[&K::AutogradCPU], "fallthrough-fallback");
     let op = d.find("test::op", "").unwrap();
     let mask = op
-        .entry
-        .table
+        .table()
         .snapshot()
         .non_fallthrough(crate::dispatch::BackendComponent::CPU);
     assert!(!mask.contains(K::AutogradCPU) && !mask.contains(K::Tracer) && mask.contains(K::CPU));
@@ -510,7 +509,7 @@ fn dropping_a_registration_restores_the_previous_table() {
     let mut kept = Vec::new();
     for reg in &pool {
         let before = op.dispatch_table();
-        let before_table = Arc::downgrade(&op.entry.table.snapshot());
+        let before_table = Arc::downgrade(&op.table().snapshot());
         let handle = match *reg {
             Reg::Kernel(key) => lib.impl_("op", key, |t: &TestTensor| t.clone()),
             Reg::Fallthrough(key) => lib.impl_fallthrough("op", key),
@@ -525,7 +524,7 @@ fn dropping_a_registration_restores_the_previous_table() {
         // (unless no table replaced it: a registration that dispatches every call as
         // before, such as a fallthrough over the default fallthrough, publishes nothing).
         let gone = || {
-            (before_table.upgrade()).is_none_or(|t| Arc::ptr_eq(&t, &op.entry.table.snapshot()))
+            (before_table.upgrade()).is_none_or(|t| Arc::ptr_eq(&t, &op.table().snapshot()))
         };
         assert!(
             crate::dispatch::reclaim::settle(10, gone),
