@@ -5,7 +5,9 @@ use std::sync::OnceLock;
 
 use super::*;
 use crate::autograd::tests::tensor::{TT, contiguous_strides};
-use crate::dispatch::{Device, DispatchKey as K, Layout, Registration};
+use crate::dispatch::{
+    Device, DispatchKey as K, Dispatcher, Error, Layout, Registration, Scalar, ScalarType,
+};
 
 fn setup() {
     static REGS: OnceLock<Vec<Registration>> = OnceLock::new();
@@ -306,13 +308,13 @@ fn scalar_helpers() {
         [6.0, 6.0]
     );
     assert_eq!(
-        div_tensor_self_backward(&g, &x, ScalarType::Double)
+        div_tensor_self_backward(&g, &x, ScalarType::Double, None)
             .expect("div")
             .values(),
         [3.0, -1.5]
     );
     // d(a/b)/db = -a/b²
-    let other = div_tensor_other_backward(&g, &TT::vec(&[4.0, 4.0]), &x).expect("div other");
+    let other = div_tensor_other_backward(&g, &TT::vec(&[4.0, 4.0]), &x, None).expect("div other");
     assert_eq!(other.values(), [-12.0, -3.0]);
     assert!(scalar_conj(Scalar::Int(3)) == Scalar::Int(3));
 }
@@ -468,4 +470,13 @@ fn accessors_and_saved_geometry() {
         wrap_dim(3, 2).unwrap_err().to_string(),
         "kernel failed: Dimension out of range (expected to be in range of [-2, 1], but got 3)"
     );
+}
+
+#[test]
+fn every_helper_row_names_a_function_of_its_signature() {
+    // The rows are checked at compile time; this counts them.
+    assert_eq!(super::table::check_signatures(), HELPERS.len());
+    for h in HELPERS {
+        assert!(h.defaults.len() <= h.params.len(), "{}", h.cpp);
+    }
 }

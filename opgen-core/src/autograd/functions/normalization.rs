@@ -1,0 +1,682 @@
+//! Derivatives of normalization layers: the second derivatives of batch, layer and RMS
+//! norm, and the forward derivatives of batch, layer, group and RMS norm.
+
+use super::ops::*;
+use super::{options, scalar_type, size, sizes};
+use crate::dispatch::{Error, Scalar, Tensor};
+
+fn rank<T: Tensor>(t: &T) -> Result<usize, Error> {
+    Ok(sizes(t)?.len())
+}
+
+/// `a + b` where either may be missing.
+fn plus<T: Tensor>(a: Option<T>, b: T) -> Result<T, Error> {
+    match a {
+        Some(a) => add(&a, &b),
+        None => Ok(b),
+    }
+}
+
+/// `t` summed over every dimension but 1 (`sum_exclude_dim1`).
+fn sum_exclude_dim1<T: Tensor>(t: &T, keepdim: bool) -> Result<T, Error> {
+    let mut r = sum_dim(t, &[0], keepdim)?;
+    let start = usize::from(keepdim);
+    for d in (start + 1..rank(&r)?).rev() {
+        r = sum_dim(&r, &[d as i64], keepdim)?;
+    }
+    Ok(r)
+}
+
+/// A per-channel `src` shaped to broadcast against `target` as if reduced with keepdim
+/// (`unsqueeze_dim1`).
+fn unsqueeze_dim1<T: Tensor>(src: &T, target: &T) -> Result<T, Error> {
+    let target_rank = rank(target)?;
+    let mut s = src.clone();
+    while rank(&s)? + 1 < target_rank {
+        s = unsqueeze(&s, 1)?;
+    }
+    if rank(&s)? + 1 == target_rank {
+        s = unsqueeze(&s, 0)?;
+    }
+    Ok(s)
+}
+
+/// A per-channel `src` expanded to `target`'s shape (`expand_as_dim1`).
+fn expand_as_dim1<T: Tensor>(src: &T, target: &T) -> Result<T, Error> {
+    let target_rank = rank(target)?;
+    let mut s = src.clone();
+    while rank(&s)? + 1 < target_rank {
+        s = unsqueeze(&s, 1)?;
+    }
+    expand_as(&s, target)
+}
+
+fn undefined(what: &str) -> Error {
+    Error::from(format!("{what} is undefined where the derivative needs it"))
+}
+
+/// `batch_norm`'s second derivatives: for the input, the weight and `grad_output`, from the
+/// gradients `ggI`, `ggG`, `ggB` of the first backward's results
+/// (`batchnorm_double_backward`).
+#[allow(clippy::too_many_arguments)]
+pub fn batchnorm_double_backward<T: Tensor>(
+    input: &T,
+    gamma: Option<&T>,
+    ggi: Option<&T>,
+    ggg: Option<&T>,
+    ggb: Option<&T>,
+    go: &T,
+    running_mean: Option<&T>,
+    running_var: Option<&T>,
+    training: bool,
+    eps: f64,
+    save_mean: Option<&T>,
+    save_invstd: Option<&T>,
+    output_mask: [bool; 3],
+) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+    let affine = gamma.is_some();
+    let (gamma_expanded, ggg_expanded, ggb_expanded) = match gamma {
+        Some(g) => (
+            expand_as_dim1(g, input)?,
+            ggg.map(|x| expand_as_dim1(x, input)).transpose()?,
+            ggb.map(|x| expand_as_dim1(x, input)).transpose()?,
+        ),
+        None => (ones_o(&[], options(input)?)?, None, None),
+    };
+    let shape = sizes(input)?;
+    let m = shape[0] * shape[2..].iter().product::<i64>();
+    let mf = m as f64;
+    let dtype = scalar_type(input)?;
+    let mean = if training {
+        to(save_mean.ok_or_else(|| undefined("save_mean"))?, dtype)?
+    } else {
+        running_mean
+            .ok_or_else(|| undefined("running_mean"))?
+            .clone()
+    };
+    let mu = unsqueeze_dim1(&mean, input)?;
+    let input_sub_mu = sub(input, &mu)?;
+    let invstd = if training {
+        to(save_invstd.ok_or_else(|| undefined("save_invstd"))?, dtype)?
+    } else {
+        pow_s(
+            &add_s(running_var.ok_or_else(|| undefined("running_var"))?, eps)?,
+            Scalar::Float(-0.5),
+        )?
+    };
+    let s_1_2 = unsqueeze_dim1(&invstd, input)?;
+    let s_1 = pow_s(&s_1_2, Scalar::Int(2))?;
+    let s_3_2 = pow_s(&s_1_2, Scalar::Int(3))?;
+    let input_mu_s_3_2 = mul(&input_sub_mu, &s_3_2)?;
+    let go_inmu_sum = sum_exclude_dim1(&mul(go, &input_sub_mu)?, true)?;
+    let go_sum = sum_exclude_dim1(go, true)?;
+    let mut gi = None;
+    if let (Some(ggi), true) = (ggi, training) {
+        let ggi_sum = sum_exclude_dim1(ggi, true)?;
+        let ggi_inmu_sum = sum_exclude_dim1(&mul(ggi, &input_sub_mu)?, true)?;
+        let all_sub = sub(
+            &div_n(&mul(&ggi_sum, &go_sum)?, mf)?,
+            &sum_exclude_dim1(&mul(go, ggi)?, true)?,
+        )?;
+        let cross = mul_n(&mul(&mul(&s_1, &go_inmu_sum)?, &ggi_inmu_sum)?, 3.0 / mf)?;
+        let all_sub = add(&all_sub, &cross)?;
+        let gi_0t = div_n(&mul(&input_mu_s_3_2, &all_sub)?, mf)?;
+        let gi_1t = mul(
+            &div_n(&mul(&ggi_inmu_sum, &s_3_2)?, mf)?,
+            &sub(&div_n(&go_sum, mf)?, go)?,
+        )?;
+        let gi_2t = mul(
+            &div_n(&mul(&go_inmu_sum, &s_3_2)?, mf)?,
+            &sub(&div_n(&ggi_sum, mf)?, ggi)?,
+        )?;
+        gi = Some(mul(&gamma_expanded, &add(&add(&gi_0t, &gi_1t)?, &gi_2t)?)?);
+    }
+    if let (true, Some(ggg_e)) = (affine, &ggg_expanded) {
+        let term = if training {
+            let t0 = mul(go, &s_1_2)?;
+            let t1 = div_n(&mul(&s_1_2, &go_sum)?, -mf)?;
+            let t2 = div_n(&mul(&input_mu_s_3_2, &go_inmu_sum)?, -mf)?;
+            mul(ggg_e, &add(&add(&t0, &t1)?, &t2)?)?
+        } else {
+            mul(&mul(ggg_e, &s_1_2)?, go)?
+        };
+        gi = Some(plus(gi, term)?);
+    }
+    let first_back = |go: &T, gamma: &T| -> Result<T, Error> {
+        let h0 = div_n(&mul(gamma, &s_1_2)?, mf)?;
+        let h1 = sub(&mul_n(go, m)?, &sum_exclude_dim1(go, true)?)?;
+        let h1 = sub(
+            &h1,
+            &mul(
+                &mul(&input_sub_mu, &s_1)?,
+                &sum_exclude_dim1(&mul(go, &input_sub_mu)?, true)?,
+            )?,
+        )?;
+        mul(&h0, &h1)
+    };
+    let gg = match ggi {
+        Some(ggi) if affine && training => {
+            let ones = ones_o(&[], options(&s_1_2)?)?;
+            Some(sum_exclude_dim1(
+                &mul(ggi, &first_back(go, &ones)?)?,
+                false,
+            )?)
+        }
+        Some(ggi) if affine => Some(sum_exclude_dim1(&mul(&mul(ggi, go)?, &s_1_2)?, false)?),
+        _ => None,
+    };
+    let mut ggo = match ggi {
+        Some(ggi) if training => Some(first_back(ggi, &gamma_expanded)?),
+        Some(ggi) => Some(mul(&mul(ggi, &s_1_2)?, &gamma_expanded)?),
+        None => None,
+    };
+    if ggg.is_some() {
+        let ggg_e = ggg_expanded.as_ref().ok_or_else(|| undefined("gamma"))?;
+        ggo = Some(plus(ggo, mul(&mul(ggg_e, &input_sub_mu)?, &s_1_2)?)?);
+    }
+    if ggb.is_some() {
+        ggo = Some(plus(
+            ggo,
+            ggb_expanded.clone().ok_or_else(|| undefined("gamma"))?,
+        )?);
+    }
+    if output_mask[1] && gg.is_none() && !affine {
+        return Err(Error::from(
+            "gamma should always be defined when it requires grad",
+        ));
+    }
+    Ok((gi, gg, ggo))
+}
+
+/// `layer_norm`'s second derivatives, over the last `normalized_shape.len()` dimensions
+/// (`layer_norm_double_backward`).
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_double_backward<T: Tensor>(
+    input_t: &T,
+    gamma: Option<&T>,
+    ggi: Option<&T>,
+    ggg: Option<&T>,
+    ggb: Option<&T>,
+    go_t: &T,
+    save_mean_t: &T,
+    save_invstd_t: &T,
+    normalized_shape: &[i64],
+    output_mask: [bool; 3],
+) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+    let shape = sizes(input_t)?;
+    let axis = shape
+        .len()
+        .checked_sub(normalized_shape.len())
+        .ok_or_else(|| undefined("input"))?;
+    let m: i64 = shape[..axis].iter().product();
+    let n: i64 = shape[axis..].iter().product();
+    let nf = n as f64;
+    let input = reshape(input_t, &[m, n])?;
+    let go = reshape(go_t, &[m, n])?;
+    let save_mean = reshape(save_mean_t, &[m, 1])?;
+    let save_invstd = reshape(save_invstd_t, &[m, 1])?;
+    let affine = gamma.is_some();
+    let (gamma_expanded, ggg_expanded, ggb_expanded) = match gamma {
+        Some(g) => (
+            reshape(g, &[1, n])?,
+            ggg.map(|x| reshape(x, &[1, n])).transpose()?,
+            ggb.map(|x| reshape(x, &[1, n])).transpose()?,
+        ),
+        None => (ones_o(&[1], options(&input)?)?, None, None),
+    };
+    let ggi_expanded = ggi.map(|x| reshape(x, &[m, n])).transpose()?;
+    let dtype = scalar_type(&input)?;
+    let input_sub_mu = sub(&input, &to(&save_mean, dtype)?)?;
+    let s_1_2 = to(&save_invstd, dtype)?;
+    let s_1 = pow_s(&s_1_2, Scalar::Int(2))?;
+    let s_3_2 = pow_s(&s_1_2, Scalar::Int(3))?;
+    let input_mu_s_3_2 = mul(&input_sub_mu, &s_3_2)?;
+    let row_sum = |t: &T| sum_dim(t, &[1], true);
+    let mut gi = None;
+    if let Some(ggi_e) = &ggi_expanded {
+        let gxhat = mul(&go, &gamma_expanded)?;
+        let gxhat_mu_sum = row_sum(&mul(&gxhat, &input_sub_mu)?)?;
+        let gxhat_sum = row_sum(&gxhat)?;
+        let ggi_sum = row_sum(ggi_e)?;
+        let ggi_mu_sum = row_sum(&mul(ggi_e, &input_sub_mu)?)?;
+        let all_sub = sub(
+            &div_n(&mul(&ggi_sum, &gxhat_sum)?, nf)?,
+            &row_sum(&mul(ggi_e, &gxhat)?)?,
+        )?;
+        let all_sub = add(
+            &all_sub,
+            &mul_n(&mul(&mul(&s_1, &gxhat_mu_sum)?, &ggi_mu_sum)?, 3.0 / nf)?,
+        )?;
+        let gi_0t = div_n(&mul(&input_mu_s_3_2, &all_sub)?, nf)?;
+        let gi_1t = mul(
+            &div_n(&mul(&ggi_mu_sum, &s_3_2)?, nf)?,
+            &sub(&div_n(&gxhat_sum, nf)?, &gxhat)?,
+        )?;
+        let gi_2t = mul(
+            &div_n(&mul(&gxhat_mu_sum, &s_3_2)?, nf)?,
+            &sub(&div_n(&ggi_sum, nf)?, ggi_e)?,
+        )?;
+        gi = Some(add(&add(&gi_0t, &gi_1t)?, &gi_2t)?);
+    }
+    if let (true, Some(ggg_e)) = (affine, &ggg_expanded) {
+        let go_ggg = mul(&go, ggg_e)?;
+        let t0 = mul(&go_ggg, &s_1_2)?;
+        let t1 = div_n(&mul(&s_1_2, &row_sum(&go_ggg)?)?, -nf)?;
+        let t2 = div_n(
+            &mul(&input_mu_s_3_2, &row_sum(&mul(&go_ggg, &input_sub_mu)?)?)?,
+            -nf,
+        )?;
+        gi = Some(plus(gi, add(&add(&t0, &t1)?, &t2)?)?);
+    }
+    let gi = gi.map(|g| reshape_as(&g, input_t)).transpose()?;
+    let first_bwd = |go_local: &T, gamma_local: &T| -> Result<T, Error> {
+        let h0 = div_n(&mul(gamma_local, &s_1_2)?, nf)?;
+        let h1 = sub(&mul_n(go_local, n)?, &row_sum(go_local)?)?;
+        let h1 = sub(
+            &h1,
+            &mul(
+                &mul(&input_sub_mu, &s_1)?,
+                &row_sum(&mul(go_local, &input_sub_mu)?)?,
+            )?,
+        )?;
+        mul(&h0, &h1)
+    };
+    let gg = match (&ggi_expanded, gamma) {
+        (Some(ggi_e), Some(g)) => {
+            let ones = ones_o(&[], options(&s_1_2)?)?;
+            let gg = sum_dim(&mul(&go, &first_bwd(ggi_e, &ones)?)?, &[0], false)?;
+            Some(reshape_as(&gg, g)?)
+        }
+        _ => None,
+    };
+    let mut ggo = ggi_expanded
+        .as_ref()
+        .map(|g| first_bwd(g, &gamma_expanded))
+        .transpose()?;
+    if ggg.is_some() {
+        let ggg_e = ggg_expanded.as_ref().ok_or_else(|| undefined("gamma"))?;
+        ggo = Some(plus(ggo, mul(&mul(ggg_e, &input_sub_mu)?, &s_1_2)?)?);
+    }
+    if ggb.is_some() {
+        ggo = Some(plus(
+            ggo,
+            ggb_expanded.clone().ok_or_else(|| undefined("gamma"))?,
+        )?);
+    }
+    let ggo = ggo
+        .map(|g| reshape_as(&expand(&g, &[m, n])?, input_t))
+        .transpose()?;
+    if output_mask[1] && gg.is_none() && !affine {
+        return Err(Error::from(
+            "gamma should always be defined when it requires grad",
+        ));
+    }
+    Ok((gi, gg, ggo))
+}
+
+/// `_fused_rms_norm`'s derivative in differentiable operators, from the gradients of the
+/// output and of `rstd` (`infinitely_differentiable_native_rms_norm_backward`).
+pub fn infinitely_differentiable_native_rms_norm_backward<T: Tensor>(
+    dy: Option<&T>,
+    drstd: Option<&T>,
+    input: &T,
+    normalized_shape: &[i64],
+    rstd: &T,
+    weight: Option<&T>,
+    grad_input_mask: [bool; 2],
+) -> Result<(Option<T>, Option<T>), Error> {
+    let shape = sizes(input)?;
+    let axis = shape
+        .len()
+        .checked_sub(normalized_shape.len())
+        .ok_or_else(|| undefined("input"))?;
+    let n_rms = shape[axis..].iter().product::<i64>() as f64;
+    let mut view_shape = sizes(rstd)?;
+    let extra = normalized_shape.len().saturating_sub(view_shape.len());
+    view_shape.extend(std::iter::repeat_n(1, extra));
+    let rstd_b = view(rstd, &view_shape)?;
+    let rstd_pow3 = pow_s(&rstd_b, Scalar::Int(3))?;
+    let grad_x_hat = dy
+        .map(|dy| weight.map_or(Ok(dy.clone()), |w| mul(dy, w)))
+        .transpose()?;
+    let scaled_input = div_n(&mul(input, &rstd_pow3)?, n_rms)?;
+    let mut dx = None;
+    if grad_input_mask[0] {
+        let inner: Vec<i64> = (axis as i64..shape.len() as i64).collect();
+        let from_dy = grad_x_hat
+            .as_ref()
+            .map(|gxh| {
+                let s = sum_dim(&mul(input, gxh)?, &inner, true)?;
+                sub(&mul(&rstd_b, gxh)?, &mul(&scaled_input, &s)?)
+            })
+            .transpose()?;
+        let from_drstd = drstd
+            .map(|d| neg(&mul(&scaled_input, &view(d, &view_shape)?)?))
+            .transpose()?;
+        dx = match (from_dy, from_drstd) {
+            (Some(a), Some(b)) => Some(add(&a, &b)?),
+            (a, b) => a.or(b),
+        };
+    }
+    let mut dgamma = None;
+    if let (true, Some(_), Some(dy)) = (grad_input_mask[1], weight, dy) {
+        let full = mul(dy, &mul(input, &rstd_b)?)?;
+        dgamma = Some(if axis > 0 {
+            sum_dim(&full, &(0..axis as i64).collect::<Vec<_>>(), false)?
+        } else {
+            full
+        });
+    }
+    Ok((dx, dgamma))
+}
+
+/// The forward derivative of `1 / std(input)` over `dims` (`_invstd_jvp`).
+fn invstd_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    mean_p: &T,
+    invstd_p: &T,
+    dims: &[i64],
+    numel: i64,
+    keepdim: bool,
+) -> Result<T, Error> {
+    let centered_t = sub(input_t, &mean_dim(input_t, dims, true)?)?;
+    let t = mul(
+        &mul(&neg(&pow_s(invstd_p, Scalar::Int(3))?)?, &centered_t)?,
+        &sub(input_p, mean_p)?,
+    )?;
+    div_n(&sum_dim(&t, dims, keepdim)?, numel)
+}
+
+/// The forward derivative of `(input - mean) * invstd` over `dims` (`_norm_jvp`).
+fn norm_jvp_of<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    mean_p: &T,
+    invstd_p: &T,
+    dims: &[i64],
+    numel: i64,
+) -> Result<T, Error> {
+    let invstd_t = invstd_jvp(input_p, input_t, mean_p, invstd_p, dims, numel, true)?;
+    let first = mul(&sub(input_t, &mean_dim(input_t, dims, true)?)?, invstd_p)?;
+    add(&first, &mul(&sub(input_p, mean_p)?, &invstd_t)?)
+}
+
+/// The forward derivative of `input * weight + bias` (`_affine_jvp`).
+fn affine_jvp<T: Tensor>(
+    input_p: Option<&T>,
+    input_t: T,
+    weight_p: Option<&T>,
+    weight_t: Option<&T>,
+    bias_t: Option<&T>,
+) -> Result<T, Error> {
+    let mut out = input_t;
+    if let Some(wp) = weight_p {
+        let ip = input_p.ok_or_else(|| undefined("the normalized input"))?;
+        let wt = weight_t.map_or_else(|| zeros_like(wp), |t| Ok(t.clone()))?;
+        out = add(&mul(&out, wp)?, &mul(ip, &wt)?)?;
+    }
+    if let Some(bt) = bias_t {
+        out = add(&out, bt)?;
+    }
+    Ok(out)
+}
+
+/// `v.view(shape)` of an optional tensor.
+fn view_opt<T: Tensor>(v: Option<&T>, shape: &[i64]) -> Result<Option<T>, Error> {
+    v.map(|v| view(v, shape)).transpose()
+}
+
+/// `batch_norm`'s forward derivative, from the saved statistics in training and from the
+/// running ones in evaluation (`batch_norm_jvp`).
+#[allow(clippy::too_many_arguments)]
+pub fn batch_norm_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    weight_p: Option<&T>,
+    weight_t: Option<&T>,
+    _bias_p: Option<&T>,
+    bias_t: Option<&T>,
+    running_mean: Option<&T>,
+    running_var: Option<&T>,
+    saved_mean: &T,
+    saved_invstd: &T,
+    train: bool,
+    eps: f64,
+) -> Result<T, Error> {
+    let mut view_size = sizes(input_t)?;
+    let (mut dims, mut numel) = (Vec::new(), 1);
+    for (d, n) in view_size.iter_mut().enumerate() {
+        if d != 1 {
+            numel *= *n;
+            *n = 1;
+            dims.push(d as i64);
+        }
+    }
+    let (mean_p, invstd_p, result_t) = if train {
+        let mean_p = view(saved_mean, &view_size)?;
+        let invstd_p = view(saved_invstd, &view_size)?;
+        let result_t = norm_jvp_of(input_p, input_t, &mean_p, &invstd_p, &dims, numel)?;
+        (mean_p, invstd_p, result_t)
+    } else {
+        let (rm, rv) = running_mean.zip(running_var).ok_or_else(|| {
+            Error::from("Expect running_mean and running_var to have value when train=false")
+        })?;
+        let invstd = reciprocal(&sqrt(&add_s(rv, eps)?)?)?;
+        let invstd_p = view(&invstd, &view_size)?;
+        (
+            view(rm, &view_size)?,
+            invstd_p.clone(),
+            mul(input_t, &invstd_p)?,
+        )
+    };
+    let result_p = weight_p
+        .map(|_| mul(&sub(input_p, &mean_p)?, &invstd_p))
+        .transpose()?;
+    affine_jvp(
+        result_p.as_ref(),
+        result_t,
+        view_opt(weight_p, &view_size)?.as_ref(),
+        view_opt(weight_t, &view_size)?.as_ref(),
+        view_opt(bias_t, &view_size)?.as_ref(),
+    )
+}
+
+/// The shapes of `layer_norm`-style statistics (1 over the normalized dimensions) and
+/// affine parameters (1 over the others), the normalized dimensions, and their size.
+fn normalized_views(input_shape: &[i64], normalized: usize) -> (Vec<i64>, Vec<i64>, Vec<i64>, i64) {
+    let (mut view_size, mut affine) = (input_shape.to_vec(), input_shape.to_vec());
+    let (mut dims, mut numel) = (Vec::new(), 1);
+    let split = input_shape.len().saturating_sub(normalized);
+    for i in 0..input_shape.len() {
+        if i < split {
+            affine[i] = 1;
+        } else {
+            numel *= input_shape[i];
+            view_size[i] = 1;
+            dims.push(i as i64);
+        }
+    }
+    (view_size, affine, dims, numel)
+}
+
+/// `layer_norm`'s forward derivative (`layer_norm_jvp`).
+#[allow(clippy::too_many_arguments)]
+pub fn layer_norm_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    weight_p: Option<&T>,
+    weight_t: Option<&T>,
+    _bias_p: Option<&T>,
+    bias_t: Option<&T>,
+    saved_mean: &T,
+    saved_invstd: &T,
+    normalized_shape: &[i64],
+) -> Result<T, Error> {
+    let (view_size, affine, dims, numel) =
+        normalized_views(&sizes(input_t)?, normalized_shape.len());
+    let mean_p = view(saved_mean, &view_size)?;
+    let invstd_p = view(saved_invstd, &view_size)?;
+    let result_t = norm_jvp_of(input_p, input_t, &mean_p, &invstd_p, &dims, numel)?;
+    let result_p = weight_p
+        .map(|_| mul(&sub(input_p, &mean_p)?, &invstd_p))
+        .transpose()?;
+    affine_jvp(
+        result_p.as_ref(),
+        result_t,
+        view_opt(weight_p, &affine)?.as_ref(),
+        view_opt(weight_t, &affine)?.as_ref(),
+        view_opt(bias_t, &affine)?.as_ref(),
+    )
+}
+
+/// The forward derivative of `rstd = 1 / sqrt(mean(x²) + eps)` over the normalized
+/// dimensions, viewed for broadcasting.
+fn rstd_t<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    rstd_p: &T,
+    dims: &[i64],
+    numel: i64,
+) -> Result<T, Error> {
+    let t = mul(
+        &mul(&neg(&pow_s(rstd_p, Scalar::Int(3))?)?, input_t)?,
+        input_p,
+    )?;
+    div_n(&sum_dim(&t, dims, true)?, numel)
+}
+
+/// `rms_norm`'s forward derivative (`rms_norm_jvp`).
+pub fn rms_norm_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    weight_p: Option<&T>,
+    weight_t: Option<&T>,
+    saved_rstd: &T,
+    normalized_shape: &[i64],
+) -> Result<T, Error> {
+    let (view_size, affine, dims, numel) =
+        normalized_views(&sizes(input_t)?, normalized_shape.len());
+    let rstd_p = view(saved_rstd, &view_size)?;
+    let d_rstd = rstd_t(input_p, input_t, &rstd_p, &dims, numel)?;
+    let result_t = add(&mul(input_t, &rstd_p)?, &mul(input_p, &d_rstd)?)?;
+    let result_p = weight_p.map(|_| mul(input_p, &rstd_p)).transpose()?;
+    affine_jvp(
+        result_p.as_ref(),
+        result_t,
+        view_opt(weight_p, &affine)?.as_ref(),
+        view_opt(weight_t, &affine)?.as_ref(),
+        None,
+    )
+}
+
+/// `rms_norm`'s forward derivative for `rstd` (`rms_norm_rstd_jvp`).
+pub fn rms_norm_rstd_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    saved_rstd: &T,
+    normalized_shape: &[i64],
+) -> Result<T, Error> {
+    let (view_size, _, dims, numel) = normalized_views(&sizes(input_t)?, normalized_shape.len());
+    rstd_t(
+        input_p,
+        input_t,
+        &view(saved_rstd, &view_size)?,
+        &dims,
+        numel,
+    )
+}
+
+/// The `(1, N * groups, -1)` view group norm computes its statistics over.
+fn group_view<T: Tensor>(input: &T, groups: i64) -> Result<Vec<i64>, Error> {
+    let n = size(input, 0)?;
+    Ok(vec![1, n * groups, if n != 0 { -1 } else { 1 }])
+}
+
+/// `group_norm`'s forward derivative: batch norm's over the groups, then the affine map per
+/// channel (`group_norm_jvp`).
+#[allow(clippy::too_many_arguments)]
+pub fn group_norm_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    weight_p: Option<&T>,
+    weight_t: Option<&T>,
+    _bias_p: Option<&T>,
+    bias_t: Option<&T>,
+    saved_mean: &T,
+    saved_invstd: &T,
+    groups: i64,
+) -> Result<T, Error> {
+    let input_shape = sizes(input_p)?;
+    let shape = group_view(input_p, groups)?;
+    let input_t_r = view(input_t, &shape)?;
+    let input_p_r = view(input_p, &shape)?;
+    let result_t = batch_norm_jvp(
+        &input_p_r,
+        &input_t_r,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        saved_mean,
+        saved_invstd,
+        true,
+        0.0,
+    )?;
+    let result_t = view(&result_t, &input_shape)?;
+    let result_p = match weight_p {
+        Some(_) => {
+            let mut vs = vec![1; rank(&input_t_r)?];
+            vs[1] = size(&input_t_r, 1)?;
+            let normalized = mul(
+                &sub(&input_p_r, &view(saved_mean, &vs)?)?,
+                &view(saved_invstd, &vs)?,
+            )?;
+            Some(view(&normalized, &input_shape)?)
+        }
+        None => None,
+    };
+    let mut affine = vec![1; input_shape.len()];
+    affine[1] = input_shape[1];
+    affine_jvp(
+        result_p.as_ref(),
+        result_t,
+        view_opt(weight_p, &affine)?.as_ref(),
+        view_opt(weight_t, &affine)?.as_ref(),
+        view_opt(bias_t, &affine)?.as_ref(),
+    )
+}
+
+/// `group_norm`'s forward derivative for the mean (`group_norm_mean_jvp`).
+pub fn group_norm_mean_jvp<T: Tensor>(input_t: &T, mean_p: &T, groups: i64) -> Result<T, Error> {
+    let reshaped = view(input_t, &group_view(input_t, groups)?)?;
+    view_as(&mean_dim(&reshaped, &[2], false)?, mean_p)
+}
+
+/// `group_norm`'s forward derivative for the inverse standard deviation
+/// (`group_norm_invstd_jvp`).
+pub fn group_norm_invstd_jvp<T: Tensor>(
+    input_p: &T,
+    input_t: &T,
+    mean_p: &T,
+    invstd_p: &T,
+    groups: i64,
+) -> Result<T, Error> {
+    let shape = group_view(input_p, groups)?;
+    let input_t_r = view(input_t, &shape)?;
+    let input_p_r = view(input_p, &shape)?;
+    let numel = size(&input_t_r, 2)?;
+    // PyTorch passes the tangent and the primal in this order; the value is the same.
+    let jvp = invstd_jvp(
+        &input_t_r,
+        &input_p_r,
+        &view(mean_p, &shape)?,
+        &view(invstd_p, &shape)?,
+        &[2],
+        numel,
+        false,
+    )?;
+    view_as(&jvp, invstd_p)
+}
