@@ -8,15 +8,39 @@ use crate::dispatch::TensorOptions;
 use crate::dispatch::{ArgFamily, Device, Error, Layout, MemoryFormat, Scalar, ScalarType, Tensor};
 
 macro_rules! aten_ops {
-    ($( $name:ident = $op:literal $(. $ov:literal)? ($($a:ident: $f:ty),* $(,)?) -> $r:ty; )*) => {$(
-        #[doc = concat!("`aten::", $op, $(".", $ov,)? "`.")]
-        #[allow(clippy::too_many_arguments)]
-        pub(crate) fn $name<'a, T: Tensor>(
-            $($a: <$f as ArgFamily<T>>::Arg<'a>),*
-        ) -> Result<$r, Error> {
-            aten::<T, ($($f,)*), $r>($op, aten_ops!(@ov $($ov)?))?.try_call($($a),*)
+    ($( $name:ident = $op:literal $(. $ov:literal)? ($($a:ident: $f:ty),* $(,)?) -> $r:ty; )*) => {
+        $(
+            #[doc = concat!("`aten::", $op, $(".", $ov,)? "`.")]
+            #[allow(clippy::too_many_arguments)]
+            pub(crate) fn $name<'a, T: Tensor>(
+                $($a: <$f as ArgFamily<T>>::Arg<'a>),*
+            ) -> Result<$r, Error> {
+                aten::<T, ($($f,)*), $r>($op, aten_ops!(@ov $($ov)?))?.try_call($($a),*)
+            }
+        )*
+
+        /// Each operator's name, overload and Rust signature (for tensor type `T`), checked
+        /// against `schema_of(name, overload)`: the mismatches.
+        #[cfg(test)]
+        pub(crate) fn check_families<T: Tensor>(
+            schema_of: impl Fn(&str, &str) -> Option<crate::schema::Schema>,
+        ) -> Vec<String> {
+            let mut bad = Vec::new();
+            $(
+                let (op, ov) = ($op, aten_ops!(@ov $($ov)?));
+                match schema_of(op, ov) {
+                    None => bad.push(format!("{op}.{ov}: no such operator")),
+                    Some(schema) => {
+                        let check = crate::dispatch::kernel::check_signature::<T, ($($f,)*), $r, false>;
+                        if let Err(m) = check(&schema) {
+                            bad.push(format!("{op}.{ov}: {} vs {} ({})", m.found, m.expected, m.detail));
+                        }
+                    }
+                }
+            )*
+            bad
         }
-    )*};
+    };
     (@ov) => { "" };
     (@ov $ov:literal) => { $ov };
 }

@@ -480,3 +480,15 @@ fn every_helper_row_names_a_function_of_its_signature() {
         assert!(h.defaults.len() <= h.params.len(), "{}", h.cpp);
     }
 }
+
+#[test]
+fn every_aten_operator_the_helpers_call_has_the_corpus_signature() {
+    let natives = crate::native::derivatives::tests::corpus();
+    let schema_of = |name: &str, overload: &str| {
+        (natives.functions().iter())
+            .find(|f| f.func.name.name.to_string() == name && f.func.name.overload.as_deref().unwrap_or("") == overload)
+            .map(|f| f.func.clone())
+    };
+    let bad = super::ops::check_families::<TT>(schema_of);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
