@@ -1,6 +1,7 @@
 //! Derivatives of indexing, scatter/gather reductions, pooling with indices, embeddings,
 //! convolutions and FFTs.
 
+use super::Gradients3;
 use super::accessors::{back, suggest_memory_format, wrap_dim};
 use super::ops::*;
 use super::{numel, options, scalar_type, size, sizes};
@@ -64,6 +65,7 @@ struct Placement<'a, T> {
     clear: &'a dyn Fn(&T) -> Result<T, Error>,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reduce_backward<T: Tensor>(
     grad: &T,
     self_: &T,
@@ -472,7 +474,7 @@ pub fn _trilinear_backward<T: Tensor>(
     expand3: &[i64],
     sumdim: &[i64],
     grad_mask: [bool; 3],
-) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+) -> Result<Gradients3<T>, Error> {
     let Some(g) = grad_out else {
         return Ok((None, None, None));
     };

@@ -1,6 +1,7 @@
 //! Derivatives of matrix products, pseudo-inverses, Cholesky factorizations, triangular and
 //! general solves, and analytic matrix functions.
 
+use super::Gradients3;
 use super::ops::*;
 use super::pointwise::maybe_multiply;
 use super::reductions::sum_to;
@@ -112,7 +113,7 @@ pub fn linear_double_backward<T: Tensor>(
     self_: &T,
     grad_output: Option<&T>,
     weight: &T,
-) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+) -> Result<Gradients3<T>, Error> {
     let Some(grad_output) = grad_output else {
         return Ok((None, None, None));
     };
@@ -365,6 +366,7 @@ pub fn cholesky_solve_jvp<T: Tensor>(
 
 /// `triangular_solve`'s derivatives: `gB = A⁻ᴴ gX`, `gA = -gB Xᴴ` projected on the
 /// triangle (plus the gradient of the returned copy of `A`) (`triangular_solve_backward`).
+#[allow(clippy::too_many_arguments)] // PyTorch's signature
 pub fn triangular_solve_backward<T: Tensor>(
     grad_x: Option<&T>,
     grad_m: Option<&T>,

@@ -53,6 +53,10 @@ pub use shape::*;
 pub use spectral::*;
 pub use table::{HELPERS, Helper, HelperParam, HelperReturn};
 
+/// The gradients of three inputs, each possibly undefined (C++'s
+/// `std::tuple<Tensor, Tensor, Tensor>` of a derivative).
+pub type Gradients3<T> = (Option<T>, Option<T>, Option<T>);
+
 /// Typed handles by (type of the signature, name, overload).
 type OpCache = rustc_hash::FxHashMap<(TypeId, &'static str, &'static str), Box<dyn Any>>;
 

@@ -1,6 +1,7 @@
 //! Derivatives of normalization layers: the second derivatives of batch, layer and RMS
 //! norm, and the forward derivatives of batch, layer, group and RMS norm.
 
+use super::Gradients3;
 use super::ops::*;
 use super::{options, scalar_type, size, sizes};
 use crate::dispatch::{Error, Scalar, Tensor};
@@ -73,7 +74,7 @@ pub fn batchnorm_double_backward<T: Tensor>(
     save_mean: Option<&T>,
     save_invstd: Option<&T>,
     output_mask: [bool; 3],
-) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+) -> Result<Gradients3<T>, Error> {
     let affine = gamma.is_some();
     let (gamma_expanded, ggg_expanded, ggb_expanded) = match gamma {
         Some(g) => (
@@ -202,7 +203,7 @@ pub fn layer_norm_double_backward<T: Tensor>(
     save_invstd_t: &T,
     normalized_shape: &[i64],
     output_mask: [bool; 3],
-) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+) -> Result<Gradients3<T>, Error> {
     let shape = sizes(input_t)?;
     let axis = shape
         .len()

@@ -1,6 +1,7 @@
 //! Derivatives of spectral decompositions and of least squares: SVD, eigendecompositions,
 //! QR, `lstsq`.
 
+use super::Gradients3;
 use super::accessors::is_complex;
 use super::decompositions::{missing, with_diag};
 use super::linalg::{is_vector_rhs, pinv_backward, pinv_jvp};
@@ -106,7 +107,7 @@ pub fn linalg_svd_jvp<T: Tensor>(
     s: &T,
     vh_: &T,
     full_matrices: bool,
-) -> Result<(Option<T>, Option<T>, Option<T>), Error> {
+) -> Result<Gradients3<T>, Error> {
     let complex = is_complex(da)?;
     let (m, n, k) = (size(da, -2)?, size(da, -1)?, size(s, -1)?);
     let u = if full_matrices {

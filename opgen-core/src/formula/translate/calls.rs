@@ -71,10 +71,10 @@ impl Emitter<'_> {
     pub(crate) fn helper_call(&mut self, name: &str, args: Vec<Out>) -> Out {
         let mut best: Option<(u32, &Helper)> = None;
         for h in HELPERS.iter().filter(|h| h.cpp == name) {
-            if let Some(score) = helper_score(h, &args) {
-                if best.is_none_or(|(b, _)| score > b) {
-                    best = Some((score, h));
-                }
+            if let Some(score) = helper_score(h, &args)
+                && best.is_none_or(|(b, _)| score > b)
+            {
+                best = Some((score, h));
             }
         }
         let Some((_, helper)) = best else {
