@@ -23,12 +23,14 @@ mod decompositions;
 mod indexing;
 mod linalg;
 mod losses;
+mod norm_jvps;
 mod normalization;
 mod norms;
 mod ops;
 mod pointwise;
 mod reductions;
 mod shape;
+mod solves;
 mod spectral;
 mod table;
 #[cfg(test)]
@@ -45,11 +47,13 @@ pub use decompositions::*;
 pub use indexing::*;
 pub use linalg::*;
 pub use losses::*;
+pub use norm_jvps::*;
 pub use normalization::*;
 pub use norms::*;
 pub use pointwise::*;
 pub use reductions::*;
 pub use shape::*;
+pub use solves::*;
 pub use spectral::*;
 pub use table::{HELPERS, Helper, HelperParam, HelperReturn};
 

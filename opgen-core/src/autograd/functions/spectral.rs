@@ -4,8 +4,9 @@
 use super::Gradients3;
 use super::accessors::is_complex;
 use super::decompositions::{missing, with_diag};
-use super::linalg::{is_vector_rhs, pinv_backward, pinv_jvp};
+use super::linalg::{pinv_backward, pinv_jvp};
 use super::ops::*;
+use super::solves::is_vector_rhs;
 use super::{conj, scalar_type, size};
 use crate::dispatch::{Error, ScalarType, Tensor};
 

@@ -6,6 +6,7 @@
 #![allow(clippy::needless_range_loop)] // index arithmetic reads best as loops over indices
 
 mod kernels;
+mod kernels_index;
 mod kernels_shape;
 mod linalg;
 mod losses;
@@ -37,9 +38,9 @@ fn register() -> Result<Vec<Registration>, Error> {
     kernels::register_factories(&mut r, &lib)?;
     kernels_shape::register_views(&mut r, &lib)?;
     kernels_shape::register_shapes(&mut r, &lib)?;
-    kernels_shape::register_indexing(&mut r, &lib)?;
-    kernels_shape::register_linalg(&mut r, &lib)?;
-    kernels_shape::register_backwards(&mut r, &lib)?;
+    kernels_index::register_indexing(&mut r, &lib)?;
+    kernels_index::register_linalg(&mut r, &lib)?;
+    kernels_index::register_backwards(&mut r, &lib)?;
     // Operators without kernels of these features skip them (kept if a test registered
     // them before).
     for key in [K::Autograd, K::ADInplaceOrView] {
