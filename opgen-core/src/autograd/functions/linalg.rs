@@ -52,6 +52,63 @@ pub fn mm_mat2_backward<T: Tensor>(
     maybe_multiply(&mm(&conj(&t(mat1)?)?, grad)?, scalar_conj(alpha))
 }
 
+/// Whether the last two dimensions of a matrix of these sizes and strides are column-major.
+fn column_major(sizes: &[i64], strides: &[i64]) -> bool {
+    let n = sizes.len();
+    n >= 2 && strides[n - 2] == 1 && strides[n - 1] == sizes[n - 2]
+}
+
+/// Checks the layouts of a grouped matrix product's derivative.
+fn grouped_strided<T: Tensor>(grad: &T, other: &T, input_layout: Layout) -> Result<(), Error> {
+    if all_strided(grad, other, input_layout)? {
+        return Ok(());
+    }
+    Err(Error::from("only strided layout supported for grouped mm"))
+}
+
+/// `_grouped_mm`'s derivative for `mat1`: `_grouped_mm(grad, mat2ᵀ, offs)` (computed
+/// column-major for a column-major `mat1`) times `alpha.conj()`
+/// (`_grouped_mm_mat1_backward`).
+pub fn _grouped_mm_mat1_backward<T: Tensor>(
+    grad: &T,
+    mat2: &T,
+    mat1_sizes: &[i64],
+    mat1_strides: &[i64],
+    mat1_layout: Layout,
+    offs: Option<&T>,
+    alpha: Scalar,
+) -> Result<T, Error> {
+    grouped_strided(grad, mat2, mat1_layout)?;
+    let grad_inp = if column_major(mat1_sizes, mat1_strides) {
+        let product = grouped_mm(mat2, &transpose(grad, -2, -1)?, offs, None, None)?;
+        transpose(&product, -2, -1)?
+    } else {
+        grouped_mm(grad, &transpose(mat2, -2, -1)?, offs, None, None)?
+    };
+    maybe_multiply(&grad_inp, scalar_conj(alpha))
+}
+
+/// `_grouped_mm`'s derivative for `mat2`: `_grouped_mm(mat1ᵀ, grad, offs)` times
+/// `alpha.conj()` (`_grouped_mm_mat2_backward`).
+pub fn _grouped_mm_mat2_backward<T: Tensor>(
+    grad: &T,
+    mat1: &T,
+    mat2_sizes: &[i64],
+    mat2_strides: &[i64],
+    mat2_layout: Layout,
+    offs: Option<&T>,
+    alpha: Scalar,
+) -> Result<T, Error> {
+    grouped_strided(grad, mat1, mat2_layout)?;
+    let grad_inp = if column_major(mat2_sizes, mat2_strides) {
+        let product = grouped_mm(&transpose(grad, -2, -1)?, mat1, offs, None, None)?;
+        transpose(&product, -2, -1)?
+    } else {
+        grouped_mm(&transpose(mat1, -2, -1)?, grad, offs, None, None)?
+    };
+    maybe_multiply(&grad_inp, scalar_conj(alpha))
+}
+
 /// `matmul`'s derivatives, for the inputs `grad_input_mask` asks: 1-D operands are promoted
 /// to matrices as `matmul` does, broadcast batch dimensions are summed back
 /// (`matmul_backward`).

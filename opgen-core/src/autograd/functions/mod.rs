@@ -20,6 +20,7 @@
 mod accessors;
 mod activations;
 mod decompositions;
+mod householder;
 mod indexing;
 mod linalg;
 mod losses;
@@ -29,8 +30,10 @@ mod norms;
 mod ops;
 mod pointwise;
 mod reductions;
+mod rnn;
 mod shape;
 mod solves;
+mod sparse;
 mod spectral;
 mod table;
 #[cfg(test)]
@@ -44,6 +47,7 @@ use crate::dispatch::{ArgList, Dispatcher, Error, RetValue, Tensor, TypedOperato
 pub use accessors::*;
 pub use activations::*;
 pub use decompositions::*;
+pub use householder::*;
 pub use indexing::*;
 pub use linalg::*;
 pub use losses::*;
@@ -52,8 +56,10 @@ pub use normalization::*;
 pub use norms::*;
 pub use pointwise::*;
 pub use reductions::*;
+pub use rnn::*;
 pub use shape::*;
 pub use solves::*;
+pub use sparse::*;
 pub use spectral::*;
 pub use table::{HELPERS, Helper, HelperParam, HelperReturn};
 

@@ -200,6 +200,26 @@ aten_ops! {
     convolution_backward = "convolution_backward"(grad: R<T>, input: R<T>, weight: R<T>, bias_sizes: Opt<Ints>, stride: Ints, padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints, groups: i64, output_mask: [bool; 3]) -> (T, T, T);
     convolution = "convolution"(input: R<T>, weight: R<T>, bias: Opt<R<T>>, stride: Ints, padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints, groups: i64) -> T;
     convolution_full = "_convolution"(input: R<T>, weight: R<T>, bias: Opt<R<T>>, stride: Ints, padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints, groups: i64, benchmark: bool, deterministic: bool, cudnn_enabled: bool, allow_tf32: bool) -> T;
+    grouped_mm = "_grouped_mm"(a: R<T>, b: R<T>, offs: Opt<R<T>>, bias: Opt<R<T>>, out_dtype: Opt<ScalarType>) -> T;
+    ormqr = "ormqr"(a: R<T>, input2: R<T>, input3: R<T>, left: bool, transpose: bool) -> T;
+    detach = "detach"(a: R<T>) -> T;
+    is_coalesced = "is_coalesced"(a: R<T>) -> bool;
+    nnz = "_nnz"(a: R<T>) -> i64;
+    coalesce = "coalesce"(a: R<T>) -> T;
+    sparse_mask = "sparse_mask"(a: R<T>, mask: R<T>) -> T;
+    sparse_mask_projection = "_sparse_mask_projection"(a: R<T>, mask: R<T>, accumulate_matches: bool) -> T;
+    sparse_sparse_matmul = "_sparse_sparse_matmul"(a: R<T>, b: R<T>) -> T;
+    sparse_sampled_addmm = "sparse_sampled_addmm"(a: R<T>, mat1: R<T>, mat2: R<T>, beta: Scalar, alpha: Scalar) -> T;
+    sparse_coo_tensor_unsafe_parts = "_sparse_coo_tensor_unsafe"(indices: R<T>, values: R<T>, size: Ints, dtype: Opt<ScalarType>, layout: Opt<Layout>, device: Opt<Device>, pin: Opt<bool>, is_coalesced: Opt<bool>) -> T;
+    sparse_compressed_tensor_unsafe_parts = "_sparse_compressed_tensor_unsafe"(compressed: R<T>, plain: R<T>, values: R<T>, size: Ints, dtype: Opt<ScalarType>, layout: Opt<Layout>, device: Opt<Device>, pin: Opt<bool>) -> T;
+    indices = "indices"(a: R<T>) -> T;
+    values = "values"(a: R<T>) -> T;
+    crow_indices = "crow_indices"(a: R<T>) -> T;
+    col_indices = "col_indices"(a: R<T>) -> T;
+    ccol_indices = "ccol_indices"(a: R<T>) -> T;
+    row_indices = "row_indices"(a: R<T>) -> T;
+    linear = "linear"(input: R<T>, weight: R<T>, bias: Opt<R<T>>) -> T;
+    unsafe_chunk = "unsafe_chunk"(a: R<T>, chunks: i64, dim: i64) -> Vec<T>;
     trilinear = "_trilinear"(i1: R<T>, i2: R<T>, i3: R<T>, expand1: Ints, expand2: Ints, expand3: Ints, sumdim: Ints, unroll_dim: i64) -> T;
 }
 

@@ -68,6 +68,8 @@ pub enum HelperReturn {
     TensorPair,
     /// `(Option<T>, Option<T>, Option<T>)`.
     TensorTriple,
+    /// Seven `Option<T>`s (an LSTM layer's gradients).
+    TensorSeven,
     /// `Vec<Option<T>>`.
     TensorList,
     /// `Vec<i64>`.
@@ -152,6 +154,7 @@ macro_rules! helpers {
     (@ret OptionalTensor) => { Option<TT> };
     (@ret TensorPair) => { (Option<TT>, Option<TT>) };
     (@ret TensorTriple) => { (Option<TT>, Option<TT>, Option<TT>) };
+    (@ret TensorSeven) => { super::LstmGradients<TT> };
     (@ret TensorList) => { Vec<Option<TT>> };
     (@ret IntList) => { Vec<i64> };
 }
@@ -279,6 +282,17 @@ helpers! {
     linalg_solve_backward(OptionalTensor, Tensor, Tensor, Tensor, Tensor, Bool, Bool) -> TensorPair;
     lu_unpack_backward(OptionalTensor, OptionalTensor, Int, Int) -> OptionalTensor;
     linalg_matrix_exp_differential(Tensor, Tensor, Bool) -> Tensor;
+    _grouped_mm_mat1_backward(Tensor, Tensor, IntList, IntList, Layout, OptionalTensor, Scalar) -> Tensor;
+    _grouped_mm_mat2_backward(Tensor, Tensor, IntList, IntList, Layout, OptionalTensor, Scalar) -> Tensor;
+    householder_product_backward(OptionalTensor, Tensor, Tensor, Tensor, Bool = "false") -> TensorPair;
+    householder_product_jvp(Tensor, Tensor, Tensor, Tensor, Tensor) -> Tensor;
+    ormqr_backward(OptionalTensor, Tensor, Tensor, Tensor, Tensor, Bool, Bool, BoolTriple) -> TensorTriple;
+    // Sparse layouts.
+    mm_mat1_sparse_backward(Tensor, Tensor, Tensor, Scalar) -> Tensor;
+    sparse_mask_backward(Tensor, Tensor, Layout) -> Tensor;
+    sparse_sparse_matmul_backward(Tensor, Tensor, Tensor, Int) -> Tensor;
+    sparse_sampled_addmm_backward(OptionalTensor, Tensor, OptionalTensor, OptionalTensor, Scalar, Scalar, BoolTriple) -> TensorTriple;
+    values_backward(OptionalTensor, Tensor) -> OptionalTensor;
     // Decompositions.
     linalg_lu_backward(OptionalTensor, OptionalTensor, Tensor, Tensor, Tensor, Bool) -> OptionalTensor;
     lu_factor_ex_backward(Tensor, Tensor, Tensor, Bool) -> OptionalTensor;
@@ -312,6 +326,8 @@ helpers! {
     soft_margin_loss_double_backward(Tensor, Tensor, Tensor, Int) -> Tensor;
     soft_margin_loss_double_backward_grad_output(Tensor, Tensor, Tensor, Tensor, Int) -> Tensor;
     _cudnn_ctc_loss_backward(Tensor, Tensor, Tensor, Bool) -> Tensor;
+    // Recurrent layers.
+    mkldnn_rnn_layer_differentiable_backward(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, OptionalTensor, OptionalTensor, OptionalTensor, Bool, Int, Int, Int, Bool, Bool, Bool, IntList, Bool, Tensor) -> TensorSeven;
     // Normalization.
     batchnorm_double_backward(Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, OptionalTensor, OptionalTensor, Bool, Float, OptionalTensor, OptionalTensor, BoolTriple) -> TensorTriple;
     layer_norm_double_backward(Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, Tensor, IntList, BoolTriple) -> TensorTriple;

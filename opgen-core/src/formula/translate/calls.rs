@@ -99,6 +99,7 @@ impl Emitter<'_> {
             HelperReturn::OptionalTensor => Ty::OptTensor,
             HelperReturn::TensorPair => Ty::Tuple(vec![Ty::OptTensor; 2]),
             HelperReturn::TensorTriple => Ty::Tuple(vec![Ty::OptTensor; 3]),
+            HelperReturn::TensorSeven => Ty::Tuple(vec![Ty::OptTensor; 7]),
             HelperReturn::TensorList => Ty::OptTensorList,
             HelperReturn::IntList => Ty::IntList,
         };

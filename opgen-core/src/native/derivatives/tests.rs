@@ -435,9 +435,9 @@ fn translation_figures_of_pytorchs_formulas() {
     assert_eq!(report.parse(), 688);
     assert_eq!(
         (report.translate_backward(), report.translate_all()),
-        (661, 651)
+        (670, 660)
     );
-    assert_eq!((b, f), ((756 + 29, 756), (462 + 15, 462)));
+    assert_eq!((b, f), ((767 + 18, 767), (463 + 14, 463)));
     // What blocks the rest: helpers not written (sparse and nested layouts, helpers of
     // PyTorch 2.15 whose source was not available), the nested tensor implementation, and
     // forward derivatives that read the inputs' tangents themselves (`cat_jvp`).
@@ -465,7 +465,7 @@ fn translation_figures_of_pytorchs_formulas() {
         .filter(|e| e.backward_blockers.len() > 1)
         .map(|e| e.name.split('(').next().unwrap_or(""))
         .collect();
-    assert_eq!(several, ["_grouped_mm", "split_with_sizes", "unbind.int"]);
+    assert_eq!(several, ["split_with_sizes", "unbind.int"]);
 }
 
 #[test]
@@ -481,7 +481,7 @@ fn translated_formulas_form_one_rust_module() {
          ::opgen_core::autograd::functions::mul_tensor_backward(&grad, &other, self_scalar_type)?)\n}"
     ), "{}", &module[..2000]);
     // One function per translated formula of the `Default` key.
-    assert_eq!(module.matches("\npub fn ").count(), 744);
+    assert_eq!(module.matches("\npub fn ").count(), 755);
     if let Ok(path) = std::env::var("OPGEN_TRANSLATED_MODULE") {
         std::fs::write(path, &module).expect("writes the module");
     }

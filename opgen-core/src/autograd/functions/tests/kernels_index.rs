@@ -113,6 +113,10 @@ pub(crate) fn register_indexing(r: &mut Vec<Registration>, lib: &Library) -> Res
             scatter_reduce_values(a, dim, index, src, reduce, include_self)
         }
     );
+    Ok(())
+}
+
+pub(crate) fn register_index_ops(r: &mut Vec<Registration>, lib: &Library) -> Result<(), Error> {
     k!(r, lib, "index_select", |a: &TT, dim: i64, index: &TT| {
         let av = a.values();
         let positions = index_positions(a.shape(), dim, &index.values());
@@ -296,6 +300,66 @@ pub(crate) fn register_linalg(r: &mut Vec<Registration>, lib: &Library) -> Resul
         }
         from_rows(&result)
     });
+    k!(r, lib, "linear", |x: &TT, w: &TT, bias: Option<&TT>| {
+        let wt = w.view_with(
+            vec![w.shape()[1], w.shape()[0]],
+            vec![w.stride()[1], w.stride()[0]],
+            w.offset(),
+        );
+        let y = matmul(x, &wt)?;
+        match bias {
+            Some(b) => TT::zip(&y, b, |a, c| a + c),
+            None => Ok(y),
+        }
+    });
+    k!(r, lib, "unsafe_chunk", |a: &TT, chunks: i64, dim: i64| {
+        let d = wrap(dim, a.shape().len());
+        let step = a.shape()[d] / chunks;
+        (0..chunks)
+            .map(|c| {
+                let mut sizes = a.shape().to_vec();
+                sizes[d] = step;
+                let offset = a.offset() + c * step * a.stride()[d];
+                TT::new(
+                    &sizes,
+                    a.view_with(sizes.clone(), a.stride().to_vec(), offset)
+                        .values(),
+                )
+            })
+            .collect::<Vec<TT>>()
+    });
+    k!(r, lib, "detach", |a: &TT| a.view_with(
+        a.shape().to_vec(),
+        a.stride().to_vec(),
+        a.offset()
+    ));
+    k!(r, lib, "_grouped_mm", |a: &TT,
+                               c: &TT,
+                               offs: Option<&TT>,
+                               _: Option<&TT>,
+                               _: Option<
+        crate::dispatch::ScalarType,
+    >| {
+        assert!(
+            offs.is_none(),
+            "the test kernel multiplies batches without offsets"
+        );
+        matmul(a, c)
+    });
+    k!(r, lib, "ormqr", |a: &TT,
+                         tau: &TT,
+                         other: &TT,
+                         left: bool,
+                         transpose: bool| {
+        let q = householder_q(&rows(a), &tau.values(), a.shape()[0] as usize);
+        let q = if transpose { transpose2(&q) } else { q };
+        let o = rows(other);
+        from_rows(&if left {
+            mat_mul(&q, &o)
+        } else {
+            mat_mul(&o, &q)
+        })
+    });
     k!(r, lib, "allclose", |a: &TT,
                             c: &TT,
                             rtol: f64,
@@ -378,4 +442,29 @@ pub(crate) fn register_backwards(r: &mut Vec<Registration>, lib: &Library) -> Re
         }
     );
     Ok(())
+}
+
+/// `H_1(τ_1) ... H_k(τ_k)` (`m × m`) for the reflectors below the diagonal of `v`.
+pub(crate) fn householder_q(v: &[Vec<f64>], tau: &[f64], m: usize) -> Vec<Vec<f64>> {
+    let mut q: Vec<Vec<f64>> = (0..m)
+        .map(|i| (0..m).map(|j| b(i == j)).collect())
+        .collect();
+    for (k, t) in tau.iter().enumerate() {
+        let u: Vec<f64> = (0..m)
+            .map(|i| {
+                if i < k {
+                    0.0
+                } else if i == k {
+                    1.0
+                } else {
+                    v[i][k]
+                }
+            })
+            .collect();
+        let h: Vec<Vec<f64>> = (0..m)
+            .map(|i| (0..m).map(|j| b(i == j) - t * u[i] * u[j]).collect())
+            .collect();
+        q = mat_mul(&q, &h);
+    }
+    q
 }

@@ -5,6 +5,7 @@
 
 #![allow(clippy::needless_range_loop)] // index arithmetic reads best as loops over indices
 
+mod householder;
 mod kernels;
 mod kernels_index;
 mod kernels_shape;
@@ -39,6 +40,7 @@ fn register() -> Result<Vec<Registration>, Error> {
     kernels_shape::register_views(&mut r, &lib)?;
     kernels_shape::register_shapes(&mut r, &lib)?;
     kernels_index::register_indexing(&mut r, &lib)?;
+    kernels_index::register_index_ops(&mut r, &lib)?;
     kernels_index::register_linalg(&mut r, &lib)?;
     kernels_index::register_backwards(&mut r, &lib)?;
     // Operators without kernels of these features skip them (kept if a test registered
