@@ -165,9 +165,9 @@ helpers! {
     handle_r_to_c(ScalarType, Tensor) -> Tensor;
     mul_tensor_backward(Tensor, Tensor, ScalarType) -> Tensor;
     mul_tensor_backward as mul_tensor_backward_scalar(Tensor, Scalar, ScalarType) -> Tensor;
-    div_tensor_self_backward(Tensor, Tensor, ScalarType, OptionalStr = "None") -> Tensor;
-    div_tensor_self_backward as div_tensor_self_backward_scalar(Tensor, Scalar, ScalarType, OptionalStr = "None") -> Tensor;
-    div_tensor_other_backward(Tensor, Tensor, Tensor, OptionalStr = "None") -> Tensor;
+    div_tensor_self_backward(Tensor, Tensor, ScalarType, OptionalStr = "::core::option::Option::None") -> Tensor;
+    div_tensor_self_backward as div_tensor_self_backward_scalar(Tensor, Scalar, ScalarType, OptionalStr = "::core::option::Option::None") -> Tensor;
+    div_tensor_other_backward(Tensor, Tensor, Tensor, OptionalStr = "::core::option::Option::None") -> Tensor;
     clamp_backward(Tensor, Tensor, OptionalScalar, OptionalScalar) -> Tensor;
     clamp_backward as clamp_backward_tensor(Tensor, Tensor, OptionalTensor, OptionalTensor) -> Tensor;
     clamp_backward_min_max(Tensor, Tensor, OptionalTensor, OptionalTensor, BoolPair) -> TensorPair;

@@ -43,6 +43,9 @@ mod module;
 mod report;
 mod types;
 
+#[cfg(test)]
+mod tests;
+
 use std::fmt;
 
 pub use api::ApiIndex;
