@@ -324,8 +324,8 @@ pub fn masked_fill_backward<T: Tensor>(grad: &T, mask: &T) -> Result<T, Error> {
     sum(&masked_select(grad, mask)?)
 }
 
-/// `t.masked_fill_(mask, value)` on a temporary (`masked_fill_inplace_if_safe`): the same
-/// values, computed out of place.
+/// `t.masked_fill_(mask, value)` on a temporary where that is safe, `masked_fill` otherwise
+/// (`masked_fill_inplace_if_safe`): the same values, computed out of place.
 pub fn masked_fill_inplace_if_safe<T: Tensor>(t: &T, mask: &T, value: Scalar) -> Result<T, Error> {
     masked_fill_s(t, mask, value)
 }

@@ -173,7 +173,8 @@ pub fn amaxamin_jvp<T: Tensor>(
 
 /// `aminmax`'s derivative: for each of the minimum and the maximum whose gradient is
 /// defined, the gradient shared evenly among the input's positions holding it, as `amin`
-/// and `amax` do, along `dim` or over the whole input (`aminmax_backward`).
+/// and `amax` do, along `dim` or over the whole input (`aminmax_backward`; written from
+/// `amin`'s and `amax`'s formulas, PyTorch's source of this helper not being at hand).
 pub fn aminmax_backward<T: Tensor>(
     self_: &T,
     dim: Option<i64>,
