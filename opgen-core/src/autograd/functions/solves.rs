@@ -53,8 +53,10 @@ pub fn cholesky_inverse_backward<T: Tensor>(
     Ok(Some(neg(&out)?))
 }
 
-/// `cholesky_inverse`'s forward derivative: `K + Kᴴ` with `K = -X dC X C` (`C = F` upper,
-/// `Fᴴ` lower) (`cholesky_inverse_jvp`).
+/// `cholesky_inverse`'s forward derivative as PyTorch computes it: `K + Kᴴ` with `K = -X dC
+/// X C` (`C = F` upper, `Fᴴ` lower) (`cholesky_inverse_jvp`). For a non-diagonal factor this
+/// is not the derivative (the factors are not in the order `-X dC C X`;
+/// pytorch/pytorch#196682).
 pub fn cholesky_inverse_jvp<T: Tensor>(f: &T, df: &T, x: &T, upper: bool) -> Result<T, Error> {
     let (cf, dcf) = if upper {
         (f.clone(), m_h(df)?)

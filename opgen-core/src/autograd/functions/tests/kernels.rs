@@ -94,6 +94,17 @@ pub(crate) fn bessel_i1(x: f64) -> f64 {
     sum
 }
 
+/// `ψ(x)` by the recurrence up to 6 and the asymptotic series.
+pub(crate) fn digamma(mut x: f64) -> f64 {
+    let mut acc = 0.0;
+    while x < 6.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    let x2 = 1.0 / (x * x);
+    acc + x.ln() - 0.5 / x - x2 * (1.0 / 12.0 - x2 * (1.0 / 120.0 - x2 / 252.0))
+}
+
 pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -116,6 +127,7 @@ pub(crate) fn register_pointwise(r: &mut Vec<Registration>, lib: &Library) -> Re
         ("i0", bessel_i0),
         ("special_i0e", |x| bessel_i0(x) * (-x.abs()).exp()),
         ("log_sigmoid", |x| -(-x).exp().ln_1p()),
+        ("digamma", digamma),
         ("isnan", |x| b(x.is_nan())),
         ("logical_not", |x| b(x == 0.0)),
         ("real", |x| x),

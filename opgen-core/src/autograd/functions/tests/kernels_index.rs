@@ -360,6 +360,72 @@ pub(crate) fn register_linalg(r: &mut Vec<Registration>, lib: &Library) -> Resul
             mat_mul(&o, &q)
         })
     });
+    k!(r, lib, "lu_unpack", |lu: &TT,
+                             piv: &TT,
+                             _: bool,
+                             _: bool| {
+        let (p, l, u) = super::reference::lu_unpack(&rows(lu), &piv.values());
+        (from_rows(&p), from_rows(&l), from_rows(&u))
+    });
+    k!(
+        r,
+        lib,
+        "linalg_lu_solve",
+        |lu: &TT, piv: &TT, bm: &TT, left: bool, adjoint: bool| {
+            let (p, l, u) = super::reference::lu_unpack(&rows(lu), &piv.values());
+            let a = mat_mul(&mat_mul(&p, &l), &u);
+            let a = if adjoint { transpose2(&a) } else { a };
+            if left {
+                from_rows(&solve(&a, &rows(bm)))
+            } else {
+                from_rows(&transpose2(&solve(&transpose2(&a), &transpose2(&rows(bm)))))
+            }
+        }
+    );
+    k!(
+        r,
+        lib,
+        "linalg_pinv.atol_rtol_tensor",
+        |a: &TT, _: Option<&TT>, _: Option<&TT>, _: bool| {
+            // Full rank: (AᵀA)⁻¹Aᵀ when tall, Aᵀ(AAᵀ)⁻¹ when wide.
+            let m = rows(a);
+            let mt = transpose2(&m);
+            let pinv = if m.len() >= mt.len() {
+                solve(&mat_mul(&mt, &m), &mt)
+            } else {
+                transpose2(&solve(&mat_mul(&m, &mt), &m))
+            };
+            from_rows(&pinv)
+        }
+    );
+    k!(r, lib, "_trilinear", |i1: &TT,
+                              i2: &TT,
+                              i3: &TT,
+                              e1: &[i64],
+                              e2: &[i64],
+                              e3: &[i64],
+                              sumdim: &[i64],
+                              _: i64| {
+        let expand = |t: &TT, dims: &[i64]| {
+            let mut shape = t.shape().to_vec();
+            let mut sorted = dims.to_vec();
+            sorted.sort_unstable();
+            for d in sorted {
+                shape.insert(d as usize, 1);
+            }
+            TT::new(&shape, t.values())
+        };
+        let product = zip3(
+            &expand(i1, e1),
+            &expand(i2, e2),
+            &expand(i3, e3),
+            |a, b, c| a * b * c,
+        )?;
+        if sumdim.is_empty() {
+            return Ok::<TT, Error>(product);
+        }
+        Ok(reduce(&product, sumdim, false, |v| v.iter().sum()))
+    });
     k!(r, lib, "allclose", |a: &TT,
                             c: &TT,
                             rtol: f64,

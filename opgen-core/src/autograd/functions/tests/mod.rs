@@ -5,6 +5,7 @@
 
 #![allow(clippy::needless_range_loop)] // index arithmetic reads best as loops over indices
 
+mod decompositions;
 mod householder;
 mod kernels;
 mod kernels_index;
@@ -15,6 +16,7 @@ mod nd;
 mod normalization;
 mod pointwise;
 mod reductions;
+mod reference;
 mod shape;
 
 use std::sync::OnceLock;

@@ -383,3 +383,16 @@ fn dropout_derivatives_scale_by_the_mask() {
         &[4.0, 0.0, 12.0],
     );
 }
+
+#[test]
+fn mvlgamma_backward_sums_digammas() {
+    setup();
+    use super::kernels::digamma;
+    // d/dx log Γ_p(x) = Σ_{j < p} ψ(x - j/2).
+    let xs = [2.5, 4.0];
+    let got = mvlgamma_backward(&v(&[1.0, 2.0]), &v(&xs), 3).expect("mvlgamma");
+    let expected: Vec<f64> = (xs.iter().zip([1.0, 2.0]))
+        .map(|(x, g)| g * (0..3).map(|j| digamma(x - f64::from(j) / 2.0)).sum::<f64>())
+        .collect();
+    assert_close(&got.values(), &expected);
+}
