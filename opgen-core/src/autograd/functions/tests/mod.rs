@@ -18,6 +18,7 @@ mod pointwise;
 mod reductions;
 mod reference;
 mod shape;
+mod solves;
 
 use std::sync::OnceLock;
 
