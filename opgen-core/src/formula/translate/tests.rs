@@ -1,0 +1,215 @@
+//! The translator on formulas of PyTorch's shape, against the corpus' generated API.
+
+use super::*;
+use crate::formula::parse_formula;
+
+fn api() -> &'static ApiIndex {
+    static API: std::sync::OnceLock<ApiIndex> = std::sync::OnceLock::new();
+    API.get_or_init(|| ApiIndex::new(crate::native::derivatives::tests::corpus()))
+}
+
+/// Translates `formula` with `vars` (C++ name, type) in scope, Rust names as torchgen's.
+fn tr(formula: &str, vars: &[(&str, Ty)]) -> Result<String, Vec<String>> {
+    let mut scope = Scope::default();
+    for (name, ty) in vars {
+        scope.add(name, &crate::plan::rust_ident(name), ty.clone());
+    }
+    let expr = parse_formula(formula).expect("parses");
+    translate(&expr, &scope, api(), &Options::default())
+        .map(|t| t.rust)
+        .map_err(|b| b.iter().map(ToString::to_string).collect())
+}
+
+const F: &str = "::opgen_core::autograd::functions::";
+
+fn ok(formula: &str, vars: &[(&str, Ty)]) -> String {
+    tr(formula, vars).unwrap_or_else(|b| panic!("{formula}: {b:?}"))
+}
+
+#[test]
+fn an_int_is_an_int_array_ref_of_one_element() {
+    let vars = [("grad", Ty::Tensor), ("dim", Ty::Int)];
+    assert_eq!(
+        ok("grad.sum(dim, true)", &vars),
+        "try_sum_dim_int_list_with(&grad, ::core::option::Option::Some(&[dim][..]), \
+         SumDimIntListArgs { keepdim: true, ..::core::default::Default::default() })?"
+    );
+    assert_eq!(
+        ok("grad.sum(0)", &vars),
+        "try_sum_dim_int_list(&grad, ::core::option::Option::Some(&[0i64][..]))?"
+    );
+}
+
+#[test]
+fn tensor_options_may_be_passed_as_their_four_parts() {
+    let vars = [
+        ("self_t", Ty::Tensor),
+        ("dtype", Ty::OptScalarType),
+        ("layout", Ty::OptLayout),
+        ("device", Ty::OptDevice),
+        ("pin_memory", Ty::OptBool),
+        ("non_blocking", Ty::Bool),
+        ("memory_format", Ty::OptMemoryFormat),
+    ];
+    let f = "_to_copy(self_t, dtype, layout, device, pin_memory, non_blocking, memory_format)";
+    assert_eq!(
+        ok(f, &vars),
+        "_try_to_copy_with(&self_t, ToCopyArgs { options: ::opgen_core::TensorOptions::from_parts(\
+         dtype, layout, device, pin_memory), non_blocking: non_blocking, memory_format: memory_format })?"
+    );
+}
+
+#[test]
+fn helper_overloads_by_arity_and_argument_types() {
+    let t = Ty::Tensor;
+    let vars = [
+        ("grad", t.clone()),
+        ("self", t.clone()),
+        ("result", t.clone()),
+        ("p", Ty::Scalar),
+        ("other", Ty::Scalar),
+        ("other_t", t.clone()),
+        ("st", Ty::ScalarType),
+        ("rounding_mode", Ty::OptStr),
+        ("min", Ty::OptTensor),
+        ("max", Ty::OptTensor),
+        ("smin", Ty::OptScalar),
+    ];
+    // Omitted trailing parameters take C++'s defaults.
+    assert_eq!(
+        ok("norm_backward(grad, self, p, result)", &vars),
+        format!(
+            "{F}norm_backward(&grad, &self_, ::core::option::Option::Some(p), &result, &[], true)?"
+        )
+    );
+    assert_eq!(
+        ok("div_tensor_self_backward(grad, other_t, st)", &vars),
+        format!("{F}div_tensor_self_backward(&grad, &other_t, st, ::core::option::Option::None)?")
+    );
+    // A `Scalar` other and a rounding mode.
+    assert_eq!(
+        ok(
+            "div_tensor_self_backward(grad, other, st, rounding_mode)",
+            &vars
+        ),
+        format!("{F}div_tensor_self_backward_scalar(&grad, other, st, rounding_mode)?")
+    );
+    // Tensor bounds and scalar bounds.
+    assert_eq!(
+        ok("clamp_backward(grad, self, min, max)", &vars),
+        format!("{F}clamp_backward_tensor(&grad, &self_, (min).as_ref(), (max).as_ref())?")
+    );
+    assert_eq!(
+        ok("clamp_backward(grad, self, smin, std::nullopt)", &vars),
+        format!("{F}clamp_backward(&grad, &self_, smin, ::core::option::Option::None)?")
+    );
+    // `{}` for an `IntArrayRef`.
+    assert_eq!(
+        ok("norm_jvp(self, grad, p, result, {}, false)", &vars),
+        format!(
+            "{F}norm_jvp(&self_, &grad, ::core::option::Option::Some(p), &result, &[], false)?"
+        )
+    );
+    assert_eq!(
+        tr("sgn_backward(self)", &vars).unwrap_err(),
+        ["no overload of `sgn_backward` for these 1 argument"]
+    );
+}
+
+#[test]
+fn constructs_of_cpp_with_a_rust_rendering() {
+    let t = Ty::Tensor;
+    let vars = [
+        ("grad", t.clone()),
+        ("self", t.clone()),
+        ("shifts", Ty::IntList),
+        ("dims", Ty::IntList),
+        ("list", Ty::TensorList),
+        ("bias", Ty::OptTensor),
+        ("weight", Ty::Scalar),
+        ("rounding_mode", Ty::OptStr),
+        ("grad_U", Ty::OptTensor),
+        ("k", Ty::Int),
+        ("sizes", Ty::IntList),
+    ];
+    assert_eq!(
+        ok(
+            "grad.roll_symint(fmap(reverse_list_symint(shifts), [](c10::SymInt i){return -i;}), dims)",
+            &vars
+        ),
+        format!(
+            "try_roll_with(&grad, &({F}reverse_list(&shifts)?).iter().cloned().map(|__i| -> \
+             ::core::result::Result<_, ::opgen_core::Error> {{ ::core::result::Result::Ok((-__i)) }})\
+             .collect::<::core::result::Result<::std::vec::Vec<_>, ::opgen_core::Error>>()?, RollArgs {{ dims: &dims }})?"
+        )
+    );
+    assert_eq!(
+        ok(
+            "grad.defined() ? at::unbind(grad) : std::vector<Tensor>(list.size())",
+            &vars
+        ),
+        "if true { (try_unbind_int(&grad)?).into_iter().map(::core::option::Option::Some)\
+         .collect::<::std::vec::Vec<_>>() } else { ::std::vec![::core::option::Option::None; \
+         (((list).len() as i64)) as usize] }"
+    );
+    assert_eq!(
+        ok("bias.requires_grad()", &vars),
+        "(bias).as_ref().is_some_and(|t| ::opgen_core::autograd::requires_grad(t))"
+    );
+    assert_eq!(
+        ok("self.sym_size(dims.back())", &vars),
+        format!("{F}size(&self_, {F}back(&dims)?)?")
+    );
+    assert_eq!(
+        ok("rounding_mode.has_value() ? grad : -grad", &vars),
+        "if (rounding_mode).is_some() { (grad).clone() } else { try_neg(&grad)? }"
+    );
+    // A method of a tensor that may be undefined (C++ would throw if it were).
+    assert_eq!(
+        ok(
+            "grad_U.defined() ? grad_U.narrow_symint(-1, 0, k) : grad_U",
+            &vars
+        ),
+        format!(
+            "if (grad_U).is_some() {{ ::core::option::Option::Some(try_narrow({F}defined((grad_U)\
+             .as_ref())?, (-1i64), 0i64, k)?) }} else {{ (grad_U).clone() }}"
+        )
+    );
+    // Complex scalars stay complex.
+    assert_eq!(
+        ok("grad * (1 - weight.conj().toComplexDouble())", &vars),
+        format!(
+            "try_mul_scalar(&grad, {F}scalar_sub(::opgen_core::Scalar::from(1i64), \
+             {F}to_complex_double({F}scalar_conj(weight))))?"
+        )
+    );
+    assert_eq!(
+        ok(
+            "grad.to_padded_tensor_symint(0.0, at::OptionalArrayRef<c10::SymInt>(sizes))",
+            &vars
+        ),
+        "(grad).try_to_padded_tensor_with(0.0f64, ToPaddedTensorArgs { output_size: \
+         (::core::option::Option::Some(sizes)).as_deref() })?"
+    );
+    assert_eq!(
+        ok("self.suggest_memory_format()", &vars),
+        format!("{F}suggest_memory_format(&self_)?")
+    );
+}
+
+#[test]
+fn what_stays_cpp_is_reported() {
+    let vars = [("self", Ty::Tensor)];
+    let nested = "at::native::get_nested_tensor_impl(self)->get_nested_sizes()";
+    assert_eq!(
+        tr(nested, &vars).unwrap_err(),
+        [
+            "unsupported C++: `at::native::get_nested_tensor_impl`",
+            "no overload of `get_nested_sizes` for these 1 argument"
+        ]
+    );
+    assert_eq!(
+        tr("[](int64_t i){return i;}", &vars).unwrap_err(),
+        ["unsupported C++: a lambda outside `fmap`"]
+    );
+}
