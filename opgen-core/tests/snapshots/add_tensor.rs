@@ -50,18 +50,24 @@ impl MyTensor {
     #[inline]
     #[track_caller]
     pub fn add(&self, other: &MyTensor) -> MyTensor {
-        ::opgen::__private::unwrap(Self::try_add(self, other))
+        ::opgen::__private::unwrap({
+            let args: AddArgs = ::core::default::Default::default();
+            ::opgen::__private::call::<add>((self, other, args.alpha))
+        })
     }
     /// [`add`] with the defaulted arguments given in [`AddArgs`].
     #[inline]
     #[track_caller]
     pub fn add_with(&self, other: &MyTensor, args: AddArgs) -> MyTensor {
-        ::opgen::__private::unwrap(Self::try_add_with(self, other, args))
+        ::opgen::__private::unwrap(
+            ::opgen::__private::call::<add>((self, other, args.alpha)),
+        )
     }
     /// [`add`], returning errors instead of panicking.
     #[inline]
     pub fn try_add(&self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
-        Self::try_add_with(self, other, ::core::default::Default::default())
+        let args: AddArgs = ::core::default::Default::default();
+        ::opgen::__private::call::<add>((self, other, args.alpha))
     }
     /// [`add`] with the defaulted arguments given, returning errors instead of panicking.
     #[inline]

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+mod context;
 mod structured;
 
 use proc_macro2::Span;
@@ -30,7 +31,7 @@ pub(crate) struct Definition {
     pub function: NativeFunction,
     /// The registration namespace.
     pub namespace: String,
-    /// The kernel's fit with the schema (tensor type, output, assertions).
+    /// The kernel's fit with the schema (tensor type, output, types left to rustc).
     pub signature: Signature,
 }
 
@@ -38,6 +39,7 @@ impl Input {
     /// The check stage. Returns what the expansion needs, or every problem found.
     pub(crate) fn check(&self) -> syn::Result<Checked<'_>> {
         let mut diag = Diagnostics::default();
+        context::check_context(self, &mut diag);
         self.check_structured_options(&mut diag);
         let (Some(schema), Some(text)) = (&self.schema, &self.text) else {
             if let Some(flag) = &self.options.structured
