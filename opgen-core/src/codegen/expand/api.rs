@@ -205,7 +205,12 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
             Scope::Trait(t) => quote!(<Self as #t>::#name),
         }
     };
+    let function = (!matches!(scope, Scope::Free))
+        .then(|| (api.functions.iter()).find(|g| (g.fallible, g.with) == (f.fallible, f.with)))
+        .flatten();
     let body = match (&f.body, scope) {
+        // A method calls its free function when there is one.
+        _ if function.is_some() => forward(plan, api, function, cx),
         // Inherent methods do not call each other: if the `impl` is refused (a tensor type
         // of another crate), rustc reports that alone, not a missing sibling in each body.
         (_, Scope::Inherent) => inlined_body(plan, api, f, true, cx),
@@ -239,6 +244,24 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
             #body
         }
     }
+}
+
+/// A method's call of the free function `function` (of the same kind), `self` in the
+/// receiver's place.
+fn forward(plan: &OpPlan, api: &Api, function: Option<&Form>, cx: &Cx<'_>) -> TokenStream2 {
+    let Some(g) = function else {
+        return missing_form("the free function");
+    };
+    let _ = cx;
+    let name = ident(&g.name);
+    let args = g.params.iter().map(|&p| match p {
+        Param::Arg(i) if Some(i) == api.receiver => quote!(self),
+        p => {
+            let id = ident(plan.param_ident(p));
+            quote!(#id)
+        }
+    });
+    quote!(#name(#(#args),*))
 }
 
 /// The call of the operator with the values `sources`.
