@@ -1,4 +1,4 @@
-//! The error index: every rule id (R1–R90) with what it means, an example that breaks it
+//! The error index: every rule id (R1–R92) with what it means, an example that breaks it
 //! and the fixed example, as rustc's `--explain`.
 //!
 //! One source for `opgen explain R16` and for `docs/ERRORS.md` ([`markdown`]); a test runs
@@ -210,8 +210,8 @@ an input that breaks it, and the same input fixed. The same text is printed by
 `opgen explain R16`, which also shows the error opgen reports for the example.
 
 The rules are PyTorch's: torchgen, the code generator behind `native_functions.yaml`,
-rejects the same inputs. They are checked in stages, and a stage runs only when the
-earlier ones found nothing:
+rejects the same inputs (R90–R92 are opgen's own bounds and name checks). They are checked
+in stages, and a stage runs only when the earlier ones found nothing:
 
 | rules | what is checked | where |
 |---|---|---|
@@ -221,6 +221,7 @@ earlier ones found nothing:
 | R75–R83 | groups of variants and view groups | `opgen check`, `include_native_functions!` |
 | R84–R89 | that the schema has a Rust API (typed functions, methods, kernels) | `opgen check`, `opgen check --schema`, the attribute |
 | R90 | that types and list defaults nest within a bounded depth | `#[native_function]`, `opgen check --schema`, every loader |
+| R91–R92 | that names are identifiers PyTorch's dispatcher can find, and unique (torchgen does not check them; opgen does) | `#[native_function]`, `opgen check --schema`, every loader, `Library::def` |
 
 | rule | requires |
 |---|---|

@@ -26,7 +26,14 @@ pub struct NoArgumentHere;
 )]
 pub trait ParamFits<T, F> {}
 
-impl<T: Tensor, U: KernelArg<T>> ParamFits<T, U::Family> for U {}
+// The family is compared in a where clause, not in the impl's header: a mismatch is then
+// this trait's unmet bound (its message), not a type mismatch of a projection.
+impl<T: Tensor, U: KernelArg<T>, F> ParamFits<T, F> for U where U::Family: SameFamily<F> {}
+
+/// `Self` is `F`.
+pub trait SameFamily<F> {}
+
+impl<F> SameFamily<F> for F {}
 
 /// A tuple of argument families of `N` elements.
 #[diagnostic::on_unimplemented(
@@ -44,7 +51,9 @@ pub trait Arity<const N: usize> {}
 )]
 pub trait ReturnFits<T, R> {}
 
+#[diagnostic::do_not_recommend]
 impl<T: Tensor, R: RetValue<T>> ReturnFits<T, R> for R {}
+#[diagnostic::do_not_recommend]
 impl<T: Tensor, R: RetValue<T>, E: Into<Error>> ReturnFits<T, R> for Result<R, E> {}
 
 /// Checks kernel parameter `U` against argument `I` of `O`.
@@ -90,6 +99,7 @@ macro_rules! arg_at {
 
 macro_rules! tuples {
     ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        #[diagnostic::do_not_recommend]
         impl<$($F),*> Arity<{ 0 $(+ (1 + 0 * $i))* }> for ($($F,)*) {}
         arg_at!([$($F)*] [] [$($F)*] [x x x x x x x x x x x x x x x x x x x x x x x x x]);
     };

@@ -81,6 +81,23 @@ where
     impl_kernel(lib, O::name().full, key, kernel, site)
 }
 
+/// [`impl_kernel`] for the operator with marker `O`, for a kernel attached by path
+/// (`op = aten::add`): its types are checked against `O`'s at compile time, each where it
+/// is written ([`check_param`](super::check_param) and the others), and not again by this
+/// bound, so that a mismatch is reported once, at the kernel's parameter.
+pub fn impl_kernel_by_path<O, M, K>(
+    lib: &Library,
+    key: DispatchKey,
+    kernel: K,
+    site: Site,
+) -> Result<Registration, Error>
+where
+    O: Operator,
+    K: TupleCall<O::Tensor, M>,
+{
+    impl_kernel(lib, O::name().full, key, kernel, site)
+}
+
 /// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel `name` (one that
 /// returns `()` where the schema returns the arguments it writes).
 pub fn impl_adapter_of<O, M, K>(

@@ -333,6 +333,13 @@ impl Options {
 
 /// darling reports a non-literal first argument (`#[native_function(SCHEMA)]`) as an
 /// unknown key; the schema must be a literal the macro can read, so say that instead.
+/// The schema literal, when the attribute's first argument is one: read on its own, so
+/// that its errors are reported with the options' when those fail.
+pub(crate) fn schema_literal(args: TokenStream2) -> Option<LitStr> {
+    let first = args.into_iter().next()?;
+    syn::parse2::<LitStr>(first.into()).ok()
+}
+
 fn check_schema_is_literal(tokens: &[TokenTree]) -> syn::Result<()> {
     let end = tokens
         .iter()

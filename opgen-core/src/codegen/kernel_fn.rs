@@ -14,7 +14,7 @@ use super::diag::Diagnostics;
 
 pub(crate) use fit::{last_ident, type_args, type_string};
 pub(crate) use infer::infer_schema;
-pub(crate) use signature::{Assertion, Output, Signature, check_signature};
+pub(crate) use signature::{Output, Signature, check_signature};
 
 /// The annotated function, as the checks need it. The item itself is re-emitted unchanged.
 pub struct KernelFn {

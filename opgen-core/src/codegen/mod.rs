@@ -76,6 +76,11 @@ pub fn native_function(args: TokenStream2, item: TokenStream2) -> TokenStream2 {
         Ok(tokens) => tokens,
         Err(err) => {
             let errors = err.into_compile_error();
+            // Re-emitted so that its callers do not fail a second time; but not a delegate's
+            // bodyless `fn relu();`, which only the macro may consume.
+            let bodyless = matches!(item.clone().into_iter().last(),
+                Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ';');
+            let item = (!bodyless).then_some(item);
             quote! { #item #errors }
         }
     }
@@ -92,15 +97,27 @@ impl Input {
     /// with rules R1–R35, or inferred from the kernel). Every problem is reported.
     pub fn parse(args: TokenStream2, item: TokenStream2) -> syn::Result<Input> {
         let (attr, kernel) = match (
-            attribute::parse_attribute(args),
+            attribute::parse_attribute(args.clone()),
             kernel_fn::parse_kernel(item),
         ) {
             (Ok(a), Ok(k)) => (a, k),
-            (Err(mut a), Err(k)) => {
-                a.combine(k);
-                return Err(a);
+            (attr, kernel) => {
+                let mut diag = Diagnostics::default();
+                // The schema's own problems are independent of the options' and the
+                // kernel's: all are reported at once, the schema's first.
+                if let Some(lit) = attribute::schema_literal(args)
+                    && let Err(errors) = crate::schema::parse_schema(&lit.value())
+                {
+                    for e in &errors {
+                        diag.schema(&lit, &lit.value(), e);
+                    }
+                }
+                attr.err().into_iter().for_each(|e| diag.push(e));
+                kernel.err().into_iter().for_each(|e| diag.push(e));
+                return diag
+                    .finish(())
+                    .and(Err(diag::internal("an input failed without an error")));
             }
-            (Err(e), Ok(_)) | (Ok(_), Err(e)) => return Err(e),
         };
         let mut diag = Diagnostics::default();
         let text = match (&attr.lit, &attr.op) {

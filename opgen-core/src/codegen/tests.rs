@@ -22,3 +22,59 @@ pub(super) fn errors(args: TokenStream2, item: TokenStream2) -> Vec<String> {
     };
     err.into_iter().map(|e| e.to_string()).collect()
 }
+#[test]
+fn tmp_probe() {
+    let cands = [
+        "ädd(Tensor self) -> Tensor",
+        "add.ö(Tensor self) -> Tensor",
+        "add.default(Tensor self) -> Tensor",
+        "add.__name__(Tensor self) -> Tensor",
+        "add(Tensor self, Tensor self) -> Tensor",
+        "add(Tensor sélf) -> Tensor",
+        "_(Tensor self) -> Tensor",
+        "1add(Tensor self) -> Tensor",
+        "add.1(Tensor self) -> Tensor",
+        "a-b(Tensor self) -> Tensor",
+        "ns::a::b(Tensor self) -> Tensor",
+        "add(Tensor self, *, int a, int a) -> Tensor",
+        "add(Tensor self) -> (Tensor a, Tensor a)",
+        "add(Tensor self, int a) -> (Tensor a, Tensor b)",
+        "fn(Tensor self) -> Tensor",
+        "self(Tensor self) -> Tensor",
+        "add(Tensor self, int fn) -> Tensor",
+        "ns::add(Tensor self) -> Tensor",
+        "Add(Tensor self) -> Tensor",
+        "add.Tensor-x(Tensor self) -> Tensor",
+        "add(Tensor self, int[0] x) -> Tensor",
+        "ns-x::add(Tensor self) -> Tensor",
+        "ñs::add(Tensor self) -> Tensor",
+    ];
+    for c in cands {
+        let args: TokenStream2 = format!("{:?}, tensor = \"MyTensor\"", c).parse().unwrap();
+        let macro_err: Vec<String> = match super::run(
+            args,
+            quote::quote!(
+                fn k(self_: &MyTensor) -> MyTensor {
+                    self_.clone()
+                }
+            ),
+        ) {
+            Ok(_) => vec![],
+            Err(e) => e
+                .into_iter()
+                .map(|e| e.to_string().lines().next().unwrap_or("").to_string())
+                .collect(),
+        };
+        let d = crate::dispatch::Dispatcher::new();
+        let ns = c
+            .split_once("::")
+            .filter(|(a, _)| !a.contains('('))
+            .map_or("aten", |(a, _)| a);
+        let lib = d.fragment(ns);
+        let rt = lib.def(c).err().map(|e| e.to_string());
+        println!(
+            "{c:50} macro_err={macro_err:?}\n      runtime={:?}",
+            rt.map(|r| r.lines().take(2).collect::<Vec<_>>().join(" | "))
+        );
+    }
+}

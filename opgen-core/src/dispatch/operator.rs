@@ -122,6 +122,13 @@ pub struct TupleMarker;
 /// A kernel function callable with its arguments as one tuple: every unboxed kernel (a
 /// function or closure fitting a schema) is one. Wrappers made by the runtime (device
 /// checks) call the kernel they wrap through it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel of tensor type `{T}`",
+    label = "a parameter or the return type has no schema type",
+    note = "each parameter has the Rust type of a schema argument type and the kernel returns \
+            those of the returns (the mapping table of `opgen::dispatch`); a parameter that has \
+            none is reported where it is written"
+)]
 pub trait TupleCall<T: Tensor, M>: Kernel<T, M> {
     /// The kernel's argument families.
     type Args: ArgTuple<T>;

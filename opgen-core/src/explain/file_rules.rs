@@ -6,7 +6,7 @@ use super::Explanation;
 use crate::schema::Rule;
 
 /// The entries of R68–R90, in rule order.
-pub(super) const EXPLANATIONS: [Explanation; 23] = [
+pub(super) const EXPLANATIONS: [Explanation; 25] = [
     Explanation {
         rule: Rule::DuplicateOperator,
         meaning: "An operator (name and overload) registers one kernel per dispatch key, so two \
@@ -278,5 +278,27 @@ pub(super) const EXPLANATIONS: [Explanation; 23] = [
         ),
         fix: "write the argument with a type of at most a few suffixes.",
         fixed: Schema("deep(Tensor self, int[] dims) -> Tensor"),
+    },
+    Explanation {
+        rule: Rule::BadName,
+        meaning: "The namespace, the operator name, the overload name and every argument and \
+            return name are ASCII identifiers (letters, digits and `_`, not starting with a \
+            digit), as PyTorch's schema parser reads them; an overload is not `default` or \
+            `__name__`, which name the operator itself in PyTorch (`torch.ops.aten.add.default`). \
+            torchgen splits the text without checking names, so it accepts `ädd`, `x-y` or an \
+            overload `a.b`, which the dispatcher then could not find by name and the generated \
+            Rust could not spell: opgen rejects them.",
+        broken: Schema("add.default(Tensor self, Tensor other) -> Tensor"),
+        fix: "rename it with letters, digits and `_`; choose another overload name.",
+        fixed: Schema("add.Tensor(Tensor self, Tensor other) -> Tensor"),
+    },
+    Explanation {
+        rule: Rule::DuplicateName,
+        meaning: "No two arguments share a name, and no two returns: arguments are passed by \
+            name (in Python, in the arguments struct of the Rust API, as parameters of the \
+            generated functions). torchgen does not detect duplicates; opgen rejects them.",
+        broken: Schema("clamp2(Tensor self, Scalar min, Scalar min) -> Tensor"),
+        fix: "rename one of them.",
+        fixed: Schema("clamp2(Tensor self, Scalar min, Scalar max) -> Tensor"),
     },
 ];

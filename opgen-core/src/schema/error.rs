@@ -126,6 +126,8 @@ rules! {
     MutableListReturn = "R88": "a written tensor list is not returned",
     UnmappableType = "R89": "custom classes and `GraphModule` have no Rust mapping",
     TooDeep = "R90": "types and list defaults nest at most 32 levels",
+    BadName = "R91": "names are ASCII identifiers and overloads are not reserved words",
+    DuplicateName = "R92": "argument names are unique, and so are return names",
 }
 
 impl fmt::Display for Rule {

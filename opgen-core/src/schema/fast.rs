@@ -54,6 +54,10 @@ pub(super) fn parse(text: &str) -> Option<Schema> {
     {
         return None;
     }
+    // A name the full parser rejects (R91, R92), which it reports with its place.
+    if !super::names::names_ok(&schema) {
+        return None;
+    }
     Some(schema)
 }
 

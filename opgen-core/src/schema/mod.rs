@@ -11,6 +11,7 @@ mod invariants;
 mod layout;
 mod literal;
 mod model;
+mod names;
 mod parser;
 mod render;
 mod roundtrip;
@@ -26,6 +27,7 @@ pub use model::{
     AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float,
     Literal, OperatorName, Return, Schema, TypeBox,
 };
+pub use names::is_identifier;
 pub use parser::{MAX_NESTING, canonicalize, parse_operator_name, parse_schema, parse_type};
 pub(crate) use render::Window;
 pub use render::{

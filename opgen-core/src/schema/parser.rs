@@ -103,6 +103,8 @@ fn parse_lenient(text: &str) -> (Option<Schema>, Vec<SchemaError>) {
         return (None, errors);
     };
     let mut errors = super::invariants::check_invariants(&schema, &p.layout);
+    // Names are opgen's rules (torchgen does not check them): after torchgen's.
+    errors.extend(super::names::check_names(text, &schema, &p.layout));
     if !errors.is_empty() {
         errors.append(&mut p.canonical);
         return (None, errors);

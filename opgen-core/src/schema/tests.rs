@@ -7,6 +7,7 @@
 mod corpus;
 mod errors;
 pub(crate) mod hostile;
+mod names;
 mod proptests;
 mod quirks;
 mod rust_mapping;

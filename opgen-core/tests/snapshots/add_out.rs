@@ -96,7 +96,7 @@ const _: () = {
                     |
                         self_: &MyTensor,
                         other: &MyTensor,
-                        alpha: Scalar,
+                        alpha: ::opgen::Scalar,
                         out: &mut MyTensor,
                     | -> MyTensor {
                         add_out_cpu(self_, other, alpha, out);

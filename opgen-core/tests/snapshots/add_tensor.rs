@@ -50,18 +50,18 @@ impl MyTensor {
     #[inline]
     #[track_caller]
     pub fn add(&self, other: &MyTensor) -> MyTensor {
-        ::opgen::__private::unwrap(Self::try_add(self, other))
+        add(self, other)
     }
     /// [`add`] with the defaulted arguments given in [`AddArgs`].
     #[inline]
     #[track_caller]
     pub fn add_with(&self, other: &MyTensor, args: AddArgs) -> MyTensor {
-        ::opgen::__private::unwrap(Self::try_add_with(self, other, args))
+        add_with(self, other, args)
     }
     /// [`add`], returning errors instead of panicking.
     #[inline]
     pub fn try_add(&self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
-        Self::try_add_with(self, other, ::core::default::Default::default())
+        try_add(self, other)
     }
     /// [`add`] with the defaulted arguments given, returning errors instead of panicking.
     #[inline]
@@ -70,7 +70,7 @@ impl MyTensor {
         other: &MyTensor,
         args: AddArgs,
     ) -> ::opgen::Result<MyTensor> {
-        ::opgen::__private::call::<add>((self, other, args.alpha))
+        try_add_with(self, other, args)
     }
 }
 #[doc(hidden)]

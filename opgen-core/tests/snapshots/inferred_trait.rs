@@ -44,7 +44,7 @@ impl ScaleExt for MyTensor {
     #[inline]
     #[track_caller]
     fn scale(&self, factor: f64, dims: ::core::option::Option<&[i64]>) -> MyTensor {
-        ::opgen::__private::unwrap(<Self as ScaleExt>::try_scale(self, factor, dims))
+        scale(self, factor, dims)
     }
     #[inline]
     fn try_scale(
@@ -52,7 +52,7 @@ impl ScaleExt for MyTensor {
         factor: f64,
         dims: ::core::option::Option<&[i64]>,
     ) -> ::opgen::Result<MyTensor> {
-        ::opgen::__private::call::<scale>((self, factor, dims))
+        try_scale(self, factor, dims)
     }
 }
 #[doc(hidden)]

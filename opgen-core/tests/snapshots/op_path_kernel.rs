@@ -16,7 +16,7 @@ const _: () = {
             aten::add,
         >(
             &[::opgen::DispatchKey::CPU],
-            |lib, key, site| ::opgen::__private::impl_kernel_of::<
+            |lib, key, site| ::opgen::__private::impl_kernel_by_path::<
                 aten::add,
                 _,
                 _,

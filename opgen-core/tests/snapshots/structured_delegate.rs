@@ -18,18 +18,24 @@ impl MyTensor {
     #[inline]
     #[track_caller]
     pub fn add_(&mut self, other: &MyTensor) -> MyTensor {
-        ::opgen::__private::unwrap(Self::try_add_(self, other))
+        ::opgen::__private::unwrap({
+            let args: AddInplaceArgs = ::core::default::Default::default();
+            ::opgen::__private::call::<add_>((self, other, args.alpha))
+        })
     }
     /// [`Self::add_`] with the defaulted arguments given in [`AddInplaceArgs`].
     #[inline]
     #[track_caller]
     pub fn add_with_(&mut self, other: &MyTensor, args: AddInplaceArgs) -> MyTensor {
-        ::opgen::__private::unwrap(Self::try_add_with_(self, other, args))
+        ::opgen::__private::unwrap(
+            ::opgen::__private::call::<add_>((self, other, args.alpha)),
+        )
     }
     /// [`Self::add_`], returning errors instead of panicking.
     #[inline]
     pub fn try_add_(&mut self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
-        Self::try_add_with_(self, other, ::core::default::Default::default())
+        let args: AddInplaceArgs = ::core::default::Default::default();
+        ::opgen::__private::call::<add_>((self, other, args.alpha))
     }
     /// [`Self::add_`] with the defaulted arguments given, returning errors instead of panicking.
     #[inline]

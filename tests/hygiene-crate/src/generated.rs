@@ -72,12 +72,12 @@ pub fn DEFERRED(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n13(Tensor self, int dual, int dummy, int dx, int e, int edge_order, int eigenvalues, int eigenvectors, int eigvals, int eigvecs, int element, *, int elements=0, int embed_dim=0, int empty_memory_format=0, int empty_memory_format_with=0, int enable_gqa=0, int end=0, int end_dim=0, int eps=0, int epsilon=0, int equal_nan=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n13(Tensor self, int dual, int dummy, int dx, int edge_order, int eigenvalues, int eigenvectors, int eigvals, int eigvecs, int element, int elements, *, int embed_dim=0, int empty_memory_format=0, int empty_memory_format_with=0, int enable_gqa=0, int end=0, int end_dim=0, int eps=0, int epsilon=0, int equal_nan=0, int equation=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Default(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n14(Tensor self, int equation, int exp_avg_sqs, int exp_avgs, int expand1, int expand2, int expand3, int exponent, int exponential_average_factor, int fake_quant_enabled, int fake_quant_on, *, int false=0, int feature=0, int ffn_bias_1=0, int ffn_bias_2=0, int ffn_weight_1=0, int ffn_weight_2=0, int filename=0, int fill=0, int fill_value=0, int flat=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n14(Tensor self, int error, int exp_avg_sqs, int exp_avgs, int expand1, int expand2, int expand3, int exponent, int exponential_average_factor, int fake_quant_enabled, int fake_quant_on, *, int false=0, int feature=0, int ffn_bias_1=0, int ffn_bias_2=0, int ffn_weight_1=0, int ffn_weight_2=0, int filename=0, int fill=0, int fill_value=0, int flat=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Deferred(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
@@ -97,7 +97,7 @@ pub fn Err(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n18(Tensor self, int imag, int imp, int impl, int impl_adapter_of, int impl_index, int impl_kernel, int impl_kernel_of, int impl_result, int implicit, int in_features, *, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0, int index_dtype=0, int indexing=0, int indices=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n18(Tensor self, int imag, int imp, int impl, int impl_adapter_of, int impl_index, int impl_kernel, int impl_kernel_by_path, int impl_result, int implicit, int in_features, *, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0, int index_dtype=0, int indexing=0, int indices=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Impl(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }

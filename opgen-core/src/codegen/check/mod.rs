@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+mod context;
 mod structured;
 
 use proc_macro2::Span;
@@ -13,7 +14,7 @@ use super::Input;
 use super::diag::{Diagnostics, render, schema_span};
 use super::kernel_fn::{KernelFn, Signature, check_signature};
 use crate::native::{EntryError, EntryFields, Field, NativeFunction, Site, Tags};
-use crate::schema::{Rule, SchemaError, layout};
+use crate::schema::{Rule, SchemaError, SchemaLayout, layout};
 use crate::validate::check_rust_mapping;
 pub(crate) use structured::{delegate_marker, impl_marker};
 
@@ -30,7 +31,7 @@ pub(crate) struct Definition {
     pub function: NativeFunction,
     /// The registration namespace.
     pub namespace: String,
-    /// The kernel's fit with the schema (tensor type, output, assertions).
+    /// The kernel's fit with the schema (tensor type, output, types left to rustc).
     pub signature: Signature,
 }
 
@@ -38,6 +39,7 @@ impl Input {
     /// The check stage. Returns what the expansion needs, or every problem found.
     pub(crate) fn check(&self) -> syn::Result<Checked<'_>> {
         let mut diag = Diagnostics::default();
+        context::check_context(self, &mut diag);
         self.check_structured_options(&mut diag);
         let (Some(schema), Some(text)) = (&self.schema, &self.text) else {
             if let Some(flag) = &self.options.structured
@@ -78,8 +80,54 @@ impl Input {
         };
         // The schema as printed (without namespace): the literal ends with it.
         let canonical = function.func.to_string();
-        let func_at = text.len().saturating_sub(canonical.len());
         let at = layout(&function.func);
+        // Without a Rust API (R84–R89), the kernel could only repeat the problem.
+        if !self.check_rust_api(&function, text, &at, &mut diag) {
+            return diag.finish(()).and(Err(super::diag::internal(
+                "a schema without a Rust API passed the checks",
+            )));
+        }
+        let signature = if function.structured {
+            structured::check_meta(self, &function, &canonical, &at, &mut diag)
+        } else if function.structured_delegate.is_some() {
+            structured::check_delegate(self, &function, &self.rt, &mut diag)
+        } else {
+            check_signature(
+                &function.func,
+                &canonical,
+                &at,
+                &self.kernel,
+                self.tensor.as_ref(),
+                &mut diag,
+            )
+        };
+        let def = signature.map(|signature| Definition {
+            function,
+            namespace,
+            signature,
+        });
+        match def {
+            Some(def) => diag.finish(Checked {
+                input: self,
+                def: Some(def),
+            }),
+            None => diag.finish(()).and(Err(super::diag::internal(
+                "the signature check failed without an error",
+            ))),
+        }
+    }
+
+    /// The checks that `function` has a Rust API (R84–R89, defaults with a Rust value, a
+    /// `Tensor` self for methods, the planner's blockers), on the schema literal (`text`
+    /// ends with the canonical schema `at` lays out). Whether it has one.
+    fn check_rust_api(
+        &self,
+        function: &NativeFunction,
+        text: &str,
+        at: &SchemaLayout,
+        diag: &mut Diagnostics,
+    ) -> bool {
+        let func_at = text.len().saturating_sub(function.func.to_string().len());
         let mapping_errors = diag.len();
         // A default R86 reports already is not reported again as one without a Rust value.
         let mut bad_defaults = Vec::new();
@@ -88,7 +136,7 @@ impl Input {
                 bad_defaults.push(e.range.clone());
             }
             e.range = e.range.start + func_at..e.range.end + func_at;
-            report_schema(&self.lit, &self.kernel, text, &e, &mut diag);
+            report_schema(&self.lit, &self.kernel, text, &e, diag);
         }
         if function.variants.method
             && let Some(s) = function.func.self_arg()
@@ -131,39 +179,12 @@ impl Input {
                 "the arguments struct needs a Rust value for every default; write a default of the \
                  argument's type, or remove it",
             );
-            report_schema(&self.lit, &self.kernel, text, &e, &mut diag);
+            report_schema(&self.lit, &self.kernel, text, &e, diag);
         }
         if diag.len() == mapping_errors {
-            self.check_blockers(&function, text, &mut diag);
+            self.check_blockers(function, text, diag);
         }
-        let signature = if function.structured {
-            structured::check_meta(self, &function, &canonical, &at, &mut diag)
-        } else if function.structured_delegate.is_some() {
-            structured::check_delegate(self, &function, &self.rt, &mut diag)
-        } else {
-            check_signature(
-                &function.func,
-                &canonical,
-                &at,
-                &self.kernel,
-                self.tensor.as_ref(),
-                &mut diag,
-            )
-        };
-        let def = signature.map(|signature| Definition {
-            function,
-            namespace,
-            signature,
-        });
-        match def {
-            Some(def) => diag.finish(Checked {
-                input: self,
-                def: Some(def),
-            }),
-            None => diag.finish(()).and(Err(super::diag::internal(
-                "the signature check failed without an error",
-            ))),
-        }
+        diag.len() == mapping_errors
     }
 
     /// What else keeps the schema from a Rust API (nested optionals and lists, more

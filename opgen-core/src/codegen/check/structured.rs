@@ -212,7 +212,7 @@ pub(crate) fn check_delegate(
     Some(Signature {
         tensor,
         output: Output::Value,
-        assertions: Vec::new(),
+        deferred: false,
     })
 }
 

@@ -56,7 +56,10 @@ pub(crate) fn expand_methods(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> Option<To
     Some(match &api.methods_kind {
         MethodsKind::Inherent => {
             let forms = inherent_methods(plan, api, cx);
-            quote!(impl #tensor { #forms })
+            // Placed at the option asking for methods: an `impl` of a tensor type of another
+            // crate is refused there (the fix, `methods = "trait NAME"`, goes there too).
+            let head = super::respan(quote!(impl #tensor), cx.methods_span);
+            quote!(#head { #forms })
         }
         MethodsKind::Trait(name) => {
             let name = format_ident!("{name}", span = cx.methods_span);
@@ -202,12 +205,20 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
             Scope::Trait(t) => quote!(<Self as #t>::#name),
         }
     };
-    let body = match &f.body {
-        Body::Unwrap { sibling: s } => {
+    let function = (!matches!(scope, Scope::Free))
+        .then(|| (api.functions.iter()).find(|g| (g.fallible, g.with) == (f.fallible, f.with)))
+        .flatten();
+    let body = match (&f.body, scope) {
+        // A method calls its free function when there is one.
+        _ if function.is_some() => forward(plan, api, function, cx),
+        // Inherent methods do not call each other: if the `impl` is refused (a tensor type
+        // of another crate), rustc reports that alone, not a missing sibling in each body.
+        (_, Scope::Inherent) => inlined_body(plan, api, f, true, cx),
+        (Body::Unwrap { sibling: s }, _) => {
             let s = sibling(s);
             quote!(#rt::__private::unwrap(#s(#receiver #(#forwarded),*)))
         }
-        Body::Defaults { sibling: s } => {
+        (Body::Defaults { sibling: s }, _) => {
             // The `_with` form takes `options` in the struct when the struct has it.
             let forwarded = (f.params.iter())
                 .filter(|p| !(**p == Param::Options && api.options_in_struct))
@@ -216,11 +227,7 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
             let defaults = defaults_arg(plan, api);
             quote!(#s(#receiver #(#forwarded,)* #defaults))
         }
-        Body::Call(sources) => {
-            let marker = ident(&api.marker);
-            let values = sources.iter().map(|s| source(plan, api, *s));
-            quote!(#rt::__private::call::<#marker>((#(#values,)*)))
-        }
+        (Body::Call(sources), _) => call(plan, api, sources, cx),
     };
     let (docs, vis) = match scope {
         Scope::Trait(_) => (TokenStream2::new(), None),
@@ -237,6 +244,69 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
             #body
         }
     }
+}
+
+/// A method's call of the free function `function` (of the same kind), `self` in the
+/// receiver's place.
+fn forward(plan: &OpPlan, api: &Api, function: Option<&Form>, cx: &Cx<'_>) -> TokenStream2 {
+    let Some(g) = function else {
+        return missing_form("the free function");
+    };
+    let _ = cx;
+    let name = ident(&g.name);
+    let args = g.params.iter().map(|&p| match p {
+        Param::Arg(i) if Some(i) == api.receiver => quote!(self),
+        p => {
+            let id = ident(plan.param_ident(p));
+            quote!(#id)
+        }
+    });
+    quote!(#name(#(#args),*))
+}
+
+/// The call of the operator with the values `sources`.
+fn call(plan: &OpPlan, api: &Api, sources: &[Source], cx: &Cx<'_>) -> TokenStream2 {
+    let rt = cx.rt;
+    let marker = ident(&api.marker);
+    let values = sources.iter().map(|s| source(plan, api, *s));
+    quote!(#rt::__private::call::<#marker>((#(#values,)*)))
+}
+
+/// The body of method `f` with the bodies of the forms it would call written in place:
+/// `unwrap(call(..))`, the defaults in a local arguments struct (in a block unless `top`,
+/// the function's own body).
+fn inlined_body(plan: &OpPlan, api: &Api, f: &Form, top: bool, cx: &Cx<'_>) -> TokenStream2 {
+    let rt = cx.rt;
+    let sibling = |name: &str| api.methods.iter().find(|g| g.name == name);
+    match &f.body {
+        Body::Call(sources) => call(plan, api, sources, cx),
+        Body::Unwrap { sibling: s } => match sibling(s) {
+            Some(g) => {
+                let inner = inlined_body(plan, api, g, false, cx);
+                quote!(#rt::__private::unwrap(#inner))
+            }
+            None => missing_form(s),
+        },
+        Body::Defaults { sibling: s } => match sibling(s) {
+            Some(g) => {
+                let args = ident(&api.struct_param);
+                let ty = struct_type(api, true);
+                let defaults = defaults_arg(plan, api);
+                let inner = inlined_body(plan, api, g, false, cx);
+                let body = quote!(let #args: #ty = #defaults; #inner);
+                if top { body } else { quote!({ #body }) }
+            }
+            None => missing_form(s),
+        },
+    }
+}
+
+/// Our bug: a form whose sibling the plan does not have.
+fn missing_form(name: &str) -> TokenStream2 {
+    super::super::diag::internal(format!(
+        "a method calls the form `{name}`, which is not planned"
+    ))
+    .into_compile_error()
 }
 
 /// The arguments struct with the schema's defaults, given to the `_with` form by the forms

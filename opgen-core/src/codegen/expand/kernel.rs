@@ -24,7 +24,7 @@ use super::types::{Lifetimes, rust_type};
 use super::{Cx, Origin, api, ident};
 use crate::codegen::attribute::OpRef;
 use crate::codegen::check::{Checked, Definition};
-use crate::codegen::kernel_fn::{Assertion, KernelFn, Output};
+use crate::codegen::kernel_fn::{KernelFn, Output};
 use crate::plan::{Api, OpPlan, fresh_name};
 
 /// The name of an expansion's link group in its hidden block, unless the user's code the
@@ -65,15 +65,14 @@ pub(crate) fn expand_defined(
     let params = Params::avoiding(&reserved);
     let mut entry = link::declare(plan, api, cx.rt, kernel.ident().span());
     if !keys.is_empty() {
-        let register = register_defined(plan, api, kernel, &def.signature.output, &params, &cx);
+        let register = register_defined(plan, api, def, kernel, &params, &cx);
         entry.extend(link::with_kernel(
             link::keys(&keys, cx.rt),
             register,
             &params,
         ));
     }
-    let checks = assertions(kernel, &def.signature.assertions, &reserved, &cx);
-    let group = link::group(cx.rt, &group_name(&reserved), &[entry], checks);
+    let group = link::group(cx.rt, &group_name(&reserved), &[entry], TokenStream2::new());
     let kernel = &kernel.tokens;
     quote! {
         #kernel
@@ -82,14 +81,15 @@ pub(crate) fn expand_defined(
     }
 }
 
-/// The registration of the kernel: `impl_kernel_of::<marker, _, _>(lib, key, kernel, site)`,
-/// or of an adapter for a kernel that returns `()` where the schema returns its written
-/// arguments.
+/// The registration of the kernel: `marker::register(lib, key, kernel, site)`, or of an
+/// adapter (`impl_adapter_of`, named as the kernel in dumps): for a kernel that returns `()`
+/// where the schema returns its written arguments, and for a kernel whose types the
+/// attribute could not judge (aliases), so that rustc compares them at the user's types.
 fn register_defined(
     plan: &OpPlan,
     api: &Api,
+    def: &Definition,
     kernel: &KernelFn,
-    output: &Output,
     params: &Params,
     cx: &Cx<'_>,
 ) -> TokenStream2 {
@@ -97,85 +97,95 @@ fn register_defined(
     let marker = ident(&api.marker);
     let Params { lib, key, site } = params;
     let k = kernel.ident();
-    match output {
-        Output::Value => quote!(#marker::register(#lib, #key, #k, #site)),
-        Output::Alias(indices) => {
-            let adapter = alias_adapter(plan, kernel, indices, cx);
-            let name = Literal::string(&k.to_string());
-            quote!(#rt::__private::impl_adapter_of::<#marker, _, _>(#lib, #key, #adapter, #name, #site))
+    let returned = match &def.signature.output {
+        Output::Value if !def.signature.deferred => {
+            return quote!(#marker::register(#lib, #key, #k, #site));
         }
-    }
+        Output::Value => None,
+        Output::Alias(indices) => Some(indices.as_slice()),
+    };
+    let adapter = adapter(plan, kernel, returned, cx);
+    let name = Literal::string(&k.to_string());
+    quote!(#rt::__private::impl_adapter_of::<#marker, _, _>(#lib, #key, #adapter, #name, #site))
 }
 
-/// A closure calling `kernel` (which returns `()` or `Result<(), E>`) and returning the
-/// written arguments the schema returns (clones of their handles), in order.
-fn alias_adapter(plan: &OpPlan, kernel: &KernelFn, indices: &[usize], cx: &Cx<'_>) -> TokenStream2 {
+/// A closure over the operator's Rust types calling `kernel`, each argument spanned on the
+/// kernel's parameter type (so that a parameter of an alias to the wrong type is a
+/// mismatch there, in plain types): it returns the kernel's value (spanned on its return
+/// type), or, when `returned` lists the written arguments the schema returns, clones of
+/// them after the kernel (which returns `()` or `Result<(), E>`).
+fn adapter(
+    plan: &OpPlan,
+    kernel: &KernelFn,
+    returned: Option<&[usize]>,
+    cx: &Cx<'_>,
+) -> TokenStream2 {
     let rt = cx.rt;
-    let tensor = cx.tensor;
     let k = kernel.ident();
+    let names: std::collections::BTreeSet<String> =
+        plan.args.iter().map(|a| a.ident.clone()).collect();
     let ids: Vec<syn::Ident> = plan.args.iter().map(|a| ident(&a.ident)).collect();
-    let tys = kernel.params.iter().map(|p| &p.ty);
-    let keys = kernel.key_set.as_ref().map(|p| {
-        let ks = ident(&fresh_name(
-            "key_set",
-            &plan.args.iter().map(|a| a.ident.clone()).collect(),
-        ));
-        let ty = &p.ty;
-        (quote!(#ks: #ty,), quote!(#ks,))
-    });
-    let (ks_param, ks_arg) = keys.unzip();
-    let clones = indices
+    let tys = plan
+        .args
         .iter()
-        .filter_map(|&i| ids.get(i))
+        .map(|a| rust_type(&a.ty, cx, Lifetimes::Elided));
+    // The argument's name with the place of the kernel's parameter type.
+    let args = (ids.iter().zip(&kernel.params))
+        .map(|(id, p)| syn::Ident::new(&id.to_string(), id.span().located_at(p.ty.span())));
+    let (ks_param, ks_arg): (Option<TokenStream2>, Option<TokenStream2>) = kernel
+        .key_set
+        .as_ref()
+        .map(|p| {
+            let ks = ident(&fresh_name("key_set", &names));
+            let ty = &p.ty;
+            (quote!(#ks: #ty,), quote!(#ks,))
+        })
+        .unzip();
+    let call = quote!(#k(#ks_arg #(#args),*));
+    let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
+    let error = ident(&fresh_name("error", &names));
+    let err = quote!(::core::result::Result::Err(#error) => ::core::result::Result::Err(::core::convert::Into::into(#error)));
+    let Some(indices) = returned else {
+        let at_ret = kernel.output.span;
+        if !kernel.output.fallible {
+            let call = quote_spanned!(at_ret=> { #call });
+            return quote!(|#ks_param #(#ids: #tys),*| -> #ret #call);
+        }
+        let value = ident(&fresh_name("value", &names));
+        let ok = quote_spanned!(at_ret=> ::core::result::Result::Ok(#value));
+        return quote! {
+            |#ks_param #(#ids: #tys),*| -> #rt::Result<#ret> {
+                match #call {
+                    ::core::result::Result::Ok(#value) => #ok,
+                    #err,
+                }
+            }
+        };
+    };
+    let tensor = cx.tensor;
+    let clones = (indices.iter().filter_map(|&i| ids.get(i)))
         .map(|id| quote!(<#tensor as ::core::clone::Clone>::clone(#id)));
     let value = if indices.len() == 1 {
         quote!(#(#clones)*)
     } else {
         quote!((#(#clones),*))
     };
-    let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
     if kernel.output.fallible {
         quote! {
             |#ks_param #(#ids: #tys),*| -> #rt::Result<#ret> {
-                match #k(#ks_arg #(#ids),*) {
+                match #call {
                     ::core::result::Result::Ok(()) => ::core::result::Result::Ok(#value),
-                    ::core::result::Result::Err(e) => ::core::result::Result::Err(::core::convert::Into::into(e)),
+                    #err,
                 }
             }
         }
     } else {
         quote! {
             |#ks_param #(#ids: #tys),*| -> #ret {
-                #k(#ks_arg #(#ids),*);
+                #call;
                 #value
             }
         }
-    }
-}
-
-/// Types the signature check could not judge (aliases), compared by rustc on the user's
-/// type, so that a mismatch is reported there.
-fn assertions(
-    kernel: &KernelFn,
-    assertions: &[Assertion],
-    reserved: &std::collections::BTreeSet<String>,
-    cx: &Cx<'_>,
-) -> TokenStream2 {
-    if assertions.is_empty() {
-        return TokenStream2::new();
-    }
-    let name = ident(&fresh_name("__opgen_signature", reserved));
-    let generics = &kernel.sig.generics;
-    let lets = assertions.iter().map(|a| {
-        let user = &a.user;
-        let expected = rust_type(&a.expected, cx, Lifetimes::Elided);
-        quote_spanned! {user.span()=>
-            let _: ::core::marker::PhantomData<#user> = ::core::marker::PhantomData::<#expected>;
-        }
-    });
-    quote! {
-        #[allow(dead_code)]
-        fn #name #generics() { #(#lets)* }
     }
 }
 
@@ -209,7 +219,7 @@ pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
         }
         OpRef::Path(path) => {
             let register =
-                quote!(#rt::__private::impl_kernel_of::<#path, _, _>(#lib, #key, #k, #site));
+                quote!(#rt::__private::impl_kernel_by_path::<#path, _, _>(#lib, #key, #k, #site));
             let entry = link::kernel_of(rt, path, keys, register, &params, at);
             (entry, path_checks(kernel, path, rt, &reserved))
         }

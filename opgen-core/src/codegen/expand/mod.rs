@@ -167,11 +167,29 @@ pub(crate) fn kernel_keys(input: &super::Input, manual: bool) -> Vec<DispatchKey
     }
 }
 
-/// The span of the `methods` option's value, else the call site.
+/// The span of the `methods` option's value, else of `variants` (which asks for methods),
+/// else the call site: where a problem of the methods' `impl` (a tensor type of another
+/// crate) is reported.
 pub(crate) fn methods_span(input: &super::Input) -> Span {
-    input
-        .options
-        .methods
-        .as_ref()
+    let options = &input.options;
+    (options.methods.as_ref())
+        .or(options.variants.as_ref())
         .map_or_else(Span::call_site, syn::LitStr::span)
+}
+
+/// `tokens` with every token placed at `span` (its hygiene kept).
+pub(crate) fn respan(tokens: TokenStream2, span: Span) -> TokenStream2 {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(g) = &tree {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(g.span().located_at(span));
+                tree = group.into();
+            } else {
+                tree.set_span(tree.span().located_at(span));
+            }
+            tree
+        })
+        .collect()
 }

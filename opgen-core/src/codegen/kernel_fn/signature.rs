@@ -13,9 +13,9 @@ pub(crate) struct Signature {
     pub tensor: syn::Type,
     /// How the kernel's output becomes the operator's returns.
     pub output: Output,
-    /// User types the check could not judge (aliases): rustc compares them with the
-    /// expected types through assertions spanned on the user's types.
-    pub assertions: Vec<Assertion>,
+    /// Some user type the check could not judge (an alias): the kernel registers through an
+    /// adapter over the operator's Rust types, so that rustc compares them at the user's.
+    pub deferred: bool,
 }
 
 /// How the kernel's output becomes the operator's returns.
@@ -26,12 +26,6 @@ pub(crate) enum Output {
     /// The kernel returns `()` (or `Result<(), E>`) and every return is a written argument:
     /// the adapter returns clones of these arguments (schema indices), in order.
     Alias(Vec<usize>),
-}
-
-/// A user type to compare with the type the mapping expects.
-pub(crate) struct Assertion {
-    pub user: syn::Type,
-    pub expected: RustType,
 }
 
 /// Checks `kernel` against `schema` (whose canonical text and layout are `text`, `at`),
@@ -92,7 +86,7 @@ pub(crate) fn check_signature(
             );
         }
     }
-    let mut assertions = Vec::new();
+    let mut deferred = false;
     if have == want {
         for (i, (e, p)) in expected.iter().zip(&kernel.params).enumerate() {
             let Some(e) = e else { continue };
@@ -107,7 +101,7 @@ pub(crate) fn check_signature(
                 schema_ty,
                 &schema.arguments[i].name,
                 &mut tensor,
-                &mut assertions,
+                &mut deferred,
                 diag,
             );
         }
@@ -120,7 +114,7 @@ pub(crate) fn check_signature(
             kernel,
             &expected_ret,
             &mut tensor,
-            &mut assertions,
+            &mut deferred,
             diag,
         )
     } else {
@@ -139,7 +133,7 @@ pub(crate) fn check_signature(
     (diag.len() == before).then_some(Signature {
         tensor,
         output,
-        assertions,
+        deferred,
     })
 }
 
@@ -177,7 +171,7 @@ fn check_param(
     schema_ty: &str,
     arg: &str,
     tensor: &mut Option<syn::Type>,
-    assertions: &mut Vec<Assertion>,
+    deferred: &mut bool,
     diag: &mut Diagnostics,
 ) {
     let label = || p.label();
@@ -186,10 +180,7 @@ fn check_param(
     let want = || expected_string(e, tensor.as_ref());
     match fit {
         Fit::Yes => {}
-        Fit::Defer => assertions.push(Assertion {
-            user: p.ty.clone(),
-            expected: e.clone(),
-        }),
+        Fit::Defer => *deferred = true,
         Fit::Mutability {
             schema_writes: true,
         } => diag.at(
@@ -235,7 +226,7 @@ fn check_output(
     kernel: &KernelFn,
     e: &RustType,
     tensor: &mut Option<syn::Type>,
-    assertions: &mut Vec<Assertion>,
+    deferred: &mut bool,
     diag: &mut Diagnostics,
 ) -> Output {
     let out = &kernel.output;
@@ -270,10 +261,7 @@ fn check_output(
     };
     match fit(e, value, tensor) {
         Fit::Yes => {}
-        Fit::Defer => assertions.push(Assertion {
-            user: value.clone(),
-            expected: e.clone(),
-        }),
+        Fit::Defer => *deferred = true,
         Fit::No | Fit::Mutability { .. } => {
             let want = want(tensor);
             let shown = out.written.as_ref().unwrap_or(value);

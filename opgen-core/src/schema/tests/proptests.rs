@@ -81,9 +81,11 @@ fn operator_name(
         })
 }
 
-/// Overload names, some with dots (SCHEMA.md §6.1); none contains `functional` (R34).
+/// Overload names: identifiers, neither reserved (R91) nor containing `functional` (R34).
 fn overload() -> BoxedStrategy<String> {
-    "[A-Za-z0-9_]{1,8}(\\.[A-Za-z0-9_]{1,4})?".boxed()
+    "[A-Za-z_][A-Za-z0-9_]{0,7}"
+        .prop_filter("reserved (R91)", |o| o != "default" && o != "__name__")
+        .boxed()
 }
 
 /// Functional schemas may use the reserved word in their overload.
@@ -480,6 +482,32 @@ fn mutable() -> impl Strategy<Value = Schema> {
 
 fn schema() -> impl Strategy<Value = Schema> {
     prop_oneof![3 => functional(), 2 => inplace(), 2 => out(), 1 => mutable()]
+        .prop_map(unique_names)
+}
+
+/// `s` with a suffix on each argument or return whose name an earlier one has (R92).
+fn unique_names(mut s: Schema) -> Schema {
+    fn fresh(taken: &mut Vec<String>, name: &str) -> String {
+        let mut unique = name.to_string();
+        let mut n = 1;
+        while taken.contains(&unique) {
+            unique = format!("{name}_{n}");
+            n += 1;
+        }
+        taken.push(unique.clone());
+        unique
+    }
+    let mut taken = Vec::new();
+    for a in &mut s.arguments {
+        a.name = fresh(&mut taken, &a.name).into();
+    }
+    let mut taken = Vec::new();
+    for r in &mut s.returns {
+        if let Some(name) = &r.name {
+            r.name = Some(fresh(&mut taken, name).into());
+        }
+    }
+    s
 }
 
 /// Text near schemas: a generated schema with a few bytes inserted, removed or replaced,

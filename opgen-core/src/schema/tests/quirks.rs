@@ -1,11 +1,13 @@
-//! What parses: the quirks torchgen accepts (SCHEMA.md §6.1), printing round trips, the
+//! What parses: the quirks torchgen accepts (SCHEMA.md §6.1; those opgen rejects by its name
+//! rules R91, R92 are shown rejected), printing round trips, the
 //! default spellings of §1.8 read as typed literals, and the layout of a printed schema.
 
 use smallvec::smallvec;
 
+use super::rejects;
 use crate::schema::{
     AliasAnnotation, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float, Literal,
-    OperatorName, Return, Schema, SchemaKind, layout, parse_schema,
+    OperatorName, Return, Rule, Schema, SchemaKind, layout, parse_schema,
 };
 
 #[track_caller]
@@ -33,11 +35,11 @@ fn list(t: ArgType, size: Option<u32>) -> ArgType {
 
 // §6.1: inputs torchgen accepts although they look wrong
 
+/// torchgen reads the overload of `foo.a.b` as `a.b`; PyTorch's schema parser and the
+/// dispatcher's lookup by name do not, so opgen rejects it (R91, a documented deviation).
 #[test]
-fn overload_name_may_contain_dots() {
-    let s = parses("foo.a.b(Tensor self) -> Tensor");
-    assert_eq!(s.name.name.base, "foo");
-    assert_eq!(s.name.overload.as_deref(), Some("a.b"));
+fn an_overload_with_dots_is_rejected() {
+    rejects("foo.a.b(Tensor self) -> Tensor", Rule::BadName, 4..7, "a.b");
 }
 
 #[test]
@@ -106,24 +108,39 @@ fn defaults_are_not_checked_against_their_types() {
     );
 }
 
+/// torchgen validates no argument name and detects no duplicate; opgen rejects both (R91,
+/// R92), which no generated function could spell.
 #[test]
-fn argument_names_are_not_validated() {
-    let s = parses("foo(Tensor self, int x-y) -> Tensor");
-    assert_eq!(s.arguments[1].name, "x-y");
-    let s = parses("foo(Tensor self, int x, int x) -> Tensor");
-    assert_eq!(s.arguments[1], s.arguments[2]);
+fn argument_names_are_validated() {
+    rejects(
+        "foo(Tensor self, int x-y) -> Tensor",
+        Rule::BadName,
+        21..24,
+        "x-y",
+    );
+    rejects(
+        "foo(Tensor self, int x, int x) -> Tensor",
+        Rule::DuplicateName,
+        28..29,
+        "x",
+    );
 }
 
+/// torchgen keeps the leading space in the operator name ` foo`; opgen rejects it (R91).
 #[test]
-fn leading_space_stays_in_the_operator_name() {
-    let s = parses(" foo(Tensor self) -> Tensor");
-    assert_eq!(s.name.name.base, " foo");
+fn a_leading_space_is_rejected() {
+    rejects(" foo(Tensor self) -> Tensor", Rule::BadName, 0..4, " foo");
 }
 
+/// torchgen names the return `x=1`; opgen rejects the name (R91).
 #[test]
-fn a_return_may_be_named_like_a_default() {
-    let s = parses("foo(Tensor self) -> Tensor x=1");
-    assert_eq!(s.returns[0].name.as_deref(), Some("x=1"));
+fn a_return_named_like_a_default_is_rejected() {
+    rejects(
+        "foo(Tensor self) -> Tensor x=1",
+        Rule::BadName,
+        27..30,
+        "x=1",
+    );
 }
 
 // Names, types and annotations that parse

@@ -147,42 +147,13 @@ fn glue(
     } else {
         quote!(())
     };
-    // The impl's parameters: `&Base`, the inputs with precomputed replacements, the extra
-    // precomputed values, the outputs.
-    let mut params: Vec<ImplParam> = Vec::new();
-    if f.structured_inherits.is_some() {
-        params.push(ImplParam {
-            ty: quote!(&#base),
-            value: quote!(#base_param),
-        });
-    }
-    let precomputed_value = |d: &Argument| precomputed_param(d, &pre, cx);
-    for (i, a) in plan.args[..out_start].iter().enumerate() {
-        let replaced = f.precomputed.as_ref().and_then(|p| {
-            p.replace
-                .iter()
-                .find(|(name, _)| rust_ident(name) == rust_ident(&a.name))
-        });
-        match replaced {
-            Some((_, decls)) => params.extend(decls.iter().map(precomputed_value)),
-            None => {
-                let i = field(i);
-                params.push(ImplParam {
-                    ty: rust_type(&a.ty, cx, Lifetimes::Elided),
-                    value: quote!(#inputs.#i),
-                });
-            }
-        }
-    }
-    if let Some(p) = &f.precomputed {
-        params.extend(p.add.iter().map(precomputed_value));
-    }
-    for (a, local) in plan.args[out_start..].iter().zip(&out_locals) {
-        params.push(ImplParam {
-            ty: rust_type(&a.ty, cx, Lifetimes::Elided),
-            value: quote!(#local),
-        });
-    }
+    let names = GlueNames {
+        base_param: &base_param,
+        inputs: &inputs,
+        pre: &pre,
+        out_locals: &out_locals,
+    };
+    let params = impl_params(plan, f, &base, &names, cx);
     let impl_types: Vec<&TokenStream2> = params.iter().map(|p| &p.ty).collect();
     let impl_values = params.iter().map(|p| &p.value);
     let input_families = plan.args[..out_start]
@@ -330,4 +301,60 @@ fn precompute_struct(plan: &OpPlan, def: &Definition, cx: &Cx<'_>) -> Option<Tok
         #[allow(dead_code)]
         #vis struct #name { #(#fields,)* }
     })
+}
+
+/// The names of the glue's parameters and locals the impl's arguments are made of.
+struct GlueNames<'a> {
+    base_param: &'a syn::Ident,
+    inputs: &'a syn::Ident,
+    pre: &'a syn::Ident,
+    out_locals: &'a [syn::Ident],
+}
+
+/// The impl's parameters (type and the value the glue passes): `&Base`, the inputs with
+/// their precomputed replacements, the extra precomputed values, the outputs.
+fn impl_params(
+    plan: &OpPlan,
+    f: &crate::native::NativeFunction,
+    base: &syn::Type,
+    names: &GlueNames<'_>,
+    cx: &Cx<'_>,
+) -> Vec<ImplParam> {
+    let out_start = plan.schema.out_start();
+    let (base_param, inputs, pre) = (names.base_param, names.inputs, names.pre);
+    let mut params: Vec<ImplParam> = Vec::new();
+    if f.structured_inherits.is_some() {
+        params.push(ImplParam {
+            ty: quote!(&#base),
+            value: quote!(#base_param),
+        });
+    }
+    let precomputed_value = |d: &Argument| precomputed_param(d, pre, cx);
+    for (i, a) in plan.args[..out_start].iter().enumerate() {
+        let replaced = f.precomputed.as_ref().and_then(|p| {
+            p.replace
+                .iter()
+                .find(|(name, _)| rust_ident(name) == rust_ident(&a.name))
+        });
+        match replaced {
+            Some((_, decls)) => params.extend(decls.iter().map(precomputed_value)),
+            None => {
+                let i = Literal::usize_unsuffixed(i);
+                params.push(ImplParam {
+                    ty: rust_type(&a.ty, cx, Lifetimes::Elided),
+                    value: quote!(#inputs.#i),
+                });
+            }
+        }
+    }
+    if let Some(p) = &f.precomputed {
+        params.extend(p.add.iter().map(precomputed_value));
+    }
+    for (a, local) in plan.args[out_start..].iter().zip(names.out_locals) {
+        params.push(ImplParam {
+            ty: rust_type(&a.ty, cx, Lifetimes::Elided),
+            value: quote!(#local),
+        });
+    }
+    params
 }

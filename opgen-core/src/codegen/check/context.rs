@@ -1,0 +1,426 @@
+//! Mistakes that only the kernel's surroundings show: the attribute on a function inside an
+//! `impl` or `trait` block, two attributes declaring one operator in one module, two
+//! operators declaring one methods trait. rustc would report each as errors inside the
+//! generated code (items an `impl` cannot hold, names defined twice); the macro reads the
+//! kernel's source file instead (the compiler tells where the kernel is written), finds the
+//! kernel and its neighbours there, and reports one error on the user's text with the fix.
+//!
+//! Each file is read and parsed once per compilation (the facts are cached); a kernel whose
+//! file cannot be read or whose place is not in it (code written by another macro, a
+//! process without span locations such as a unit test) is not checked here.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use proc_macro2::{Span, TokenTree};
+
+use syn::LitStr;
+
+use crate::codegen::Input;
+use crate::codegen::diag::Diagnostics;
+use crate::codegen::kernel_fn::KernelFn;
+
+/// One `#[native_function]` kernel of a file.
+#[derive(Debug, Clone)]
+struct Site {
+    /// The line of the kernel's name.
+    line: usize,
+    /// The kernel's name.
+    name: String,
+    /// Written as an associated function of an `impl` or `trait` block.
+    in_impl: bool,
+    /// The item list the kernel is in (a module, a block): neighbours share it.
+    scope: usize,
+    /// The operator it declares (`aten::add.Tensor`), unless it attaches to one (`op =`).
+    declares: Option<String>,
+    /// That operator's marker (`add`), which a kernel attaches to by path.
+    marker: Option<String>,
+    /// The methods trait it declares (`methods = "trait Ops"`).
+    methods_trait: Option<String>,
+    /// Under `#[cfg(..)]`: it may be compiled without its neighbours, so they are not
+    /// compared.
+    conditional: bool,
+}
+
+/// The kernels of a file, as last read.
+struct FileFacts {
+    modified: Option<SystemTime>,
+    len: u64,
+    sites: Arc<Vec<Site>>,
+}
+
+static FILES: Mutex<Option<HashMap<PathBuf, FileFacts>>> = Mutex::new(None);
+
+/// Reports the mistakes of the attribute `input` that its kernel's surroundings show.
+pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
+    let kernel = &input.kernel;
+    let at = kernel.ident().span();
+    let Some(sites) = file_sites(at) else { return };
+    let line = at.start().line;
+    let name = kernel.ident().to_string();
+    let Some(me) = sites.iter().find(|s| s.line == line && s.name == name) else {
+        return;
+    };
+    if me.in_impl {
+        diag.at(
+            kernel.ident(),
+            format!(
+                "`#[native_function]` goes on a free function, but `{name}` is in an `impl` or \
+                 `trait` block; move `{name}` out of the block, to the module"
+            ),
+        );
+        return;
+    }
+    let earlier = || {
+        let compared = !me.conditional;
+        (sites.iter()).filter(move |s| {
+            compared && s.scope == me.scope && !s.in_impl && !s.conditional && s.line < me.line
+        })
+    };
+    if let Some(op) = &me.declares
+        && let Some(first) = earlier().find(|s| s.declares.as_ref() == Some(op))
+    {
+        let marker = (first.marker.clone()).unwrap_or_else(|| format!("\"{op}\""));
+        diag.at(
+            at_or(input.lit.as_ref(), kernel),
+            format!(
+                "`{op}` is declared already in this module, by the attribute of `{}` (line {}); \
+                 attach `{name}` to it with `op = {marker}` (its marker: the kernel is checked \
+                 against it at compile time) and `dispatch`, instead of the schema",
+                first.name, first.line
+            ),
+        );
+    }
+    if let Some(lit) = &input.options.structured_delegate {
+        check_delegate(input, lit, me, &sites, diag);
+    }
+    if let Some(t) = &me.methods_trait
+        && let Some(first) = earlier().find(|s| s.methods_trait.as_ref() == Some(t))
+    {
+        diag.at(
+            at_or(input.options.methods.as_ref(), kernel),
+            format!(
+                "trait `{t}` is declared already in this module, for the methods of `{}`'s \
+                 operator (line {}); each `#[native_function]` declares its own trait: name \
+                 another one (`methods = \"trait {t}2\"`), or declare the operators together \
+                 with `include_native_functions!`, whose methods share one trait",
+                first.name, first.line
+            ),
+        );
+    }
+}
+
+/// A `structured_delegate` naming no operator declared beside the delegate while a
+/// similar one is: the misspelling is named, with the operator meant. (An operator
+/// declared elsewhere and imported is not known here; rustc reports a missing one.)
+fn check_delegate(input: &Input, lit: &LitStr, me: &Site, sites: &[Site], diag: &mut Diagnostics) {
+    let namespace = (input.schema.as_ref())
+        .and_then(|s| s.name.namespace.as_deref())
+        .unwrap_or("aten");
+    let wanted = format!("{namespace}::{}", lit.value());
+    let beside = || (sites.iter()).filter(|s| s.scope == me.scope && !s.in_impl);
+    if beside().any(|s| s.declares.as_ref() == Some(&wanted)) {
+        return;
+    }
+    let names = beside().filter_map(|s| s.declares.as_deref());
+    let Some(meant) = crate::schema::suggest::closest(&wanted, names) else {
+        return;
+    };
+    let Some(site) = beside().find(|s| s.declares.as_deref() == Some(meant)) else {
+        return;
+    };
+    let short = meant
+        .strip_prefix(&format!("{namespace}::"))
+        .unwrap_or(meant);
+    diag.at(
+        lit,
+        format!(
+            "`structured_delegate` names `{}`, which is not declared in this module; did you \
+             mean `{short}` (declared by the attribute of `{}`, line {})?",
+            lit.value(),
+            site.name,
+            site.line
+        ),
+    );
+}
+
+/// The literal if written, else the kernel's name.
+fn at_or<'a>(lit: Option<&'a LitStr>, kernel: &'a KernelFn) -> &'a dyn quote::ToTokens {
+    match lit {
+        Some(lit) => lit,
+        None => kernel.ident(),
+    }
+}
+
+/// The kernels of the file `at` is in (cached while the file is unchanged).
+fn file_sites(at: Span) -> Option<Arc<Vec<Site>>> {
+    let path = at.local_file()?;
+    let meta = std::fs::metadata(&path).ok()?;
+    let (modified, len) = (meta.modified().ok(), meta.len());
+    let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+    let files = files.get_or_insert_with(HashMap::new);
+    if let Some(f) = files.get(&path)
+        && f.modified == modified
+        && f.len == len
+    {
+        return Some(f.sites.clone());
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let file = syn::parse_file(&text).ok()?;
+    let mut reader = Reader::default();
+    reader.items(&file.items, false);
+    let mut sites = reader.sites;
+    place(&text, &mut sites);
+    let sites = Arc::new(sites);
+    let facts = FileFacts {
+        modified,
+        len,
+        sites: sites.clone(),
+    };
+    files.insert(path, facts);
+    Some(sites)
+}
+
+/// Sets each kernel's line: the line of the `fn NAME` that is its in source order. (The
+/// tokens of a file parsed inside a compiler's macro carry no place of their own.)
+fn place(text: &str, sites: &mut [Site]) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for site in sites.iter_mut() {
+        let nth = seen.entry(site.name.as_str()).or_default();
+        site.line = fn_lines(text, &site.name).nth(*nth).unwrap_or(0);
+        *nth += 1;
+    }
+}
+
+/// The lines (from 1) where `fn name` is written, in order.
+fn fn_lines<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = usize> + 't {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.lines().enumerate().flat_map(move |(i, line)| {
+        // Not in a line comment.
+        let line = line.split("//").next().unwrap_or_default();
+        let found = line.match_indices("fn ").filter(move |&(at, _)| {
+            let before = line[..at].chars().next_back();
+            let rest = line[at + 3..].trim_start();
+            before.is_none_or(|c| !is_ident(c))
+                && rest
+                    .strip_prefix(name)
+                    .is_some_and(|after| !after.starts_with(is_ident))
+        });
+        found.map(move |_| i + 1)
+    })
+}
+
+/// Walks a file's items, recording the kernels.
+#[derive(Default)]
+struct Reader {
+    sites: Vec<Site>,
+    scopes: usize,
+}
+
+impl Reader {
+    fn items(&mut self, items: &[syn::Item], in_impl: bool) {
+        self.scopes += 1;
+        let scope = self.scopes;
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => {
+                    self.kernel(&f.attrs, &f.sig, scope, in_impl);
+                    self.block(&f.block);
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        self.items(items, false);
+                    }
+                }
+                syn::Item::Impl(i) => self.impl_items(&i.items),
+                syn::Item::Trait(t) => self.trait_items(&t.items),
+                syn::Item::Const(c) => self.expr(&c.expr),
+                // `fn relu();`: a structured delegate's bodyless kernel.
+                syn::Item::Verbatim(tokens) => {
+                    if let Ok((attrs, sig)) = syn::parse::Parser::parse2(bodyless, tokens.clone()) {
+                        self.kernel(&attrs, &sig, scope, in_impl);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn impl_items(&mut self, items: &[syn::ImplItem]) {
+        self.scopes += 1;
+        let scope = self.scopes;
+        for item in items {
+            if let syn::ImplItem::Fn(f) = item {
+                self.kernel(&f.attrs, &f.sig, scope, true);
+                self.block(&f.block);
+            }
+        }
+    }
+
+    fn trait_items(&mut self, items: &[syn::TraitItem]) {
+        self.scopes += 1;
+        let scope = self.scopes;
+        for item in items {
+            if let syn::TraitItem::Fn(f) = item {
+                self.kernel(&f.attrs, &f.sig, scope, true);
+                if let Some(block) = &f.default {
+                    self.block(block);
+                }
+            }
+        }
+    }
+
+    /// Items in a block (`fn main() { #[native_function] fn k() {} }`, `const _: () = {}`).
+    fn block(&mut self, block: &syn::Block) {
+        let items: Vec<syn::Item> = (block.stmts.iter())
+            .filter_map(|s| match s {
+                syn::Stmt::Item(item) => Some(item.clone()),
+                _ => None,
+            })
+            .collect();
+        if !items.is_empty() {
+            self.items(&items, false);
+        }
+    }
+
+    fn expr(&mut self, expr: &syn::Expr) {
+        if let syn::Expr::Block(b) = expr {
+            self.block(&b.block);
+        }
+    }
+
+    fn kernel(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        scope: usize,
+        in_impl: bool,
+    ) {
+        let Some(attr) = attrs
+            .iter()
+            .find(|a| (a.path().segments.last()).is_some_and(|s| s.ident == "native_function"))
+        else {
+            return;
+        };
+        let args = match &attr.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => proc_macro2::TokenStream::new(),
+        };
+        let (schema, methods_trait) = declared(args);
+        let declares = schema.as_ref().map(|s| {
+            let ns = s.name.namespace.as_deref().unwrap_or("aten");
+            format!("{ns}::{}", s.name.full_name())
+        });
+        let marker =
+            (schema.as_ref()).map(|s| crate::plan::marker_name(&crate::plan::rust_fn_name(s)));
+        self.sites.push(Site {
+            line: 0,
+            name: sig.ident.to_string(),
+            in_impl,
+            scope,
+            declares,
+            marker,
+            methods_trait,
+            conditional: attrs.iter().any(|a| a.path().is_ident("cfg")),
+        });
+    }
+}
+
+/// A function without a body: attributes, visibility, signature, `;`.
+fn bodyless(
+    input: syn::parse::ParseStream<'_>,
+) -> syn::Result<(Vec<syn::Attribute>, syn::Signature)> {
+    let attrs = input.call(syn::Attribute::parse_outer)?;
+    let _: syn::Visibility = input.parse()?;
+    let sig: syn::Signature = input.parse()?;
+    let _: syn::Token![;] = input.parse()?;
+    Ok((attrs, sig))
+}
+
+/// What an attribute's arguments declare: the operator of its schema literal (none with
+/// `op =`, which attaches), and the trait of `methods = "trait NAME"`.
+fn declared(args: proc_macro2::TokenStream) -> (Option<crate::schema::Schema>, Option<String>) {
+    let tokens: Vec<TokenTree> = args.into_iter().collect();
+    let option = |key: &str| {
+        tokens.windows(3).find_map(|w| match w {
+            [TokenTree::Ident(k), TokenTree::Punct(p), value] if k == key && p.as_char() == '=' => {
+                Some(value.clone())
+            }
+            _ => None,
+        })
+    };
+    let string = |tree: &TokenTree| syn::parse2::<syn::LitStr>(tree.clone().into()).ok();
+    let operator = match (tokens.first().and_then(string), option("op")) {
+        (Some(lit), None) => crate::schema::parse_schema(&lit.value()).ok(),
+        _ => None,
+    };
+    let methods = (option("methods").as_ref().and_then(string)).and_then(|lit| {
+        lit.value()
+            .strip_prefix("trait ")
+            .map(|t| t.trim().to_string())
+    });
+    (operator, methods)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sites(text: &str) -> Vec<Site> {
+        let file = syn::parse_file(text).expect("the sample parses");
+        let mut reader = Reader::default();
+        reader.items(&file.items, false);
+        let mut sites = reader.sites;
+        place(text, &mut sites);
+        sites
+    }
+
+    /// Every kernel is found with its line, its block, and what its attribute declares.
+    #[test]
+    fn kernels_are_read_with_their_place_and_declarations() {
+        let text = r#"
+#[native_function("relu(Tensor self) -> Tensor", dispatch = "CPU")]
+fn relu_cpu(t: &T) -> T { t.clone() }
+
+struct Ops;
+impl Ops {
+    #[opgen::native_function("neg(Tensor self) -> Tensor")]
+    fn neg_cpu(t: &T) -> T { t.clone() }
+}
+
+mod inner {
+    // fn relu_cpu in a comment is not a function
+    #[native_function(op = "aten::relu", dispatch = "Meta")]
+    fn relu_cpu(t: &T) -> T { t.clone() }
+}
+
+fn main() {
+    #[native_function("ns::abs.x(Tensor self) -> Tensor", variants = "method", methods = "trait Ops")]
+    fn abs_cpu(t: &T) -> T { t.clone() }
+}
+
+#[native_function("relu_(Tensor(a!) self) -> Tensor(a!)", structured_delegate = "relu.out")]
+fn relu_();
+"#;
+        type Found = (usize, String, bool, Option<String>, Option<String>);
+        let found: Vec<Found> = (sites(text))
+            .into_iter()
+            .map(|s| (s.line, s.name, s.in_impl, s.declares, s.methods_trait))
+            .collect();
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            found,
+            [
+                (3, "relu_cpu".into(), false, some("aten::relu"), None),
+                (8, "neg_cpu".into(), true, some("aten::neg"), None),
+                (14, "relu_cpu".into(), false, None, None),
+                (19, "abs_cpu".into(), false, some("ns::abs.x"), some("Ops")),
+                (23, "relu_".into(), false, some("aten::relu_"), None),
+            ]
+        );
+        let scopes: Vec<usize> = sites(text).iter().map(|s| s.scope).collect();
+        assert!(scopes[0] != scopes[1] && scopes[0] != scopes[2] && scopes[2] != scopes[3]);
+    }
+}
