@@ -104,9 +104,7 @@ pub(crate) fn pin() -> Pin {
     let record = RECORD.with(Cell::get);
     // Only this thread writes its record (the unregistered record's count means nothing).
     let depth = record.depth.load(Ordering::Relaxed);
-    record
-        .depth
-        .store(depth.wrapping_add(1), Ordering::Relaxed);
+    record.depth.store(depth.wrapping_add(1), Ordering::Relaxed);
     // The barrier of `collect` orders this store before the loads that follow (see the
     // module docs); the compiler must not move them above it either.
     compiler_fence(Ordering::SeqCst);
