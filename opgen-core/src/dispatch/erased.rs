@@ -11,12 +11,14 @@
 //!   marker;
 //! * [`Functor`] stores a kernel object behind an `Arc` next to its `TypeId`, and hands out a
 //!   reference only for that type;
-//! * [`TableCell`] publishes immutable tables through an `AtomicPtr`; a table it replaces is
+//! * [`LiveTable`] holds an operator's table in place (masks and kernel pointers written
+//!   with atomic stores); the immutable table it replaces, which owns the kernels, is
 //!   retired to [`reclaim`](super::reclaim), which drops it once every call that could have
-//!   loaded it has returned. A call marks itself with a [`Pin`] (two plain stores to a
-//!   per-thread counter), and a reference obtained from the cell lives as long as the pin;
-//!   the cost of knowing when a table is unused falls on registrations (a process-wide
-//!   memory barrier), not on calls;
+//!   loaded one of its kernels has returned. A call marks itself with a [`Pin`] (two plain
+//!   stores to a per-thread counter), and a kernel obtained from the table lives as long as
+//!   the pin; the cost of knowing when a table is unused falls on registrations (a
+//!   process-wide memory barrier), not on calls. [`Projected`] lets handles hold the
+//!   table's address beside their entry;
 //! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
 //!   index computation can only produce indices in bounds, which a compile-time assertion
 //!   on its lookup table checks.
@@ -340,17 +342,18 @@ impl LiveTable {
         }
     }
 
-    /// The kernel for a call's key set `ks` (with [`REGISTER_BIT`] on a thread's first call),
-    /// with the key set it is called with: `ks` without the functionalities whose entries
-    /// are fallthroughs on `ks`'s highest backend. Readable while the call `_pin` lasts.
+    /// The kernel for a call's key set `ks`, with the key set it is called with: `ks`
+    /// without the functionalities whose entries are fallthroughs on `ks`'s highest backend
+    /// (on a thread's first call, `ks` and [`REGISTER_BIT`]: the register slot's kernel).
+    /// Readable while the call `pin` lasts.
     #[inline(always)]
     pub(crate) fn kernel<'a>(
         &'a self,
         ks: DispatchKeySet,
-        _pin: &'a Pin,
+        pin: &'a Pin,
     ) -> (DispatchKeySet, &'a ErasedKernel) {
         let backend = backend_index(ks.bits());
-        let bits = ks.bits() & self.masks[backend].load(Ordering::Acquire);
+        let bits = (ks.bits() | pin.register_bit()) & self.masks[backend].load(Ordering::Acquire);
         let ptr = table_entry(&self.slots, bits, backend).load(Ordering::Acquire);
         // SAFETY: every pointer stored in `slots` (by `new` and `mirror`) is `Arc::as_ptr` of
         // a kernel held by the `Table` being mirrored, which then stays in `owner` until a
@@ -358,12 +361,13 @@ impl LiveTable {
         // only then handed to `reclaim::retire` (the register slot holds a `static`'s kernel,
         // never freed). `reclaim` drops a retired value only after every thread that was
         // inside a call at the barrier following the retirement has been seen outside of
-        // calls. This call's `_pin` began before the load: if before that barrier, the
+        // calls. This call's `pin` began before the load: if before that barrier, the
         // barrier saw it (the pin's store is ordered before the barrier, a fence on every
         // thread) and the table outlives the pin; if after, this load follows the barrier,
         // which follows the stores that replaced the retired pointers, so it cannot return
-        // one. A thread not registered with `reclaim` yet has `REGISTER_BIT` in `ks` (see
-        // `tls`), which every mask keeps, so it reads the register slot's `static` kernel.
+        // one. The pin of a thread that `reclaim` does not see yet has `REGISTER_BIT`, added
+        // to `bits` above and kept by every mask, so that thread reads the register slot,
+        // whose `static` kernel is never freed.
         // So the kernel lives for `'a`. Kernels are never mutated after publication, and the
         // `Release` stores paired with these `Acquire` loads make their initialisation
         // visible.

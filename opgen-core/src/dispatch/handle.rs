@@ -267,7 +267,6 @@ impl OperatorHandle {
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let pin = reclaim::pin();
-        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
         self.dispatch_boxed(&pin, ks, stack)
     }
 
@@ -290,7 +289,6 @@ impl OperatorHandle {
         stack: AnyMut<'_>,
     ) -> Result<(), Error> {
         let pin = reclaim::pin();
-        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
         let (ks, kernel) = self.table().kernel(ks, &pin);
         (kernel.boxed)(&kernel.functor, self, ks, stack)
     }
@@ -514,8 +512,6 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                // A thread's first call registers it (see `tls::unregistered_bit`).
-                let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
                 self.dispatch(ks, $($a),*)
             }
 

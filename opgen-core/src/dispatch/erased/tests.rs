@@ -101,6 +101,16 @@ fn a_live_table_retires_the_tables_it_replaces() {
     let pin = reclaim::pin_registered();
     let (_, register) = live.kernel(DispatchKeySet::from_valid_bits(REGISTER_BIT), &pin);
     assert!(std::ptr::eq(register, Arc::as_ptr(register_kernel())));
+    drop(pin);
+    // So does any call of a thread not registered yet, whatever its keys.
+    let cpu = DispatchKeySet::from_key(crate::dispatch::DispatchKey::CPU);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let pin = reclaim::pin();
+            let (_, kernel) = live.kernel(cpu, &pin);
+            assert!(std::ptr::eq(kernel, Arc::as_ptr(register_kernel())));
+        });
+    });
 }
 
 #[test]
