@@ -11,12 +11,14 @@
 //!   marker;
 //! * [`Functor`] stores a kernel object behind an `Arc` next to its `TypeId`, and hands out a
 //!   reference only for that type;
-//! * [`TableCell`] publishes immutable tables through an `AtomicPtr`; a table it replaces is
+//! * [`LiveTable`] holds an operator's table in place (masks and kernel pointers written
+//!   with atomic stores); the immutable table it replaces, which owns the kernels, is
 //!   retired to [`reclaim`](super::reclaim), which drops it once every call that could have
-//!   loaded it has returned. A call marks itself with a [`Pin`] (two plain stores to a
-//!   per-thread counter), and a reference obtained from the cell lives as long as the pin;
-//!   the cost of knowing when a table is unused falls on registrations (a process-wide
-//!   memory barrier), not on calls;
+//!   loaded one of its kernels has returned. A call marks itself with a [`Pin`] (two plain
+//!   stores to a per-thread counter), and a kernel obtained from the table lives as long as
+//!   the pin; the cost of knowing when a table is unused falls on registrations (a
+//!   process-wide memory barrier), not on calls. [`Projected`] lets handles hold the
+//!   table's address beside their entry;
 //! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
 //!   index computation can only produce indices in bounds, which a compile-time assertion
 //!   on its lookup table checks.
@@ -329,7 +331,7 @@ pub(crate) struct LiveTable {
 impl LiveTable {
     /// A live table mirroring `table`.
     pub(crate) fn new(table: Arc<Table>) -> LiveTable {
-        let live = LiveTable {
+        LiveTable {
             masks: std::array::from_fn(|b| AtomicU64::new(table.mask(b) | REGISTER_BIT)),
             slots: std::array::from_fn(|i| match i {
                 REGISTER_SLOT => AtomicPtr::new(Arc::as_ptr(register_kernel()).cast_mut()),
@@ -337,21 +339,21 @@ impl LiveTable {
             }),
             info: AtomicPtr::new(table.info_ptr().cast_mut()),
             owner: Mutex::new(table),
-        };
-        live
+        }
     }
 
-    /// The kernel for a call's key set `ks` (with [`REGISTER_BIT`] on a thread's first call),
-    /// with the key set it is called with: `ks` without the functionalities whose entries
-    /// are fallthroughs on `ks`'s highest backend. Readable while the call `_pin` lasts.
+    /// The kernel for a call's key set `ks`, with the key set it is called with: `ks`
+    /// without the functionalities whose entries are fallthroughs on `ks`'s highest backend
+    /// (on a thread's first call, `ks` and [`REGISTER_BIT`]: the register slot's kernel).
+    /// Readable while the call `pin` lasts.
     #[inline(always)]
     pub(crate) fn kernel<'a>(
         &'a self,
         ks: DispatchKeySet,
-        _pin: &'a Pin,
+        pin: &'a Pin,
     ) -> (DispatchKeySet, &'a ErasedKernel) {
         let backend = backend_index(ks.bits());
-        let bits = ks.bits() & self.masks[backend].load(Ordering::Acquire);
+        let bits = (ks.bits() | pin.register_bit()) & self.masks[backend].load(Ordering::Acquire);
         let ptr = table_entry(&self.slots, bits, backend).load(Ordering::Acquire);
         // SAFETY: every pointer stored in `slots` (by `new` and `mirror`) is `Arc::as_ptr` of
         // a kernel held by the `Table` being mirrored, which then stays in `owner` until a
@@ -359,12 +361,13 @@ impl LiveTable {
         // only then handed to `reclaim::retire` (the register slot holds a `static`'s kernel,
         // never freed). `reclaim` drops a retired value only after every thread that was
         // inside a call at the barrier following the retirement has been seen outside of
-        // calls. This call's `_pin` began before the load: if before that barrier, the
+        // calls. This call's `pin` began before the load: if before that barrier, the
         // barrier saw it (the pin's store is ordered before the barrier, a fence on every
         // thread) and the table outlives the pin; if after, this load follows the barrier,
         // which follows the stores that replaced the retired pointers, so it cannot return
-        // one. A thread not registered with `reclaim` yet has `REGISTER_BIT` in `ks` (see
-        // `tls`), which every mask keeps, so it reads the register slot's `static` kernel.
+        // one. The pin of a thread that `reclaim` does not see yet has `REGISTER_BIT`, added
+        // to `bits` above and kept by every mask, so that thread reads the register slot,
+        // whose `static` kernel is never freed.
         // So the kernel lives for `'a`. Kernels are never mutated after publication, and the
         // `Release` stores paired with these `Acquire` loads make their initialisation
         // visible.
@@ -580,135 +583,4 @@ impl<T, U> Clone for Projected<T, U> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::OnceLock;
-
-    struct Unary;
-    impl FnSig for Unary {
-        type Ptr = fn(i32) -> i32;
-    }
-    struct Binary;
-    impl FnSig for Binary {
-        type Ptr = fn(i32, i32) -> i32;
-    }
-
-    #[test]
-    fn erased_fn_only_comes_back_as_its_signature() {
-        let f = ErasedFn::new::<Unary>(|x| x + 1);
-        assert!(f.get::<Binary>().is_none());
-        assert_eq!(f.get::<Unary>().map(|f| f(1)), Some(2));
-        assert!(ErasedFn::none().get::<Unary>().is_none());
-    }
-
-    #[test]
-    fn functor_only_comes_back_as_its_type() {
-        let k = Functor::new(String::from("kernel"));
-        assert_eq!(k.downcast::<String>().map(String::as_str), Some("kernel"));
-        assert!(k.downcast::<u32>().is_none());
-    }
-
-    #[test]
-    fn any_mut_only_comes_back_as_its_type() {
-        let mut v = vec![1u8];
-        assert_eq!(
-            AnyMut::new(&mut v).downcast::<Vec<u16>>().err(),
-            Some("alloc::vec::Vec<u8>")
-        );
-        assert_eq!(AnyMut::new(&mut v).type_name(), "alloc::vec::Vec<u8>");
-        let back = AnyMut::new(&mut v).downcast::<Vec<u8>>().unwrap();
-        back.push(2);
-        assert_eq!(v, [1, 2]);
-    }
-
-    #[test]
-    fn stack_operations_drop_each_value_once() {
-        let t = Arc::new(0u8);
-        let list = Arc::new(vec![t.clone()]);
-        let mut values: Vec<IValue<Arc<u8>>> = Vec::with_capacity(1);
-        push_in_place(&mut values, IValue::Int(1));
-        push_in_place(&mut values, IValue::Tensor(t.clone())); // grows
-        push_in_place(&mut values, IValue::TensorList(list.clone()));
-        push_in_place(&mut values, IValue::Tensor(t.clone()));
-        push_in_place(&mut values, IValue::Float(0.5));
-        assert_eq!((Arc::strong_count(&t), Arc::strong_count(&list)), (4, 2));
-        drop_values_from(&mut values, 2);
-        assert_eq!(values, [IValue::Int(1), IValue::Tensor(t.clone())]);
-        assert_eq!((Arc::strong_count(&t), Arc::strong_count(&list)), (3, 1));
-        // Over a tensor, a number, and a value that owns something.
-        replace_values_from(&mut values, 1, IValue::Int(2));
-        assert_eq!(Arc::strong_count(&t), 2);
-        replace_values_from(&mut values, 0, IValue::Tensor(t.clone()));
-        assert_eq!(values, [IValue::Tensor(t.clone())]);
-        push_in_place(&mut values, IValue::TensorList(list.clone()));
-        replace_values_from(&mut values, 1, IValue::None);
-        replace_values_from(&mut values, 2, IValue::Bool(true));
-        assert_eq!(
-            values,
-            [IValue::Tensor(t.clone()), IValue::None, IValue::Bool(true)]
-        );
-        assert_eq!((Arc::strong_count(&t), Arc::strong_count(&list)), (3, 1));
-        replace_values_from(&mut values, 0, IValue::Float(1.0));
-        assert_eq!((values.len(), Arc::strong_count(&t)), (1, 2));
-        push_in_place(&mut values, IValue::TensorList(list.clone()));
-        push_in_place(&mut values, IValue::Tensor(t.clone()));
-        assert_eq!(pop_value(&mut values), Some(IValue::Tensor(t.clone())));
-        assert_eq!(
-            pop_value(&mut values),
-            Some(IValue::TensorList(list.clone()))
-        );
-        assert_eq!(pop_value(&mut values), Some(IValue::Float(1.0)));
-        assert_eq!(pop_value(&mut values), None);
-        assert_eq!((Arc::strong_count(&t), Arc::strong_count(&list)), (2, 1));
-    }
-
-    #[test]
-    fn a_live_table_retires_the_tables_it_replaces() {
-        let first = Arc::new(Table::undefined());
-        let live = LiveTable::new(first.clone());
-        let pin = reclaim::pin_registered();
-        assert!(live.info(&pin).is_none() && !live.has_info());
-        let (_, missing) = live.kernel(DispatchKeySet::EMPTY, &pin);
-        assert!(std::ptr::eq(missing, first.slot(0)));
-        drop(pin);
-        // An equal table is not mirrored: `first` stays.
-        live.publish(Arc::new(Table::undefined()));
-        assert!(Arc::ptr_eq(&live.snapshot(), &first));
-        let second = Arc::new(Table::undefined_with_masks(0));
-        live.publish(second.clone());
-        assert!(Arc::ptr_eq(&live.snapshot(), &second));
-        assert!(reclaim::settle(10, || Arc::strong_count(&first) == 1));
-        // A thread that has not called yet lands on the register slot.
-        let pin = reclaim::pin_registered();
-        let (_, register) = live.kernel(DispatchKeySet::from_valid_bits(REGISTER_BIT), &pin);
-        assert!(std::ptr::eq(register, Arc::as_ptr(register_kernel())));
-    }
-
-    #[test]
-    fn projected_parts_live_as_long_as_their_owner() {
-        let value = Arc::new((String::from("owner"), OnceLock::new()));
-        assert!(Projected::new(Shared::from_arc(value.clone()), |v| v.1.get()).is_none());
-        value.1.set(String::from("part")).unwrap();
-        let projected =
-            Projected::new(Shared::from_arc(value.clone()), |v| v.1.get()).unwrap();
-        drop(value);
-        let copy = projected.clone();
-        drop(projected);
-        assert_eq!((copy.0.as_str(), copy.part().as_str()), ("owner", "part"));
-    }
-
-    #[test]
-    fn shared_references_keep_arcs_alive_and_statics_as_they_are() {
-        static FOREVER: i32 = 7;
-        let fixed = Shared::from_static(&FOREVER);
-        assert!(fixed.owner().is_none());
-        assert_eq!((*fixed, *fixed.clone()), (7, 7));
-        let value = Arc::new(String::from("kept"));
-        let shared = Shared::from_arc(value.clone());
-        drop(value);
-        let copy = shared.clone();
-        drop(shared);
-        assert_eq!(copy.as_str(), "kept");
-        assert_eq!(copy.owner().map(Arc::strong_count), Some(1));
-    }
-}
+mod tests;

@@ -3,7 +3,7 @@
 use std::any::TypeId;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 
 use super::args::ArgFamily;
 use super::erased::{AnyMut, LiveTable, Projected, Shared};
@@ -17,12 +17,15 @@ use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
 use super::reclaim::{self, Pin};
 use super::registry::operator::OperatorEntry;
-use super::registry::{Dispatcher, Inner};
 use super::returns::RetValue;
 use super::table::DispatchTableDump;
 use super::tensor::Tensor;
 use super::tls;
 use crate::schema::Schema;
+
+mod weak;
+
+pub(crate) use weak::LazyTypedOperator;
 
 /// A handle to an operator, from [`Dispatcher::find`](super::Dispatcher::find): boxed calls
 /// and introspection. Cheap to clone; stays valid while registrations come and go.
@@ -47,7 +50,6 @@ impl OperatorHandle {
     pub(crate) fn table(&self) -> &LiveTable {
         self.entry.part()
     }
-
 
     /// The operator's namespace (`aten`).
     pub fn namespace(&self) -> &str {
@@ -189,8 +191,7 @@ impl OperatorHandle {
         let pin = reclaim::pin();
         // The schema is parsed by the lookup that made this handle; an operator without
         // `def`, or one whose schema was not parsed yet, takes the path out of line.
-        let Some(info) = (self.table().info(&pin)).and_then(|info| info.parsed_facts())
-        else {
+        let Some(info) = (self.table().info(&pin)).and_then(|info| info.parsed_facts()) else {
             return self.call_boxed_unparsed(stack);
         };
         let base = args_base(stack, info.num_args, self)?;
@@ -266,7 +267,6 @@ impl OperatorHandle {
         stack: &mut Stack<T>,
     ) -> Result<(), Error> {
         let pin = reclaim::pin();
-        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
         self.dispatch_boxed(&pin, ks, stack)
     }
 
@@ -289,7 +289,6 @@ impl OperatorHandle {
         stack: AnyMut<'_>,
     ) -> Result<(), Error> {
         let pin = reclaim::pin();
-        let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
         let (ks, kernel) = self.table().kernel(ks, &pin);
         (kernel.boxed)(&kernel.functor, self, ks, stack)
     }
@@ -405,97 +404,6 @@ impl<T, L, R> fmt::Debug for TypedOperator<T, L, R> {
     }
 }
 
-/// A [`TypedOperator`] that does not keep its operator alive: what a kernel of the
-/// operator itself holds to redispatch (a strong handle there would be a reference cycle
-/// through the operator's table).
-pub(crate) struct WeakTypedOperator<T, L, R> {
-    entry: WeakEntry,
-    _signature: SignatureMarker<T, L, R>,
-}
-
-/// An entry of the global dispatcher (which lives for the whole program), or a weak
-/// reference to an entry of another.
-enum WeakEntry {
-    Static(Shared<OperatorEntry>),
-    Weak(Weak<OperatorEntry>),
-}
-
-impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> WeakTypedOperator<T, L, R> {
-    /// The typed handle of `op`, checked against its schema.
-    pub(crate) fn new(op: &OperatorHandle) -> Result<Self, Error> {
-        let typed = op.typed_families::<T, L, R>()?;
-        let entry = match typed.op.entry.owner().owner() {
-            Some(owner) => WeakEntry::Weak(Arc::downgrade(owner)),
-            None => WeakEntry::Static(typed.op.entry.owner().clone()),
-        };
-        Ok(WeakTypedOperator {
-            entry,
-            _signature: PhantomData,
-        })
-    }
-
-    /// The typed handle, or an error if its dispatcher is gone.
-    pub(crate) fn upgrade(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        let entry = match &self.entry {
-            WeakEntry::Static(entry) => Some(entry.clone()),
-            WeakEntry::Weak(weak) => weak.upgrade().map(Shared::from_arc),
-        };
-        match entry.and_then(OperatorHandle::new) {
-            Some(op) => Ok(TypedOperator {
-                op,
-                _signature: PhantomData,
-            }),
-            None => Err(Error::internal(
-                "a kernel outlived its operator's dispatcher",
-            )),
-        }
-    }
-}
-
-/// A [`WeakTypedOperator`] looked up on its first use: what a generated `BackendSelect`
-/// kernel redispatches through, so that registering the kernel (at link time, for every
-/// factory) neither looks its operator up nor parses its schema.
-pub(crate) struct LazyTypedOperator<T, L, R> {
-    dispatcher: Weak<Inner>,
-    name: Box<str>,
-    overload: Box<str>,
-    op: OnceLock<WeakTypedOperator<T, L, R>>,
-}
-
-impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> LazyTypedOperator<T, L, R> {
-    /// The operator `name` / `overload` of `dispatcher`, not looked up yet.
-    pub(crate) fn new(dispatcher: &Dispatcher, name: &str, overload: &str) -> Self {
-        LazyTypedOperator {
-            dispatcher: Arc::downgrade(&dispatcher.inner),
-            name: name.into(),
-            overload: overload.into(),
-            op: OnceLock::new(),
-        }
-    }
-
-    /// The typed handle: looked up and checked against the schema on the first call.
-    #[inline]
-    pub(crate) fn get(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        match self.op.get() {
-            Some(op) => op.upgrade(),
-            None => self.init(),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn init(&self) -> Result<TypedOperator<T, L, R>, Error> {
-        let Some(inner) = self.dispatcher.upgrade() else {
-            return Err(Error::internal(
-                "a kernel outlived its operator's dispatcher",
-            ));
-        };
-        let op = Dispatcher { inner }.find(&self.name, &self.overload)?;
-        let weak = WeakTypedOperator::new(&op)?;
-        self.op.get_or_init(|| weak).upgrade()
-    }
-}
-
 impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> TypedOperator<T, L, R> {
     /// The untyped handle.
     pub fn handle(&self) -> &OperatorHandle {
@@ -607,8 +515,6 @@ macro_rules! typed_calls {
             /// [`Self::redispatch`], with errors as values.
             #[inline]
             pub fn try_redispatch<'a>(&'a self, ks: DispatchKeySet, $($a: $F::Arg<'a>),*) -> Result<R, Error> {
-                // A thread's first call registers it (see `tls::unregistered_bit`).
-                let ks = DispatchKeySet::from_valid_bits(ks.bits() | tls::unregistered_bit());
                 self.dispatch(ks, $($a),*)
             }
 

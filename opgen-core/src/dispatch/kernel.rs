@@ -408,7 +408,12 @@ macro_rules! unboxed_kernel {
             K: for<'a> Fn($($kt,)? $(<$A::Family as ArgFamily<T>>::Arg<'a>),*) -> Out,
         {
             fn erase(self, operator: Arc<str>) -> ErasedKernel {
-                #[allow(unused_variables, clippy::too_many_arguments, clippy::needless_lifetimes)]
+                #[allow(
+                    unused_variables,
+                    clippy::too_many_arguments,
+                    clippy::needless_lifetimes,
+                    clippy::extra_unused_lifetimes
+                )]
                 fn unboxed<'f, 'a, T: Tensor, K, Out, OM, $($F: ArgFamily<T>),*>(
                     functor: &'f Functor,
                     ks: DispatchKeySet,

@@ -10,9 +10,10 @@
 //!
 //! * a call [`pin`]s: it adds one to its thread's call depth, a counter only that thread
 //!   writes (a plain load and store: no read-modify-write, no fence), and takes one away
-//!   when it returns. A thread's first call registers its counter: an unregistered thread's
-//!   included keys carry `REGISTER_BIT`, which sends its first call to a slot of its own
-//!   whose kernel registers it and calls again (so calls pay no check);
+//!   when it returns. A thread's first call registers its counter: an unregistered thread
+//!   counts on a shared record whose `REGISTER_BIT` the table lookup adds to the key set,
+//!   which sends the call to a slot of its own whose kernel registers the thread and calls
+//!   again (so calls pay one `or` from the record they just wrote, not a branch);
 //! * [`collect`] (run after registrations, with no lock held) makes the process-wide memory
 //!   barrier `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, which orders every other
 //!   thread's memory accesses as a fence executed on it would, and then reads every thread's
@@ -31,13 +32,15 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering, compiler_fence};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
-use super::tls;
+use super::keys::REGISTER_BIT;
 
 /// One thread's call depth, alone in its cache lines (other threads' counters are written
 /// as often as this one).
 #[repr(align(128))]
 struct Record {
     depth: AtomicUsize,
+    /// [`REGISTER_BIT`] in the record of unregistered threads, 0 in every registered one's.
+    register_bit: u64,
 }
 
 /// The threads that have called. Records are never freed: a thread's record goes back to
@@ -57,6 +60,7 @@ static THREADS: Mutex<Threads> = Mutex::new(Threads {
 /// retired), which registers the thread before the call reads anything retirable.
 static UNREGISTERED: Record = Record {
     depth: AtomicUsize::new(0),
+    register_bit: REGISTER_BIT,
 };
 
 thread_local! {
@@ -74,8 +78,6 @@ impl Drop for GiveBack {
         if std::ptr::eq(record, &UNREGISTERED) {
             return;
         }
-        // Calls from later thread-local destructors register again (`register_thread`).
-        tls::set_unregistered(true);
         let mut threads = lock(&THREADS);
         threads.live.retain(|r| !std::ptr::eq(*r, record));
         threads.free.push(record);
@@ -104,9 +106,7 @@ pub(crate) fn pin() -> Pin {
     let record = RECORD.with(Cell::get);
     // Only this thread writes its record (the unregistered record's count means nothing).
     let depth = record.depth.load(Ordering::Relaxed);
-    record
-        .depth
-        .store(depth.wrapping_add(1), Ordering::Relaxed);
+    record.depth.store(depth.wrapping_add(1), Ordering::Relaxed);
     // The barrier of `collect` orders this store before the loads that follow (see the
     // module docs); the compiler must not move them above it either.
     compiler_fence(Ordering::SeqCst);
@@ -132,8 +132,7 @@ pub(crate) fn is_registered() -> bool {
     !std::ptr::eq(RECORD.with(Cell::get), &UNREGISTERED)
 }
 
-/// Registers this thread, so that [`collect`] sees its calls, and clears `REGISTER_BIT` from
-/// its included keys. A thread whose thread-locals are being destroyed (a call from another
+/// Registers this thread, so that [`collect`] sees its calls. A thread whose thread-locals are being destroyed (a call from another
 /// thread-local's destructor, after this module's) cannot give its record back when it
 /// ends: it keeps it for good (one record, 128 bytes, per such thread).
 #[cold]
@@ -149,13 +148,24 @@ pub(crate) fn register_thread() {
         let record = threads.free.pop().unwrap_or_else(|| {
             Box::leak(Box::new(Record {
                 depth: AtomicUsize::new(0),
+                register_bit: 0,
             }))
         });
         threads.live.push(record);
         record
     };
     RECORD.with(|cell| cell.set(record));
-    tls::set_unregistered(false);
+}
+
+impl Pin {
+    /// [`REGISTER_BIT`] if this thread is not registered, else 0: what
+    /// [`LiveTable::kernel`](super::erased::LiveTable::kernel) adds to a call's key set, so
+    /// that an unregistered thread's call reads the register slot (a `static` kernel) and
+    /// nothing that can be retired.
+    #[inline(always)]
+    pub(crate) fn register_bit(&self) -> u64 {
+        self.record.register_bit
+    }
 }
 
 impl Drop for Pin {

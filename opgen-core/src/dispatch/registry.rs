@@ -23,11 +23,11 @@ pub use registration::Registration;
 pub use warning::{Warning, WarningHook};
 
 use super::erased::Shared;
-use super::reclaim;
 use super::error::{Error, Site};
 use super::handle::{OperatorHandle, TypedOperator};
 use super::kernel::KernelArgs;
 use super::keys::DispatchKey;
+use super::reclaim;
 use super::returns::RetValue;
 use super::table::{FallbackReg, KernelReg, Table};
 use super::tensor::Tensor;
@@ -391,7 +391,10 @@ impl Drop for Inner {
     /// dispatcher even when it is a handle of their own operator (a cycle through the
     /// operator's entry otherwise). Handles that outlive the dispatcher find no `def`.
     fn drop(&mut self) {
-        let registry = self.registry.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let registry = self
+            .registry
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
         for table in registry.ops.iter().filter_map(|op| op.entry.table.get()) {
             table.publish(UNBUILT.clone());
         }

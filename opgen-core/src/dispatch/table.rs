@@ -10,7 +10,10 @@ use super::erased::{ErasedFn, Functor};
 use super::error::{Error, Site};
 use super::handle::OperatorHandle;
 use super::kernel::{ErasedKernel, KernelKind};
-use super::keys::{DispatchKey, FUNCTIONALITY_BITS, NUM_BACKENDS, NUM_ENTRIES, REGISTER_BIT, VALID_BITS, functionality_bit};
+use super::keys::{
+    DispatchKey, FUNCTIONALITY_BITS, NUM_BACKENDS, NUM_ENTRIES, REGISTER_BIT, VALID_BITS,
+    functionality_bit,
+};
 use super::keyset::DispatchKeySet;
 pub(crate) use super::registry::operator::OpInfo;
 use super::registry::{BUILTIN, RegistrationId};
@@ -213,9 +216,7 @@ impl Table {
 
     /// The schema facts, null while the operator has no `def`.
     pub(crate) fn info_ptr(&self) -> *const OpInfo {
-        self.info
-            .as_ref()
-            .map_or(std::ptr::null(), Arc::as_ptr)
+        self.info.as_ref().map_or(std::ptr::null(), Arc::as_ptr)
     }
 
     /// A table of an operator without `def` whose masks are `mask` (for tests of tables
@@ -314,7 +315,10 @@ static REGISTER: LazyLock<Arc<ErasedKernel>> = LazyLock::new(|| {
         stack: AnyMut<'_>,
     ) -> Result<(), Error> {
         super::reclaim::register_thread();
-        op.redispatch_erased(DispatchKeySet::from_valid_bits(ks.bits() & !REGISTER_BIT), stack)
+        op.redispatch_erased(
+            DispatchKeySet::from_valid_bits(ks.bits() & !REGISTER_BIT),
+            stack,
+        )
     }
     error_kernel(KernelKind::Kernel, register)
 });

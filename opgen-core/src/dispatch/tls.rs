@@ -18,7 +18,7 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use super::keys::{DispatchKey, FUNCTIONALITY_BITS, REGISTER_BIT};
+use super::keys::{DispatchKey, FUNCTIONALITY_BITS};
 use super::keyset::DispatchKeySet;
 
 #[derive(Clone, Copy)]
@@ -45,26 +45,9 @@ impl LocalKeys {
 pub const DEFAULT_INCLUDED: DispatchKeySet = DispatchKeySet::from_key(DispatchKey::BackendSelect);
 
 thread_local! {
-    /// A new thread's included keys also hold [`REGISTER_BIT`]: its first call registers it
-    /// with the reclamation of tables (`dispatch/reclaim.rs`), which clears the bit.
     static LOCAL: Cell<LocalKeys> = const {
-        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits() | REGISTER_BIT, 0))
+        Cell::new(LocalKeys::new(DEFAULT_INCLUDED.bits(), 0))
     };
-}
-
-/// [`REGISTER_BIT`] until this thread is registered for reclamation, then 0: what a
-/// redispatch (whose key set the caller gives) adds, so that a thread's first call through
-/// any entry point registers it.
-#[inline(always)]
-pub(crate) fn unregistered_bit() -> u64 {
-    LOCAL.with(Cell::get).included & REGISTER_BIT
-}
-
-/// Sets or clears [`REGISTER_BIT`] in this thread's included keys.
-pub(crate) fn set_unregistered(unregistered: bool) {
-    update(|included, _| {
-        *included = (*included & !REGISTER_BIT) | if unregistered { REGISTER_BIT } else { 0 };
-    });
 }
 
 /// Applies this thread's included and excluded keys to the key set of a call (c10's
@@ -72,8 +55,7 @@ pub(crate) fn set_unregistered(unregistered: bool) {
 #[inline(always)]
 pub(crate) fn apply(ks: DispatchKeySet) -> DispatchKeySet {
     let local = LOCAL.with(Cell::get);
-    // `ks` and `included` hold valid bits only (and `REGISTER_BIT` on a thread's first
-    // call, which the table sends to a slot of its own), so the result does too.
+    // `ks` and `included` hold valid bits only, so the result does too.
     DispatchKeySet::from_valid_bits((ks.bits() | local.included) & local.keep)
 }
 
@@ -187,10 +169,6 @@ mod tests {
 
     #[test]
     fn guards_nest_and_restore() {
-        // (A thread's first call would register it, which clears the bit.)
-        assert_eq!(unregistered_bit(), REGISTER_BIT);
-        crate::dispatch::reclaim::register_thread();
-        assert_eq!(unregistered_bit(), 0);
         let base = DispatchKeySet::from_key(K::CPU);
         assert_eq!(apply(base), base | DEFAULT_INCLUDED);
         let outer = IncludeDispatchKeyGuard::new(K::Tracer);
@@ -219,7 +197,6 @@ mod tests {
 
     #[test]
     fn backend_select_is_included_by_default_and_can_be_excluded() {
-        crate::dispatch::reclaim::register_thread();
         assert_eq!(included(), DispatchKeySet::from_key(K::BackendSelect));
         // Including it again adds nothing, so dropping that guard keeps it.
         drop(IncludeDispatchKeyGuard::new(K::BackendSelect));
@@ -230,7 +207,6 @@ mod tests {
 
     #[test]
     fn excluded_wins_over_included() {
-        crate::dispatch::reclaim::register_thread();
         let _inc = IncludeDispatchKeyGuard::new(K::AutogradCPU);
         let _exc = ExcludeDispatchKeyGuard::new(K::Autograd);
         assert_eq!(

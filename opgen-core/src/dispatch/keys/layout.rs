@@ -109,10 +109,10 @@ const KEYS: [(u8, u8); DispatchKey::NUM_RUNTIME] = {
 /// `num_runtime_entries`).
 pub(crate) const NUM_ENTRIES: usize = DispatchKey::NUM_RUNTIME + 1;
 
-/// The bit above every key's: set in the included keys of a thread that has not made a call
-/// yet ([`tls`](crate::dispatch::tls)), it sends the call to the table's last slot
-/// ([`REGISTER_SLOT`]), which registers the thread with the reclamation of tables
-/// (`dispatch/reclaim.rs`) before the call goes on. Tables keep it in every key mask.
+/// The bit above every key's: added to the key set of a call on a thread that has not made
+/// a call yet (`dispatch/reclaim.rs`), it sends the call to the table's last slot
+/// ([`REGISTER_SLOT`]), which registers the thread with the reclamation of tables before
+/// the call goes on. Tables keep it in every key mask.
 pub(crate) const REGISTER_BIT: u64 = 1 << 63;
 
 /// The slot of [`REGISTER_BIT`], after the entries.

@@ -28,7 +28,8 @@ impl Dispatcher {
         let mut handles: Vec<OperatorHandle> = (ids.into_iter())
             .filter_map(|id| {
                 registry.make_ready(id);
-                (registry.op(id)).and_then(|op| OperatorHandle::new(Shared::from_arc(op.entry.clone())))
+                (registry.op(id))
+                    .and_then(|op| OperatorHandle::new(Shared::from_arc(op.entry.clone())))
             })
             .collect();
         drop(registry);

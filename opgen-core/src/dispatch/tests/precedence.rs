@@ -523,9 +523,8 @@ fn dropping_a_registration_restores_the_previous_table() {
         // The tables the registration superseded are freed once no call reads them
         // (unless no table replaced it: a registration that dispatches every call as
         // before, such as a fallthrough over the default fallthrough, publishes nothing).
-        let gone = || {
-            (before_table.upgrade()).is_none_or(|t| Arc::ptr_eq(&t, &op.table().snapshot()))
-        };
+        let gone =
+            || (before_table.upgrade()).is_none_or(|t| Arc::ptr_eq(&t, &op.table().snapshot()));
         assert!(
             crate::dispatch::reclaim::settle(10, gone),
             "{reg:?}: a superseded table is kept"

@@ -150,7 +150,9 @@ fn defs_come_and_go_while_others_look_them_up() {
                             assert!(
                                 e.starts_with("Could not find schema for test::tmp")
                                     || e.contains("'test::tmp' has no kernels")
-                                    || e.contains("'test::tmp' is only available for these keys: [CPU]"),
+                                    || e.contains(
+                                        "'test::tmp' is only available for these keys: [CPU]"
+                                    ),
                                 "{e}"
                             );
                         }
