@@ -226,7 +226,8 @@ macro_rules! tuple_impls {
                 #[allow(
                     clippy::too_many_arguments,
                     clippy::needless_lifetimes,
-                    clippy::extra_unused_type_parameters
+                    clippy::extra_unused_type_parameters,
+                    clippy::extra_unused_lifetimes
                 )]
                 fn unboxed<'f, 'a, T: Tensor, R, Fun, $($F: ArgFamily<T>),*>(
                     functor: &'f Functor,
