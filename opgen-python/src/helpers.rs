@@ -16,11 +16,13 @@ use crate::tensor::{PyTensor, TensorObject, tensor_stub_lines};
 use crate::trace::{TraceContext, start};
 use crate::values::{PyDevice, PyDtype, parse_device, value_stub_lines};
 
-/// Adds `tensor()`, `tracing()` and `_stubs` to `module`.
+/// Adds `tensor()`, `tracing()` and `_stubs` to `module` (with the stubs of the autograd
+/// members if the module has them).
 pub(crate) fn add_helpers<B: PyTensor>(
     module: &Bound<'_, PyModule>,
     bindings: &Bindings,
     ops: &[OpInfo],
+    autograd: bool,
 ) -> PyResult<()> {
     let py = module.py();
     let tensor = FnCallee {
@@ -43,7 +45,20 @@ pub(crate) fn add_helpers<B: PyTensor>(
         new_callable(py, Kind::Function, Box::new(tracing))?,
     )?;
     let stubs = PyDict::new(py);
-    for (path, text) in stub_files(bindings, ops, &stub_options()) {
+    let mut files = stub_files(bindings, ops, &stub_options(autograd));
+    if autograd {
+        let grad_mode = crate::grad_mode::grad_mode_stub_lines();
+        let generated = opgen_python_core::stubs::GENERATED;
+        files.push((
+            "autograd/__init__.pyi".to_string(),
+            crate::autograd_fns::autograd_stub(&grad_mode),
+        ));
+        files.push((
+            "autograd/graph.pyi".to_string(),
+            format!("{generated}{}", crate::graph::GRAPH_STUB),
+        ));
+    }
+    for (path, text) in files {
         stubs.set_item(path, text)?;
     }
     module.add("_stubs", stubs)?;
@@ -112,8 +127,16 @@ pub(crate) fn add_introspection(
     Ok(())
 }
 
-fn stub_options() -> StubOptions {
-    let mut module_members = value_stub_lines();
+fn stub_options(autograd: bool) -> StubOptions {
+    let mut module_members = Vec::new();
+    if autograd {
+        module_members.push("from . import autograd as autograd".to_string());
+        module_members.push("from .autograd.graph import Node as _Node".to_string());
+    }
+    module_members.extend(value_stub_lines());
+    if autograd {
+        module_members.extend(crate::grad_mode::grad_mode_stub_lines());
+    }
     module_members.push(
         "def tensor(data: Any, *, dtype: Optional[dtype] = None, device: Optional[DeviceLikeType] = None) -> Tensor: ..."
             .to_string(),
@@ -129,8 +152,12 @@ fn stub_options() -> StubOptions {
         .iter()
         .map(|(d, t, _)| (d.to_string(), t.to_string()))
         .collect();
+    let mut tensor_members = tensor_stub_lines();
+    if autograd {
+        tensor_members.extend(crate::autograd::autograd_tensor_stub_lines());
+    }
     StubOptions {
-        tensor_members: tensor_stub_lines(),
+        tensor_members,
         module_members,
         dunders,
     }
