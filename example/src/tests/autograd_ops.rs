@@ -240,14 +240,17 @@ fn no_grad_records_nothing_and_makes_no_state() {
     assert_eq!(grad_values(&x), Some(vec![1.0, 2.0]));
 }
 
+/// A function of tensors, as gradcheck takes it.
+type Function<'f> = &'f dyn Fn(&[MiniTensor]) -> Result<Vec<MiniTensor>, Error>;
+
+fn check(f: Function<'_>, inputs: &[MiniTensor]) {
+    if let Err(e) = gradcheck(f, inputs, GradcheckOptions::default()) {
+        panic!("{e}");
+    }
+}
+
 #[test]
 fn mul_and_sum_pass_gradcheck() {
-    let check = |f: &dyn Fn(&[MiniTensor]) -> Result<Vec<MiniTensor>, Error>,
-                 inputs: &[MiniTensor]| {
-        if let Err(e) = gradcheck(f, inputs, GradcheckOptions::default()) {
-            panic!("{e}");
-        }
-    };
     let x = leaf(&[0.5, -1.5, 2.0, 1.0, 0.25, -3.0], &[2, 3]);
     let w = leaf(&[1.5, 0.25, -2.0], &[3]);
     check(&|t| Ok(vec![mul(&t[0], &t[1])?]), &[x.share(), w.share()]);

@@ -19,8 +19,8 @@ use super::value::{Device, DeviceType, Layout, ScalarType};
 /// hook; the machinery built on the dispatcher uses them: structured kernels (`sizes`,
 /// `options`, `empty`, `resize_`, `copy_`), out and in-place wrappers derived from a
 /// functional kernel (`resize_`, `copy_`), in-place-or-view kernels (`bump_version`,
-/// `set_view_of`), fallbacks to the CPU (`to_device`) and autograd (`autograd_meta`). A
-/// tensor type implements the hooks of the features it uses.
+/// `set_view_of`), fallbacks to the CPU (`to_device`) and autograd (`autograd_meta`,
+/// `materialize_autograd_meta`). A tensor type implements the hooks of the features it uses.
 ///
 /// ```
 /// use std::sync::Arc;
