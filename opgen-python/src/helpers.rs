@@ -27,7 +27,7 @@ pub(crate) fn add_helpers<B: PyTensor>(
     let py = module.py();
     let tensor = FnCallee {
         name: "tensor",
-        doc: "tensor(data, *, dtype=None, device=None) -> Tensor\n\nA tensor with a copy of `data` (a NumPy array, a list, a number).",
+        doc: "tensor(data, *, dtype=None, device=None, requires_grad=False) -> Tensor\n\nA tensor with a copy of `data` (a NumPy array, a list, a number).",
         f: tensor_fn::<B>,
     };
     module.add(
@@ -138,7 +138,7 @@ fn stub_options(autograd: bool) -> StubOptions {
         module_members.extend(crate::grad_mode::grad_mode_stub_lines());
     }
     module_members.push(
-        "def tensor(data: Any, *, dtype: Optional[dtype] = None, device: Optional[DeviceLikeType] = None) -> Tensor: ..."
+        "def tensor(data: Any, *, dtype: Optional[dtype] = None, device: Optional[DeviceLikeType] = None, requires_grad: _bool = False) -> Tensor: ..."
             .to_string(),
     );
     module_members.push(
@@ -163,7 +163,7 @@ fn stub_options(autograd: bool) -> StubOptions {
     }
 }
 
-/// `tensor(data, *, dtype=None, device=None)`.
+/// `tensor(data, *, dtype=None, device=None, requires_grad=False)`.
 fn tensor_fn<B: PyTensor>(
     py: Python<'_>,
     args: &[&Bound<'_, PyAny>],
@@ -176,7 +176,7 @@ fn tensor_fn<B: PyTensor>(
             args.len()
         )));
     }
-    let (mut dtype, mut device) = (None, None);
+    let (mut dtype, mut device, mut requires_grad) = (None, None, false);
     for (name, value) in kwargs {
         match name.as_str() {
             "data" if data.is_none() => data = Some(value.clone()),
@@ -207,6 +207,17 @@ fn tensor_fn<B: PyTensor>(
                     })?)?,
                 })
             }
+            "requires_grad" => {
+                requires_grad = value
+                    .cast::<pyo3::types::PyBool>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "tensor(): argument 'requires_grad' must be bool, not {}",
+                            crate::ffi::type_name(value)
+                        ))
+                    })?
+                    .is_true()
+            }
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "tensor() got an unexpected keyword argument '{other}'"
@@ -218,6 +229,9 @@ fn tensor_fn<B: PyTensor>(
         PyTypeError::new_err("tensor() missing 1 required positional arguments: \"data\"")
     })?;
     let t = B::from_python(&data, dtype, device)?;
+    if requires_grad {
+        crate::autograd::mark_requires_grad(&t)?;
+    }
     Ok(Py::new(py, TensorObject::new::<B>(t))?.into_any())
 }
 
