@@ -35,6 +35,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod autograd;
 mod install;
 pub mod kernels;
 pub mod ops;

@@ -2,8 +2,9 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
+use opgen::autograd::AutogradMeta;
 use opgen::dispatch::DeviceType;
 use opgen::prelude::*;
 
@@ -98,6 +99,9 @@ struct Impl {
     version: RwLock<Arc<AtomicU64>>,
     /// The tensor this one is a view of (the root of the view chain), if any.
     base: RwLock<Option<MiniTensor>>,
+    /// Autograd's state of this tensor (PyTorch's `TensorImpl::autograd_meta_`), made when
+    /// first needed: a tensor that never requires grad holds none. See [`crate::autograd`].
+    autograd: OnceLock<Box<AutogradMeta<MiniTensor>>>,
 }
 
 /// Keys every `MiniTensor` carries in addition to its own: `ADInplaceOrView` once
@@ -125,6 +129,22 @@ pub fn backend_key(device: Device) -> Result<DispatchKey, Error> {
         _ => Err(Error::from(format!(
             "MiniTensor supports the devices cpu, meta and privateuseone; got {device}"
         ))),
+    }
+}
+
+/// The keys of a new tensor on the device of `backend`: the backend and its autograd key
+/// (`CPU` and `AutogradCPU`), as PyTorch's tensors have.
+fn device_keys(backend: DispatchKey) -> DispatchKeySet {
+    use DispatchKey as K;
+    const CPU: DispatchKeySet = DispatchKeySet::from_keys(&[K::CPU, K::AutogradCPU]);
+    const META: DispatchKeySet = DispatchKeySet::from_keys(&[K::Meta, K::AutogradMeta]);
+    const PRIVATE_USE1: DispatchKeySet =
+        DispatchKeySet::from_keys(&[K::PrivateUse1, K::AutogradPrivateUse1]);
+    match backend {
+        K::CPU => CPU,
+        K::Meta => META,
+        K::PrivateUse1 => PRIVATE_USE1,
+        other => DispatchKeySet::from(other),
     }
 }
 
@@ -159,11 +179,12 @@ impl MiniTensor {
             geometry: RwLock::new(geometry),
             version: RwLock::new(Arc::new(AtomicU64::new(0))),
             base: RwLock::new(None),
+            autograd: OnceLock::new(),
         }))
     }
 
     fn with_storage(storage: Arc<Storage>, sizes: &[i64], strides: Option<&[i64]>) -> Self {
-        let keys = backend_key(storage.device).map_or(DispatchKeySet::EMPTY, Into::into);
+        let keys = backend_key(storage.device).map_or(DispatchKeySet::EMPTY, device_keys);
         let strides = strides.map_or_else(|| contiguous_strides(sizes), <[i64]>::to_vec);
         MiniTensor::from_geometry(
             Geometry {
@@ -390,6 +411,14 @@ impl MiniTensor {
         DispatchKeySet::from_bits(self.0.keys.load(Ordering::Relaxed))
     }
 
+    /// PyTorch's `detach()`: a new tensor over the same storage, geometry and version
+    /// counter, with the same keys and fresh autograd state.
+    pub(crate) fn detached(&self) -> MiniTensor {
+        let detached = MiniTensor::from_geometry(self.geometry(), self.own_keys());
+        *write(&detached.0.version) = Arc::clone(&read(&self.0.version));
+        detached
+    }
+
     fn share_version_of(&self, base: &MiniTensor) {
         let counter = Arc::clone(&read(&base.0.version));
         *write(&self.0.version) = counter;
@@ -547,6 +576,17 @@ impl Tensor for MiniTensor {
 
     fn is_same(&self, other: &MiniTensor) -> Result<bool, Error> {
         Ok(Arc::ptr_eq(&self.0, &other.0))
+    }
+
+    /// The tensor's autograd state, if it has been made.
+    #[inline(always)]
+    fn autograd_meta(&self) -> Option<&AutogradMeta<MiniTensor>> {
+        self.0.autograd.get().map(|meta| &**meta)
+    }
+
+    /// The tensor's autograd state, made now if needed (a leaf that does not require grad).
+    fn materialize_autograd_meta(&self) -> Option<&AutogradMeta<MiniTensor>> {
+        Some(self.0.autograd.get_or_init(Box::default))
     }
 }
 

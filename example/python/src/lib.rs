@@ -7,6 +7,7 @@
 
 mod numpy_conv;
 mod testing;
+mod testing_autograd;
 
 use opgen::dispatch::{DispatchKey, Scalar};
 use opgen::native::Variants;
@@ -101,5 +102,10 @@ impl PyTensor for Mini {
 
     fn repr(t: &MiniTensor) -> String {
         numpy_conv::repr(t)
+    }
+
+    /// `MiniTensor` takes part in autograd.
+    fn autograd() -> Option<&'static dyn opgen_python::Autograd<MiniTensor>> {
+        Some(opgen_python::autograd())
     }
 }

@@ -1,7 +1,11 @@
 //! Tests of the library as a whole: every operator schema through every path (CPU, Meta,
 //! boxed by name, the tracer, OpCheck), from one table of sample inputs
-//! ([`samples::samples`]); and the tour's text against the committed `example/tour.txt`.
+//! ([`samples::samples`]); the tour's text against the committed `example/tour.txt`; and
+//! `MiniTensor` in autograd (its state, leaves, `detach`, grad mode; gradients through two
+//! operators given Autograd kernels by hand, for these tests only).
 
+mod autograd;
+mod autograd_ops;
 mod operators;
 mod samples;
 mod tour;
