@@ -59,6 +59,12 @@ pub trait Tensor: Clone + Send + Sync + 'static {
         Err(unsupported::<Self>("strides"))
     }
 
+    /// The offset of the tensor's first element in its storage, in elements (what
+    /// `as_strided`'s derivative saves with the sizes and strides).
+    fn storage_offset(&self) -> Result<i64, Error> {
+        Err(unsupported::<Self>("storage_offset"))
+    }
+
     /// The tensor's dtype, layout and device, every field set (`pin_memory` may stay
     /// `None`).
     fn options(&self) -> Result<TensorOptions, Error> {

@@ -211,6 +211,9 @@ impl Tensor for TT {
     fn strides(&self) -> Result<Vec<i64>, Error> {
         Ok(self.0.strides.clone())
     }
+    fn storage_offset(&self) -> Result<i64, Error> {
+        Ok(self.0.offset)
+    }
     fn options(&self) -> Result<TensorOptions, Error> {
         Ok(TensorOptions::new()
             .dtype(ScalarType::Double)

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use super::types::Ty;
 use crate::native::NativeFunctions;
-use crate::plan::{ArgRole, Signature, args_struct_name, rust_api_signature, rust_fn_name};
+use crate::plan::{
+    ArgRole, RustType, Signature, ValueType, args_struct_name, rust_api_signature, rust_fn_name,
+};
 use crate::schema::SchemaKind;
 
 /// One parameter of an operator's convenience signature.
@@ -31,6 +33,10 @@ pub(crate) struct ApiOp {
     pub rust_name: String,
     pub args_struct: String,
     pub returns: Ty,
+    /// For the form that takes a `TensorOptions` as its four parts (C++'s scattered
+    /// overload: `dtype, layout, device, pin_memory`): where the parts start in `params`,
+    /// and the `TensorOptions` parameter they stand for.
+    pub options_parts: Option<(usize, Param)>,
 }
 
 /// The operators by C++ name (`add`, `add_`, `add_out`).
@@ -60,10 +66,12 @@ impl ApiIndex {
                 returns: Ty::of_rust(&sig.returns),
                 function: f.variants.function,
                 method: f.variants.method,
+                options_parts: None,
             };
-            ops.entry(f.func.name.name.to_string())
-                .or_default()
-                .push(op);
+            let forms = ops.entry(f.func.name.name.to_string()).or_default();
+            let scattered = scattered(&op);
+            forms.push(op);
+            forms.extend(scattered);
         }
         ApiIndex { ops }
     }
@@ -94,6 +102,34 @@ fn params(sig: &Signature) -> Vec<Param> {
             rust_type: a.ty.clone(),
         })
         .collect()
+}
+
+/// The form of `op` that takes its `TensorOptions` parameter as the four optional values
+/// `dtype, layout, device, pin_memory` (C++'s scattered overload), if it has one.
+fn scattered(op: &ApiOp) -> Option<ApiOp> {
+    let at = op.params.iter().position(|p| p.ty == Ty::Options)?;
+    let options = op.params[at].clone();
+    let part = |name: &str, ty: Ty, value: ValueType| Param {
+        rust: name.to_string(),
+        ty,
+        has_default: options.has_default,
+        rust_type: RustType::Option(Box::new(RustType::Value(value))),
+    };
+    let parts = [
+        part("dtype", Ty::OptScalarType, ValueType::ScalarType),
+        part("layout", Ty::OptLayout, ValueType::Layout),
+        part("device", Ty::OptDevice, ValueType::Device),
+        part("pin_memory", Ty::OptBool, ValueType::Bool),
+    ];
+    let mut params = op.params.clone();
+    params.splice(at..=at, parts);
+    let self_index = op.self_index.map(|s| if s > at { s + 3 } else { s });
+    Some(ApiOp {
+        params,
+        self_index,
+        options_parts: Some((at, options)),
+        ..op.clone()
+    })
 }
 
 /// The best overload for `args` (`receiver` first for a method call): C++'s resolution by

@@ -3,9 +3,9 @@
 //! scalars, optionals and lists (`self.sym_sizes()`, `alpha.conj()`, `dim.has_value()`).
 
 use super::Blocker;
-use super::emit::{Emitter, Out, unwrap_ty};
+use super::emit::{Emitter, Out};
 use super::types::Ty;
-use crate::formula::{Expr, Path, TemplateArg};
+use crate::formula::{Expr, ExprKind, Path, TemplateArg};
 
 fn out(code: impl Into<String>, ty: Ty) -> Out {
     Out {
@@ -109,18 +109,92 @@ impl Emitter<'_> {
                     Ty::Bool,
                 )
             }
-            ("not_implemented", 1 | 2) => {
+            ("not_implemented" | "not_implemented_list", 1 | 2) => {
                 let parts: Vec<String> = args.iter().map(|a| self.expr(a).code).collect();
                 let reason = parts.get(1).cloned().unwrap_or_else(|| "\"\"".into());
                 let e = format!("{rt}::autograd::not_implemented({}, &{reason})", parts[0]);
+                let ty = if name == "not_implemented" {
+                    Ty::Unknown
+                } else {
+                    Ty::OptTensorList
+                };
+                out(format!("(return ::core::result::Result::Err({e}))"), ty)
+            }
+            ("std::vector", 1) => return Some(self.sized_vector(template, &args[0])),
+            ("fmap", 2) => return Some(self.fmap(&args[0], &args[1])),
+            (
+                "OptionalArrayRef"
+                | "at::OptionalArrayRef"
+                | "c10::OptionalArrayRef"
+                | "at::OptionalIntArrayRef"
+                | "at::OptionalSymIntArrayRef",
+                1,
+            ) => {
+                let v = self.expr(&args[0]);
                 out(
-                    format!("(return ::core::result::Result::Err({e}))"),
-                    Ty::Unknown,
+                    format!("::core::option::Option::Some({})", v.code),
+                    Ty::OptIntList,
                 )
             }
             _ => return None,
         };
         Some(o)
+    }
+
+    /// `std::vector<E>(n)`: `n` default values (undefined tensors, zeros, `false`).
+    fn sized_vector(&mut self, template: &[TemplateArg], n: &Expr) -> Out {
+        let n = self.expr(n);
+        let elem = match template.first() {
+            Some(TemplateArg::Type(t)) => t.path.last().to_string(),
+            _ => String::new(),
+        };
+        let (value, ty) = match elem.as_str() {
+            "Tensor" | "Variable" => ("::core::option::Option::None", Ty::OptTensorList),
+            "int64_t" | "SymInt" | "int" => ("0i64", Ty::IntList),
+            "bool" => ("false", Ty::BoolList),
+            "double" => ("0.0f64", Ty::FloatList),
+            _ => return self.block_unsupported(&format!("`std::vector<{elem}>`")),
+        };
+        out(format!("::std::vec![{value}; ({}) as usize]", n.code), ty)
+    }
+
+    /// `fmap(list, [](E x){return f(x);})`: `f` applied to each element, in order.
+    fn fmap(&mut self, list: &Expr, f: &Expr) -> Out {
+        let ExprKind::Lambda { params, body, .. } = &f.kind else {
+            return self.block_unsupported("`fmap` of something other than a lambda");
+        };
+        let [(param_type, param)] = params.as_slice() else {
+            return self.block_unsupported("`fmap` of a lambda without exactly one parameter");
+        };
+        let l = self.expr(list);
+        let ty = match param_type.path.last() {
+            "SymInt" | "int64_t" | "int" => Ty::Int,
+            "Tensor" | "Variable" => Ty::Tensor,
+            "double" => Ty::Float,
+            "bool" => Ty::Bool,
+            other => {
+                return self.block_unsupported(&format!("a lambda parameter of type `{other}`"));
+            }
+        };
+        let rust = format!("__{param}");
+        self.locals.push((param.clone(), rust.clone(), ty));
+        let b = self.expr(body);
+        self.locals.pop();
+        let list_ty = match b.ty {
+            Ty::Int => Ty::IntList,
+            Ty::Tensor => Ty::TensorList,
+            Ty::Float => Ty::FloatList,
+            Ty::Bool => Ty::BoolList,
+            _ => Ty::Unknown,
+        };
+        let rt = &self.options.runtime;
+        out(
+            format!(
+                "({}).iter().cloned().map(|{rust}| -> ::core::result::Result<_, {rt}::Error> {{ ::core::result::Result::Ok({}) }}).collect::<::core::result::Result<::std::vec::Vec<_>, {rt}::Error>>()?",
+                l.code, b.code
+            ),
+            list_ty,
+        )
     }
 
     fn block_unsupported(&mut self, what: &str) -> Out {
@@ -132,7 +206,7 @@ impl Emitter<'_> {
     pub fn method(&mut self, receiver: &Expr, arrow: bool, name: &str, args: &[Expr]) -> Out {
         let r = self.expr(receiver);
         let recv_ty = if arrow {
-            unwrap_ty(&r.ty)
+            r.ty.unwrapped()
         } else {
             r.ty.clone()
         };
@@ -145,8 +219,14 @@ impl Emitter<'_> {
         if let Some(o) = self.accessor(&recv, &recv_ty, name, &arg_outs) {
             return o;
         }
-        if matches!(recv_ty, Ty::Tensor | Ty::Unknown) {
-            let mut all = vec![out(recv, Ty::Tensor)];
+        if matches!(recv_ty, Ty::Tensor | Ty::OptTensor | Ty::Unknown) {
+            // A method of an undefined tensor fails, as in C++.
+            let ty = if recv_ty == Ty::OptTensor {
+                Ty::OptTensor
+            } else {
+                Ty::Tensor
+            };
+            let mut all = vec![out(recv, ty)];
             all.extend(arg_outs);
             return self.op_call(name, all, true);
         }
@@ -201,17 +281,17 @@ impl Emitter<'_> {
                 format!("{}({}(&{recv})?)", f("is_floating_type"), f("scalar_type")),
                 Ty::Bool,
             ),
-            (t, "value_or", 1) if is_optional(t) => out(
+            (t, "value_or", 1) if t.is_optional() => out(
                 format!("({recv}).clone().unwrap_or({})", arg(0)),
-                unwrap_ty(t),
+                t.unwrapped(),
             ),
             (Ty::Scalar, "isComplex", 0) => out(
                 format!("::core::matches!({recv}, {rt}::Scalar::Complex(_))"),
                 Ty::Bool,
             ),
-            (t, "has_value", 0) if is_optional(t) => out(format!("({recv}).is_some()"), Ty::Bool),
-            (t, "value", 0) if is_optional(t) => {
-                out(format!("{}(({recv}).clone())?", f("value")), unwrap_ty(t))
+            (t, "has_value", 0) if t.is_optional() => out(format!("({recv}).is_some()"), Ty::Bool),
+            (t, "value", 0) if t.is_optional() => {
+                out(format!("{}(({recv}).clone())?", f("value")), t.unwrapped())
             }
             (
                 Ty::TensorList
@@ -229,22 +309,26 @@ impl Emitter<'_> {
                 Ty::Tensor,
             ),
             (Ty::Options, "dtype", 1) => out(format!("({recv}).dtype({})", arg(0)), Ty::Options),
+            (Ty::Tensor, "requires_grad", 0) => {
+                out(format!("{rt}::autograd::requires_grad(&{recv})"), Ty::Bool)
+            }
+            (Ty::OptTensor, "requires_grad", 0) => out(
+                format!("({recv}).as_ref().is_some_and(|t| {rt}::autograd::requires_grad(t))"),
+                Ty::Bool,
+            ),
+            (Ty::Tensor, "suggest_memory_format", 0) => out(
+                format!("{}(&{recv})?", f("suggest_memory_format")),
+                Ty::MemoryFormat,
+            ),
+            (Ty::Tensor, "is_contiguous", 0) => {
+                out(format!("{}(&{recv})?", f("is_contiguous")), Ty::Bool)
+            }
+            (Ty::IntList, "back", 0) => out(format!("{}(&{recv})?", f("back")), Ty::Int),
+            (Ty::Scalar, "toComplexDouble", 0) => {
+                out(format!("{}({recv})", f("to_complex_double")), Ty::Scalar)
+            }
             _ => return None,
         };
         Some(o)
     }
-}
-
-fn is_optional(t: &Ty) -> bool {
-    matches!(
-        t,
-        Ty::OptTensor
-            | Ty::OptInt
-            | Ty::OptIntList
-            | Ty::OptScalar
-            | Ty::OptFloat
-            | Ty::OptBool
-            | Ty::OptScalarType
-            | Ty::None
-    )
 }

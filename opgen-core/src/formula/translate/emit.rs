@@ -2,12 +2,10 @@
 //! the generated API's `try_` functions, helpers to `opgen_core::autograd::functions`, C++
 //! operators on tensors to the ATen operators C++ maps them to, the rest to Rust.
 
-use super::api::{ApiOp, call_order, resolve};
 use super::types::Ty;
 use super::{Blocker, Options, Scope};
-use crate::autograd::functions::{HELPERS, Helper, HelperParam};
+use crate::autograd::functions::HELPERS;
 use crate::formula::{BinaryOp, Expr, ExprKind, Path, TemplateArg, UnaryOp};
-use crate::plan::{RustType, ValueType};
 
 /// A translated expression: Rust source and its type.
 #[derive(Debug, Clone)]
@@ -16,7 +14,7 @@ pub(crate) struct Out {
     pub ty: Ty,
 }
 
-fn out(code: impl Into<String>, ty: Ty) -> Out {
+pub(crate) fn out(code: impl Into<String>, ty: Ty) -> Out {
     Out {
         code: code.into(),
         ty,
@@ -28,25 +26,21 @@ pub(crate) struct Emitter<'a> {
     pub scope: &'a Scope,
     pub options: &'a Options,
     pub blockers: Vec<Blocker>,
-}
-
-/// The name the translated code calls an API function by: its `try_` form, or `try_.._with`
-/// (the plan's naming rule, [`crate::plan::form_name`]).
-fn form(name: &str, with: bool) -> String {
-    crate::plan::form_name(name, "try_", if with { "_with" } else { "" })
+    /// The parameters of the lambdas being translated (C++ name, Rust name, type).
+    pub locals: Vec<(String, String, Ty)>,
 }
 
 impl Emitter<'_> {
-    fn block(&mut self, b: Blocker) -> Out {
+    pub(crate) fn block(&mut self, b: Blocker) -> Out {
         self.blockers.push(b);
         out("__opgen_untranslated()", Ty::Unknown)
     }
 
-    fn rt(&self) -> &str {
+    pub(crate) fn rt(&self) -> &str {
         &self.options.runtime
     }
 
-    fn f(&self, name: &str) -> String {
+    pub(crate) fn f(&self, name: &str) -> String {
         format!("{}::autograd::functions::{name}", self.options.runtime)
     }
 
@@ -94,8 +88,21 @@ impl Emitter<'_> {
                 otherwise,
             } => {
                 let (c, a, b) = (self.expr(cond), self.expr(then), self.expr(otherwise));
+                // A tensor variable is borrowed: each branch gives an owned value.
+                let owned = |o: Out, e: &Expr| match (&e.kind, &o.ty) {
+                    (ExprKind::Name(_), Ty::Tensor | Ty::OptTensor) => {
+                        out(format!("({}).clone()", o.code), o.ty)
+                    }
+                    _ => o,
+                };
+                let (a, b) = (owned(a, then), owned(b, otherwise));
                 let ty = match (&a.ty, &b.ty) {
-                    (Ty::None, t) | (t, Ty::None) => optional(t),
+                    (Ty::None, t) | (t, Ty::None) => t.optional(),
+                    (Ty::TensorList, Ty::OptTensorList) | (Ty::OptTensorList, Ty::TensorList) => {
+                        Ty::OptTensorList
+                    }
+                    (s, t) if s.optional() == *t => t.clone(),
+                    (s, t) if t.optional() == *s => s.clone(),
                     (t, _) => t.clone(),
                 };
                 let (a, b) = (self.coerce(a, &ty), self.coerce(b, &ty));
@@ -107,6 +114,9 @@ impl Emitter<'_> {
             // `{{0, 0}}`: C++'s braces around an initializer list.
             ExprKind::InitList(items) if matches!(items.as_slice(), [one] if matches!(one.kind, ExprKind::InitList(_))) => {
                 self.expr(&items[0])
+            }
+            ExprKind::InitList(items) if items.is_empty() => {
+                out("::std::vec::Vec::new()", Ty::EmptyInit)
             }
             ExprKind::InitList(items) => {
                 let items: Vec<Out> = items.iter().map(|i| self.expr(i)).collect();
@@ -121,32 +131,30 @@ impl Emitter<'_> {
                 let codes: Vec<String> = items.into_iter().map(|i| i.code).collect();
                 out(format!("vec![{}]", codes.join(", ")), ty)
             }
-            ExprKind::Lambda { .. } => self.block(Blocker::Unsupported("lambda".into())),
+            ExprKind::Lambda { .. } => {
+                self.block(Blocker::Unsupported("a lambda outside `fmap`".into()))
+            }
         }
     }
 
     /// A condition as a Rust `bool` (`x.defined()` is already one; an optional counts as
     /// true when set, as C++'s `operator bool`).
-    fn truthy(&self, c: Out) -> String {
-        match c.ty {
-            Ty::OptTensor
-            | Ty::OptInt
-            | Ty::OptIntList
-            | Ty::OptScalar
-            | Ty::OptFloat
-            | Ty::OptBool
-            | Ty::OptScalarType => {
-                format!("({}).is_some()", c.code)
-            }
-            _ => c.code,
+    pub(crate) fn truthy(&self, c: Out) -> String {
+        if c.ty.is_optional() {
+            return format!("({}).is_some()", c.code);
         }
+        c.code
     }
 
     /// `value` as type `ty` where a ternary's branches differ only in optionality.
     fn coerce(&self, value: Out, ty: &Ty) -> String {
         match (&value.ty, ty) {
             (Ty::None, _) => "::core::option::Option::None".into(),
-            (a, b) if optional(a) == *b && a != b => {
+            (Ty::TensorList, Ty::OptTensorList) => format!(
+                "({}).into_iter().map(::core::option::Option::Some).collect::<::std::vec::Vec<_>>()",
+                value.code
+            ),
+            (a, b) if a.optional() == *b && a != b => {
                 format!("::core::option::Option::Some({})", value.code)
             }
             _ => value.code,
@@ -154,6 +162,12 @@ impl Emitter<'_> {
     }
 
     fn name(&mut self, path: &Path) -> Out {
+        if let Some(name) = path.as_name() {
+            let local = self.locals.iter().rev().find(|(c, _, _)| c == name);
+            if let Some((_, rust, ty)) = local {
+                return out(rust.clone(), ty.clone());
+            }
+        }
         if let Some((rust, ty)) = path.as_name().and_then(|name| self.scope.get(name)) {
             return out(rust, ty);
         }
@@ -224,10 +238,9 @@ impl Emitter<'_> {
         let v = self.expr(operand);
         match (op, &v.ty) {
             (UnaryOp::Neg, Ty::Tensor | Ty::OptTensor) => self.op_call("neg", vec![v], false),
-            (UnaryOp::Neg, Ty::Scalar) => out(
-                format!("{}::Scalar::from(-({}).to_f64())", self.rt(), v.code),
-                Ty::Scalar,
-            ),
+            (UnaryOp::Neg, Ty::Scalar) => {
+                out(format!("{}({})", self.f("scalar_neg"), v.code), Ty::Scalar)
+            }
             (UnaryOp::Neg | UnaryOp::Plus, t) => {
                 let sign = if op == UnaryOp::Neg { "-" } else { "" };
                 out(format!("({sign}{})", v.code), t.clone())
@@ -237,7 +250,7 @@ impl Emitter<'_> {
             (UnaryOp::BitNot, Ty::Tensor) => self.op_call("bitwise_not", vec![v], false),
             (UnaryOp::Deref, t) => out(
                 format!("{}(({}).clone())?", self.f("value"), v.code),
-                unwrap_ty(t),
+                t.unwrapped(),
             ),
             (op, t) => self.block(Blocker::Unsupported(format!("operator {op:?} on {t:?}"))),
         }
@@ -262,7 +275,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// C++'s arithmetic on numbers: both sides in the wider type (`Scalar` > `f64` > `i64`).
+    /// C++'s arithmetic on numbers: both sides in the wider type (`Scalar` > `f64` >
+    /// `i64`); on `Scalar`s through `autograd::functions::scalar_add` and friends, which
+    /// keep integers, floats and complex numbers apart as C++'s do.
     fn number_binary(&mut self, op: BinaryOp, a: Out, b: Out) -> Out {
         let rank = |t: &Ty| match t {
             Ty::Scalar => 3,
@@ -273,18 +288,26 @@ impl Emitter<'_> {
             Ty::Scalar => format!("({}).to_f64()", o.code),
             _ => format!("(({}) as f64)", o.code),
         };
-        match rank(&a.ty).max(rank(&b.ty)) {
-            3 => out(
-                format!(
-                    "{}::Scalar::from({} {} {})",
-                    self.rt(),
-                    num(&a),
-                    op.as_str(),
-                    num(&b)
-                ),
-                Ty::Scalar,
-            ),
-            2 => out(
+        let scalar_fn = match op {
+            BinaryOp::Add => Some("scalar_add"),
+            BinaryOp::Sub => Some("scalar_sub"),
+            BinaryOp::Mul => Some("scalar_mul"),
+            BinaryOp::Div => Some("scalar_div"),
+            _ => None,
+        };
+        match (rank(&a.ty).max(rank(&b.ty)), scalar_fn) {
+            (3, Some(f)) => {
+                let rt = self.rt().to_string();
+                let scalar = |o: &Out| match o.ty {
+                    Ty::Scalar => o.code.clone(),
+                    _ => format!("{rt}::Scalar::from({})", o.code),
+                };
+                out(
+                    format!("{}({}, {})", self.f(f), scalar(&a), scalar(&b)),
+                    Ty::Scalar,
+                )
+            }
+            (2 | 3, _) => out(
                 format!("({} {} {})", num(&a), op.as_str(), num(&b)),
                 Ty::Float,
             ),
@@ -359,208 +382,6 @@ impl Emitter<'_> {
             name: name.to_string(),
             arity: args.len(),
         })
-    }
-
-    fn helper_call(&mut self, name: &str, args: Vec<Out>) -> Out {
-        let fits = |h: &&Helper| {
-            h.cpp == name
-                && h.params.len() == args.len()
-                && h.params
-                    .iter()
-                    .zip(&args)
-                    .all(|(p, a)| a.ty.fits(&param_ty(*p)).is_some())
-        };
-        let Some(helper) = HELPERS.iter().find(fits) else {
-            return self.block(Blocker::NoOverload {
-                name: name.to_string(),
-                arity: args.len(),
-            });
-        };
-        let codes: Vec<String> = (helper.params.iter().zip(args))
-            .map(|(p, a)| self.helper_arg(*p, a))
-            .collect();
-        let ty = match helper.returns {
-            HelperParam::ReturnsTensorPair => Ty::Tuple(vec![Ty::OptTensor, Ty::OptTensor]),
-            HelperParam::ReturnsTensorList => Ty::OptTensorList,
-            _ => Ty::Tensor,
-        };
-        out(
-            format!("{}({})?", self.f(helper.rust), codes.join(", ")),
-            ty,
-        )
-    }
-
-    fn helper_arg(&self, p: HelperParam, a: Out) -> String {
-        use HelperParam as P;
-        match (p, &a.ty) {
-            (P::Tensor | P::TensorList | P::IntList | P::IntListList | P::ScalarTypeList, _) => {
-                format!("&{}", a.code)
-            }
-            (P::OptionalTensor, Ty::Tensor) => format!("::core::option::Option::Some(&{})", a.code),
-            (P::OptionalTensor, Ty::OptTensor) => format!("({}).as_ref()", a.code),
-            (P::OptionalIntList, Ty::IntList) => {
-                format!("::core::option::Option::Some(&{}[..])", a.code)
-            }
-            (P::OptionalIntList, Ty::OptIntList) => format!("({}).as_deref()", a.code),
-            (P::Scalar, Ty::Int | Ty::Float | Ty::Bool) => {
-                format!("{}::Scalar::from({})", self.rt(), a.code)
-            }
-            (P::BoolPair, _) => format!("[{0}[0], {0}[1]]", a.code),
-            _ => a.code,
-        }
-    }
-
-    /// A call of an ATen operator: `args[0]` is the receiver of a method call.
-    pub fn op_call(&mut self, name: &str, args: Vec<Out>, method: bool) -> Out {
-        let tys: Vec<Ty> = args.iter().map(|a| a.ty.clone()).collect();
-        let resolved = resolve(self.api.overloads(name), &tys, method).or_else(|| {
-            if method {
-                None
-            } else {
-                resolve(self.api.overloads(name), &tys, true)
-            }
-        });
-        let Some(op) = resolved.cloned() else {
-            return self.block(Blocker::NoOverload {
-                name: name.to_string(),
-                arity: args.len(),
-            });
-        };
-        let as_method = !op.function;
-        let order = call_order(&op, as_method || method).unwrap_or_default();
-        self.emit_op(&op, &order, args, as_method)
-    }
-
-    fn emit_op(&mut self, op: &ApiOp, order: &[usize], args: Vec<Out>, as_method: bool) -> Out {
-        let mut given: Vec<Option<String>> = vec![None; op.params.len()];
-        for (a, &i) in args.into_iter().zip(order) {
-            given[i] = Some(self.param_arg(&op.params[i].rust_type, a));
-        }
-        let with = given
-            .iter()
-            .zip(&op.params)
-            .any(|(g, p)| g.is_some() && p.has_default);
-        let mut positional = Vec::new();
-        let mut fields = Vec::new();
-        for (g, p) in given.into_iter().zip(&op.params) {
-            match (g, p.has_default) {
-                (Some(code), false) => positional.push(code),
-                (Some(code), true) => fields.push(format!("{}: {code}", p.rust)),
-                (None, _) => {}
-            }
-        }
-        if with {
-            let tail = if fields.len() < op.params.iter().filter(|p| p.has_default).count() {
-                ", ..::core::default::Default::default()"
-            } else {
-                ""
-            };
-            positional.push(format!(
-                "{}{} {{ {}{tail} }}",
-                self.options.api_path,
-                op.args_struct,
-                fields.join(", ")
-            ));
-        }
-        let fname = form(&op.rust_name, with);
-        let code = match (as_method, op.self_index) {
-            (true, Some(s)) => {
-                let receiver = positional.remove(s.min(positional.len().saturating_sub(1)));
-                format!(
-                    "({}).{fname}({})?",
-                    receiver.trim_start_matches('&'),
-                    positional.join(", ")
-                )
-            }
-            _ => format!(
-                "{}{fname}({})?",
-                self.options.api_path,
-                positional.join(", ")
-            ),
-        };
-        out(code, op.returns.clone())
-    }
-
-    /// `a` as the Rust API's parameter type `ty`.
-    fn param_arg(&self, ty: &RustType, a: Out) -> String {
-        let rt = self.rt();
-        let some = |c: String| format!("::core::option::Option::Some({c})");
-        match (ty, &a.ty) {
-            (_, Ty::None) => "::core::option::Option::None".into(),
-            (RustType::Ref(inner), t) if **inner == RustType::Tensor && *t == Ty::OptTensor => {
-                format!("{}(({}).as_ref())?", self.f("defined"), a.code)
-            }
-            (RustType::Ref(_), _) => format!("&{}", a.code),
-            (RustType::Option(inner), t) => match (&**inner, t) {
-                (RustType::Ref(r), Ty::Tensor) if **r == RustType::Tensor => {
-                    some(format!("&{}", a.code))
-                }
-                (RustType::Ref(_), Ty::OptTensor) => format!("({}).as_ref()", a.code),
-                (RustType::Ref(_), Ty::OptIntList) => format!("({}).as_deref()", a.code),
-                (RustType::Ref(_), _) => some(format!("&{}", a.code)),
-                (RustType::Value(ValueType::Scalar), Ty::Int | Ty::Float | Ty::Bool) => {
-                    some(format!("{rt}::Scalar::from({})", a.code))
-                }
-                (RustType::Value(ValueType::F64), Ty::Int) => some(format!("({}) as f64", a.code)),
-                (
-                    _,
-                    Ty::OptInt | Ty::OptFloat | Ty::OptBool | Ty::OptScalar | Ty::OptScalarType,
-                ) => a.code,
-                _ => some(a.code),
-            },
-            (RustType::Value(ValueType::Scalar), Ty::Int | Ty::Float | Ty::Bool) => {
-                format!("{rt}::Scalar::from({})", a.code)
-            }
-            (RustType::Value(ValueType::F64), Ty::Int) => format!("(({}) as f64)", a.code),
-            _ => a.code,
-        }
-    }
-}
-
-fn optional(t: &Ty) -> Ty {
-    match t {
-        Ty::Tensor => Ty::OptTensor,
-        Ty::Int => Ty::OptInt,
-        Ty::IntList => Ty::OptIntList,
-        Ty::Scalar => Ty::OptScalar,
-        Ty::Float => Ty::OptFloat,
-        Ty::Bool => Ty::OptBool,
-        Ty::ScalarType => Ty::OptScalarType,
-        other => other.clone(),
-    }
-}
-
-pub(crate) fn unwrap_ty(t: &Ty) -> Ty {
-    match t {
-        Ty::OptTensor => Ty::Tensor,
-        Ty::OptInt => Ty::Int,
-        Ty::OptIntList => Ty::IntList,
-        Ty::OptScalar => Ty::Scalar,
-        Ty::OptFloat => Ty::Float,
-        Ty::OptBool => Ty::Bool,
-        Ty::OptScalarType => Ty::ScalarType,
-        other => other.clone(),
-    }
-}
-
-fn param_ty(p: HelperParam) -> Ty {
-    use HelperParam as P;
-    match p {
-        P::Tensor => Ty::Tensor,
-        P::OptionalTensor => Ty::OptTensor,
-        P::TensorList => Ty::TensorList,
-        P::Scalar => Ty::Scalar,
-        P::OptionalScalar => Ty::OptScalar,
-        P::Int => Ty::Int,
-        P::IntList => Ty::IntList,
-        P::OptionalIntList => Ty::OptIntList,
-        P::IntListList => Ty::IntListList,
-        P::ScalarType => Ty::ScalarType,
-        P::ScalarTypeList => Ty::ScalarTypeList,
-        P::Layout => Ty::Layout,
-        P::Bool => Ty::Bool,
-        P::BoolPair => Ty::BoolList,
-        _ => Ty::Unknown,
     }
 }
 

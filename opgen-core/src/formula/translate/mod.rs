@@ -26,13 +26,18 @@
 //! let t = translate(&e, &scope, &api, &Options::default()).unwrap();
 //! assert_eq!(t.rust, "try_mul(&grad, &try_sgn(&self_)?)?");
 //!
-//! let e = parse_formula("grad * sgn_backward(self)").unwrap();
+//! let e = parse_formula("grad * my_backward(self)").unwrap();
 //! let blockers = translate(&e, &scope, &api, &Options::default()).unwrap_err();
-//! assert_eq!(blockers[0].to_string(), "missing function `sgn_backward` (1 argument)");
+//! assert_eq!(blockers[0].to_string(), "missing function `my_backward` (1 argument)");
+//! // A helper called with arguments no overload of it takes:
+//! let e = parse_formula("sgn_backward(self)").unwrap();
+//! let blockers = translate(&e, &scope, &api, &Options::default()).unwrap_err();
+//! assert_eq!(blockers[0].to_string(), "no overload of `sgn_backward` for these 1 argument");
 //! ```
 
 mod api;
 mod builtins;
+mod calls;
 mod emit;
 mod module;
 mod report;
@@ -159,6 +164,7 @@ pub fn translate(
         scope,
         options,
         blockers: Vec::new(),
+        locals: Vec::new(),
     };
     let out = emitter.expr(expr);
     if emitter.blockers.is_empty() {

@@ -91,6 +91,10 @@ pub struct EntryReport {
     pub backward_translates: bool,
     /// Every forward formula translates too.
     pub all_translate: bool,
+    /// What blocks its backward formulas (as [`BlockerCount::what`]), each once.
+    pub backward_blockers: Vec<String>,
+    /// What blocks its forward formulas, each once.
+    pub forward_blockers: Vec<String>,
 }
 
 /// The figures of a whole file.
@@ -124,6 +128,25 @@ impl CorpusReport {
     pub fn translate_all(&self) -> usize {
         self.entries.iter().filter(|e| e.all_translate).count()
     }
+
+    /// For each blocker, the entries whose backward formulas it alone keeps from
+    /// translating (what resolving it gains), most first.
+    pub fn sole_blockers(&self) -> Vec<BlockerCount> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &self.entries {
+            if let [only] = e.backward_blockers.as_slice() {
+                *counts.entry(only).or_insert(0) += 1;
+            }
+        }
+        let mut out: Vec<BlockerCount> = (counts.into_iter())
+            .map(|(what, formulas)| BlockerCount {
+                what: what.to_string(),
+                formulas,
+            })
+            .collect();
+        out.sort_by(|a, b| b.formulas.cmp(&a.formulas).then(a.what.cmp(&b.what)));
+        out
+    }
 }
 
 fn blocker_key(b: &Blocker) -> String {
@@ -146,6 +169,8 @@ pub fn corpus_report(d: &Derivatives, natives: &NativeFunctions) -> CorpusReport
             parses: true,
             backward_translates: true,
             all_translate: true,
+            backward_blockers: Vec::new(),
+            forward_blockers: Vec::new(),
         };
         for (_, info) in &entry.infos {
             let texts = (info
@@ -166,6 +191,12 @@ pub fn corpus_report(d: &Derivatives, natives: &NativeFunctions) -> CorpusReport
                 tally.0 += 1;
                 let (Ok(expr), Ok(_)) = (parse_formula(text), parse_formula(original)) else {
                     report.parses = false;
+                    let list = if is_forward {
+                        &mut report.forward_blockers
+                    } else {
+                        &mut report.backward_blockers
+                    };
+                    list.push("does not parse".to_string());
                     report.all_translate = false;
                     report.backward_translates &= is_forward;
                     continue;
@@ -179,7 +210,15 @@ pub fn corpus_report(d: &Derivatives, natives: &NativeFunctions) -> CorpusReport
                         seen.sort();
                         seen.dedup();
                         for key in seen {
-                            *counts.entry(key).or_insert(0) += 1;
+                            *counts.entry(key.clone()).or_insert(0) += 1;
+                            let list = if is_forward {
+                                &mut report.forward_blockers
+                            } else {
+                                &mut report.backward_blockers
+                            };
+                            if !list.contains(&key) {
+                                list.push(key);
+                            }
                         }
                     }
                 }

@@ -52,14 +52,22 @@ pub enum Ty {
     ScalarTypeList,
     /// A layout.
     Layout,
+    /// An optional layout.
+    OptLayout,
     /// A device.
     Device,
+    /// An optional device.
+    OptDevice,
     /// A memory format.
     MemoryFormat,
+    /// An optional memory format.
+    OptMemoryFormat,
     /// `TensorOptions`.
     Options,
     /// A string.
     Str,
+    /// An optional string (`str?`).
+    OptStr,
     /// A random generator.
     Generator,
     /// `TypeAndSize`.
@@ -70,6 +78,8 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// The untyped `None` (`std::nullopt`, `Tensor()`).
     None,
+    /// `{}`: an empty initializer list (an empty list, or an optional's `nullopt`).
+    EmptyInit,
     /// A value the translator cannot type.
     Unknown,
 }
@@ -80,13 +90,7 @@ impl Ty {
         match t {
             ArgType::Base(b) => base(*b),
             ArgType::Optional(inner) => match &**inner {
-                ArgType::Base(BaseType::Tensor) => Ty::OptTensor,
-                ArgType::Base(BaseType::Scalar) => Ty::OptScalar,
-                ArgType::Base(BaseType::Int | BaseType::SymInt) => Ty::OptInt,
-                ArgType::Base(BaseType::Float) => Ty::OptFloat,
-                ArgType::Base(BaseType::Bool) => Ty::OptBool,
-                ArgType::Base(BaseType::ScalarType) => Ty::OptScalarType,
-                ArgType::Base(b) => base(*b),
+                ArgType::Base(b) => base(*b).optional(),
                 ArgType::List { elem, .. }
                     if matches!(&**elem, ArgType::Base(BaseType::Int | BaseType::SymInt)) =>
                 {
@@ -139,16 +143,7 @@ impl Ty {
                 RustType::Value(ValueType::Scalar) => Ty::ScalarList,
                 _ => Ty::Unknown,
             },
-            RustType::Option(inner) => match Ty::of_rust(inner) {
-                Ty::Tensor => Ty::OptTensor,
-                Ty::Scalar => Ty::OptScalar,
-                Ty::Int => Ty::OptInt,
-                Ty::Float => Ty::OptFloat,
-                Ty::Bool => Ty::OptBool,
-                Ty::IntList => Ty::OptIntList,
-                Ty::ScalarType => Ty::OptScalarType,
-                other => other,
-            },
+            RustType::Option(inner) => Ty::of_rust(inner).optional(),
             RustType::Tuple(items) if items.is_empty() => Ty::Unknown,
             RustType::Tuple(items) => Ty::Tuple(items.iter().map(Ty::of_rust).collect()),
             RustType::Str => Ty::Str,
@@ -169,7 +164,9 @@ impl Ty {
     }
 
     /// Whether a value of type `self` can be passed where `param` is expected, and how well
-    /// (higher is better; `None`: it cannot).
+    /// (higher is better; `None`: it cannot). C++'s implicit conversions: a value into an
+    /// optional of its type, an undefined tensor for a tensor, numbers into `Scalar` and
+    /// wider numbers, an `int64_t` into an `IntArrayRef` of one element.
     pub fn fits(&self, param: &Ty) -> Option<u8> {
         use Ty::*;
         if self == param {
@@ -177,22 +174,75 @@ impl Ty {
         }
         match (self, param) {
             (Unknown, _) => Some(1),
-            (
-                None,
-                OptTensor | OptScalar | OptInt | OptFloat | OptBool | OptIntList | OptScalarType,
-            ) => Some(2),
-            (Tensor, OptTensor) | (OptTensor, Tensor) => Some(2),
-            (Int | Float | Bool, Scalar) | (Scalar, OptScalar) | (Int | Float, OptScalar) => {
-                Some(2)
-            }
-            (Int, Float | OptFloat | OptInt) | (Float, OptFloat) | (Bool, OptBool) => Some(2),
+            (None, p) if p.is_optional() => Some(2),
+            (EmptyInit, p) if p.is_optional() || p.is_list() => Some(2),
+            (s, p) if s.optional() == *p => Some(2),
+            (OptTensor, Tensor) | (OptIntList, IntList) => Some(2),
+            (Int | Float | Bool, Scalar) | (Int | Float, OptScalar) => Some(2),
+            (Int, Float | OptFloat) => Some(2),
+            (Int, IntList | OptIntList) => Some(2),
             (Int, Bool) | (Bool, Int) => Some(1),
-            (IntList, OptIntList) | (OptIntList, IntList) => Some(2),
-            (ScalarType, OptScalarType) => Some(2),
             (TensorList, OptTensorList) | (OptTensorList, TensorList) => Some(1),
             (Tuple(_), _) | (_, Unknown) => Some(1),
             _ => Option::None,
         }
+    }
+
+    /// The optional of this type (`Tensor` → `Tensor?`); itself if it has none or is one.
+    pub fn optional(&self) -> Ty {
+        match self {
+            Ty::Tensor => Ty::OptTensor,
+            Ty::Int => Ty::OptInt,
+            Ty::IntList => Ty::OptIntList,
+            Ty::Scalar => Ty::OptScalar,
+            Ty::Float => Ty::OptFloat,
+            Ty::Bool => Ty::OptBool,
+            Ty::ScalarType => Ty::OptScalarType,
+            Ty::Str => Ty::OptStr,
+            Ty::Layout => Ty::OptLayout,
+            Ty::Device => Ty::OptDevice,
+            Ty::MemoryFormat => Ty::OptMemoryFormat,
+            other => other.clone(),
+        }
+    }
+
+    /// The type an optional holds (`Tensor?` → `Tensor`); itself if it is not an optional.
+    pub fn unwrapped(&self) -> Ty {
+        match self {
+            Ty::OptTensor => Ty::Tensor,
+            Ty::OptInt => Ty::Int,
+            Ty::OptIntList => Ty::IntList,
+            Ty::OptScalar => Ty::Scalar,
+            Ty::OptFloat => Ty::Float,
+            Ty::OptBool => Ty::Bool,
+            Ty::OptScalarType => Ty::ScalarType,
+            Ty::OptStr => Ty::Str,
+            Ty::OptLayout => Ty::Layout,
+            Ty::OptDevice => Ty::Device,
+            Ty::OptMemoryFormat => Ty::MemoryFormat,
+            other => other.clone(),
+        }
+    }
+
+    /// Whether this is a list.
+    pub fn is_list(&self) -> bool {
+        matches!(
+            self,
+            Ty::TensorList
+                | Ty::OptTensorList
+                | Ty::ScalarList
+                | Ty::IntList
+                | Ty::OptIntList
+                | Ty::IntListList
+                | Ty::FloatList
+                | Ty::BoolList
+                | Ty::ScalarTypeList
+        )
+    }
+
+    /// Whether this is an optional (`std::nullopt` included).
+    pub fn is_optional(&self) -> bool {
+        *self == Ty::None || self.unwrapped() != *self
     }
 }
 

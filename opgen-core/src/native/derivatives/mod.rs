@@ -56,7 +56,7 @@ mod scope;
 mod text;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::HashMap;
 
