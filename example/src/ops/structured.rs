@@ -208,7 +208,11 @@ pub fn mul_out_cpu(
     "mul.Tensor(Tensor self, Tensor other) -> Tensor",
     structured_delegate = "mul.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "mul_tensor_backward(grad, other, self.scalar_type())",
+        other = "mul_tensor_backward(grad, self, other.scalar_type())",
+    )
 )]
 pub fn mul();
 
@@ -315,7 +319,8 @@ pub fn exp_out_cpu(self_: &MiniTensor, out: &mut MiniTensor) -> Result<(), Error
     "exp(Tensor self) -> Tensor",
     structured_delegate = "exp.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad * result.conj()")
 )]
 pub fn exp();
 

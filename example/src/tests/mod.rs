@@ -6,6 +6,7 @@
 
 mod autograd;
 mod autograd_ops;
+mod gradients;
 mod operators;
 mod samples;
 mod tour;

@@ -72,8 +72,14 @@ pub(crate) fn expand_defined(
             &params,
         ));
     }
+    let autograd = super::autograd::expand_definition(def, plan, api, &params, &cx);
+    let autograd_items = autograd.map(|a| {
+        entry.extend(a.registration);
+        a.items
+    });
     let checks = assertions(kernel, &def.signature.assertions, &reserved, &cx);
-    let group = link::group(cx.rt, &group_name(&reserved), &[entry], checks);
+    let extra = quote!(#checks #autograd_items);
+    let group = link::group(cx.rt, &group_name(&reserved), &[entry], extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel

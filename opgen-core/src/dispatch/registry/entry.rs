@@ -9,12 +9,12 @@
 
 use std::fmt;
 
+use crate::dispatch::Variants;
 use crate::dispatch::device::DeviceChecks;
 use crate::dispatch::error::{Error, Site};
 use crate::dispatch::keys::DispatchKey;
 use crate::dispatch::library::Library;
 use crate::dispatch::operator::{Operator, OperatorName};
-use crate::dispatch::Variants;
 
 use super::Registration;
 
