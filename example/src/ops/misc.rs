@@ -5,6 +5,10 @@
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
 
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
+
 use super::wiring::{functional, out};
 use crate::MiniTensor;
 use crate::kernels::{factory, join, reduce as red};

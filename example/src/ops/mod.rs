@@ -17,5 +17,10 @@ pub use pointwise::*;
 pub use structured::*;
 pub use views::*;
 
+// What derivative formulas call the operators the library names otherwise: their
+// canonical Rust names (`transpose.int` is `transpose_int`).
+#[doc(hidden)]
+pub use views::{try_select as try_select_int, try_transpose as try_transpose_int};
+
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,10 @@
 
 use opgen::prelude::*;
 
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
+
 use super::wiring::{functional, inplace, out};
 use crate::MiniTensor;
 use crate::kernels::pointwise::{self as pw, Arith, Operand, Unary};

@@ -40,6 +40,10 @@
 
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
+
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
 use opgen::structured::Mode;
 
 use crate::MiniTensor;
@@ -183,7 +187,11 @@ pub fn sub_();
 /// `mul.out`'s meta: the broadcast shape, the promoted dtype, the common device.
 #[native_function(
     "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(
+        self = "mul_tensor_backward(grad, other, self.scalar_type())",
+        other = "mul_tensor_backward(grad, self, other.scalar_type())",
+    )
 )]
 pub fn mul_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -221,7 +229,11 @@ pub fn mul();
     "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
     structured_delegate = "mul.out",
     variants = "method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "mul_tensor_backward(grad, other, self.scalar_type())",
+        other = "mul_tensor_backward(grad, self, other.scalar_type())",
+    )
 )]
 pub fn mul_();
 
@@ -286,7 +298,8 @@ pub fn neg_out_cpu(self_: &MiniTensor, out: &mut MiniTensor) -> Result<(), Error
     "neg(Tensor self) -> Tensor",
     structured_delegate = "neg.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad.neg()")
 )]
 pub fn neg();
 
@@ -295,7 +308,8 @@ pub fn neg();
     "neg_(Tensor(a!) self) -> Tensor(a!)",
     structured_delegate = "neg.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad.neg()")
 )]
 pub fn neg_();
 
@@ -329,7 +343,8 @@ pub fn exp();
     "exp_(Tensor(a!) self) -> Tensor(a!)",
     structured_delegate = "exp.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad * result.conj()")
 )]
 pub fn exp_();
 

@@ -7,6 +7,10 @@
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
 
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
+
 use crate::MiniTensor;
 use crate::kernels::views;
 use crate::shape::{infer_size, view_strides};
@@ -27,7 +31,8 @@ pub fn view_kernel(self_: &MiniTensor, size: &[i64]) -> Result<MiniTensor, Error
     "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
     variants = "function, method",
     dispatch = "CPU, Meta, PrivateUse1",
-    name = "transpose"
+    name = "transpose",
+    derivatives(self = "grad.transpose(dim0, dim1)")
 )]
 pub fn transpose_kernel(self_: &MiniTensor, dim0: i64, dim1: i64) -> Result<MiniTensor, Error> {
     views::transpose(self_, dim0, dim1)

@@ -32,13 +32,18 @@ fn grad_values(t: &MiniTensor) -> Option<Vec<f64>> {
 fn tensors_that_never_require_grad_hold_no_autograd_state() {
     crate::install().unwrap();
     let a = doubles(&[1.0, -2.0, 3.0], &[3]);
-    let b = a.add(&a).relu().transpose(0, 0);
+    let b = a.add(&a).relu().neg();
     // Queries answer without making the state.
     for t in [&a, &b] {
         assert!(!t.requires_grad() && t.is_leaf() && t.grad().is_none());
         assert!(t.grad_fn().is_none() && !t.is_view() && !t.retains_grad());
         assert!(t.autograd_meta().is_none());
     }
+    // A view operator's output is a view of its base, as in PyTorch, also without grad:
+    // it holds that state, its base none.
+    let v = b.transpose(0, 0);
+    assert!(v.is_view() && !v.requires_grad() && v.grad_fn().is_none());
+    assert!(b.autograd_meta().is_none());
     // Asking for grad makes it, on the tensor (every handle sees it), not on others.
     let handle = a.share();
     a.set_requires_grad(true).unwrap();

@@ -73,13 +73,14 @@ pub(crate) fn expand_defined(
         ));
     }
     let autograd = super::autograd::expand_definition(def, plan, api, &params, &cx);
+    let mut entries = vec![entry];
     let autograd_items = autograd.map(|a| {
-        entry.extend(a.registration);
+        entries.push(a.entry);
         a.items
     });
     let checks = assertions(kernel, &def.signature.assertions, &reserved, &cx);
     let extra = quote!(#checks #autograd_items);
-    let group = link::group(cx.rt, &group_name(&reserved), &[entry], extra);
+    let group = link::group(cx.rt, &group_name(&reserved), &entries, extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel

@@ -27,10 +27,10 @@ use crate::codegen::check::Definition;
 use crate::plan::{Api, AutogradInput, AutogradPlan, OpPlan};
 
 /// What the autograd expansion of one operator gives: items for the hidden block, and the
-/// `.with_kernel(..)` registering the kernel at `Autograd` on the operator's link entry.
+/// link entry registering the kernel at `Autograd`.
 pub(crate) struct Expanded {
     pub items: TokenStream2,
-    pub registration: TokenStream2,
+    pub entry: TokenStream2,
 }
 
 /// The node, the kernel and its registration. `spans[i]` is where formula `i` is written
@@ -52,9 +52,10 @@ pub(crate) fn expand_autograd(
     let keys = super::link::keys(&[crate::dispatch::DispatchKey::Autograd], rt);
     let register =
         quote!(<#marker as #rt::dispatch::Operator>::register(#lib, #key, #kernel_name, #site));
+    let path = syn::Path::from(marker.clone());
     Expanded {
         items: quote! { #node #kernel },
-        registration: super::link::with_kernel(keys, register, params),
+        entry: super::link::kernel_of(rt, &path, keys, register, params, Span::call_site()),
     }
 }
 

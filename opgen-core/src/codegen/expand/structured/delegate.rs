@@ -58,12 +58,12 @@ pub(crate) fn expand_delegate(
     let deferred_name = ident(&fresh_name("__OPGEN_DEFERRED", &reserved));
     let at = kernel.ident().span();
     let mut extra = link::deferred(rt, &deferred_name, &marker, register, at);
-    let mut entry = link::declare(plan, api, rt, at);
+    let mut entries = vec![link::declare(plan, api, rt, at)];
     if let Some(a) = crate::codegen::expand::autograd::expand_definition(def, plan, api, &lp, &cx) {
-        entry.extend(a.registration);
+        entries.push(a.entry);
         extra.extend(a.items);
     }
-    let group = link::group(rt, &group_name(&reserved), &[entry], extra);
+    let group = link::group(rt, &group_name(&reserved), &entries, extra);
     let glue = in_place.then(|| in_place_glue(plan, api, &out_marker, &reserved, &cx));
     // A body-less item is consumed by the last attribute on it: one stacked above another
     // re-emits it for the next.

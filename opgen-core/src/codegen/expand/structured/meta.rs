@@ -82,13 +82,14 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         &params,
     ));
     let mut extra = TokenStream2::new();
+    let mut entries = vec![entry];
     if let Some(a) =
         crate::codegen::expand::autograd::expand_definition(def, plan, api, &params, &cx)
     {
-        entry.extend(a.registration);
+        entries.push(a.entry);
         extra.extend(a.items);
     }
-    let group = link::group(rt, &group_name(&reserved), &[entry], extra);
+    let group = link::group(rt, &group_name(&reserved), &entries, extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel
