@@ -11,7 +11,7 @@ use syn::LitStr;
 use super::corpus::corpus;
 use super::{DerivativesAttr, FormulaValue};
 use crate::codegen::diag::{Diagnostics, schema_span};
-use crate::formula::translate::{Blocker, Options, Scope, scope_for, translate};
+use crate::formula::translate::{ApiIndex, Blocker, Options, Scope, scope_for, translate};
 use crate::formula::{DerivativeRule, FormulaText, parse_formula};
 use crate::native::NativeFunction;
 use crate::native::derivatives::{
@@ -47,7 +47,16 @@ pub(crate) fn check_formulas(
     let d = match load_for_function("derivatives", &yaml, f) {
         Ok(d) => d,
         Err(errors) => {
+            // A key that names nothing makes its formula's variables unknown too: its
+            // error says it all.
+            let bad_keys: Vec<usize> = (errors.iter())
+                .filter(|e| e.rule == Some(DerivativeRule::UnknownKey))
+                .map(|e| e.error.line)
+                .collect();
             for e in &errors {
+                if e.rule != Some(DerivativeRule::UnknownKey) && bad_keys.contains(&e.error.line) {
+                    continue;
+                }
                 report(attr, &at, e, diag);
             }
             return None;
@@ -167,54 +176,49 @@ fn translate_one(
     span: Span,
     diag: &mut Diagnostics,
 ) -> Option<TranslatedFormula> {
-    let key = d.var_names.join(", ");
-    if let FormulaText::Rust(rust) = FormulaText::of(&d.formula) {
-        let renames: Vec<(String, String)> = (scope.vars())
-            .filter(|(c, r, _)| c != r)
-            .map(|(c, r, _)| (c.to_string(), r.to_string()))
-            .collect();
-        let tokens = match rust.parse::<TokenStream2>() {
-            Ok(t) => rename(t, &renames),
-            Err(_) => TokenStream2::new(),
-        };
-        if let Err(e) = syn::parse2::<syn::Expr>(tokens.clone()) {
-            diag.at_span(
-                span,
-                format!("the Rust formula of `{key}` is not an expression: {e}"),
-            );
-            return None;
-        }
-        let mut uses = Vec::new();
-        idents(&tokens, &mut |name| {
-            if let Some((c, _, _)) = scope.vars().find(|(_, r, _)| *r == name)
-                && !uses.iter().any(|u| u == c)
-            {
-                uses.push(c.to_string());
-            }
-        });
-        return Some(TranslatedFormula {
-            rust: tokens.to_string(),
-            uses,
-        });
-    }
-    let expr = match parse_formula(&d.formula) {
-        Ok(e) => e,
-        Err(e) => {
-            diag.at_span(
-                span,
-                format!("the formula of `{key}` does not parse: {}", e.message),
-            );
-            return None;
-        }
-    };
     let Some(corpus) = corpus() else {
-        diag.at_span(
-            span,
-            super::super::diag::internal("the vendored ATen operators failed to load"),
-        );
+        diag.push(super::super::diag::internal(
+            "the vendored ATen operators failed to load",
+        ));
         return None;
     };
-    match translate(&expr, scope, &corpus.api, options) {
+    let shown = lit.map_or_else(|| d.original_formula.clone(), LitStr::value);
+    match translate_formula(d, scope, options, &corpus.api, &shown) {
+        Ok(t) => Some(t),
+        Err(messages) => {
+            for m in messages {
+                diag.at_span(span, m);
+            }
+            None
+        }
+    }
+}
+
+/// One backward formula in Rust, against the operators of `api`: a C++ formula translated,
+/// a `rust:` one with the variables' C++ names put back to Rust ones. Otherwise the
+/// messages of what keeps it from translating (each shows `shown`, the formula as written).
+pub(crate) fn translate_formula(
+    d: &Derivative,
+    scope: &Scope,
+    options: &Options,
+    api: &ApiIndex,
+    shown: &str,
+) -> Result<TranslatedFormula, Vec<String>> {
+    let key = d.var_names.join(", ");
+    if let FormulaText::Rust(rust) = FormulaText::of(&d.formula) {
+        return rust_formula(rust, scope).map_err(|e| {
+            vec![format!(
+                "the Rust formula of `{key}` is not an expression: {e}"
+            )]
+        });
+    }
+    let expr = parse_formula(&d.formula).map_err(|e| {
+        vec![format!(
+            "the formula of `{key}` does not parse: {}",
+            e.message
+        )]
+    })?;
+    match translate(&expr, scope, api, options) {
         Ok(t) => {
             let mut uses: Vec<String> = Vec::new();
             for (name, _) in expr.free_names() {
@@ -222,16 +226,35 @@ fn translate_one(
                     uses.push(name.to_string());
                 }
             }
-            Some(TranslatedFormula { rust: t.rust, uses })
+            Ok(TranslatedFormula { rust: t.rust, uses })
         }
-        Err(blockers) => {
-            let text = lit.map_or_else(|| d.original_formula.clone(), LitStr::value);
-            for b in dedup(blockers) {
-                diag.at_span(span, blocker_message(&key, &text, &b));
-            }
-            None
-        }
+        Err(blockers) => Err(dedup(blockers)
+            .iter()
+            .map(|b| blocker_message(&key, shown, b))
+            .collect()),
     }
+}
+
+/// A `rust:` formula over the variables' Rust names, and the variables it names.
+fn rust_formula(rust: &str, scope: &Scope) -> syn::Result<TranslatedFormula> {
+    let renames: Vec<(String, String)> = (scope.vars())
+        .filter(|(c, r, _)| c != r)
+        .map(|(c, r, _)| (c.to_string(), r.to_string()))
+        .collect();
+    let tokens = rename(rust.parse::<TokenStream2>()?, &renames);
+    syn::parse2::<syn::Expr>(tokens.clone())?;
+    let mut uses = Vec::new();
+    idents(&tokens, &mut |name| {
+        if let Some((c, _, _)) = scope.vars().find(|(_, r, _)| *r == name)
+            && !uses.iter().any(|u| u == c)
+        {
+            uses.push(c.to_string());
+        }
+    });
+    Ok(TranslatedFormula {
+        rust: tokens.to_string(),
+        uses,
+    })
 }
 
 fn dedup(mut blockers: Vec<Blocker>) -> Vec<Blocker> {
