@@ -344,7 +344,7 @@ impl MiniTensor {
     /// The values in row-major order, converted to `E`; an error on `meta`.
     pub fn to_vec<E: Element>(&self) -> Result<Vec<E>, Error> {
         let g = self.geometry();
-        g.gather(&g.sizes)
+        g.broadcast_values(&g.sizes)
     }
 
     /// The value of a one-element tensor, converted to `E`.
@@ -359,8 +359,8 @@ impl MiniTensor {
     }
 
     /// The values read as if broadcast to `shape`, converted to `E`.
-    pub(crate) fn gather<E: Element>(&self, shape: &[i64]) -> Result<Vec<E>, Error> {
-        self.geometry().gather(shape)
+    pub(crate) fn broadcast_values<E: Element>(&self, shape: &[i64]) -> Result<Vec<E>, Error> {
+        self.geometry().broadcast_values(shape)
     }
 
     /// Writes `values` (row-major, converted to this tensor's dtype) into the elements.
@@ -444,10 +444,10 @@ impl MiniTensor {
             return Err(no_data());
         }
         match dst.storage.dtype {
-            ScalarType::Float => dst.scatter(&src.gather::<f32>(&dst.sizes)?),
-            ScalarType::Double => dst.scatter(&src.gather::<f64>(&dst.sizes)?),
-            ScalarType::Long => dst.scatter(&src.gather::<i64>(&dst.sizes)?),
-            _ => dst.scatter(&src.gather::<bool>(&dst.sizes)?),
+            ScalarType::Float => dst.scatter(&src.broadcast_values::<f32>(&dst.sizes)?),
+            ScalarType::Double => dst.scatter(&src.broadcast_values::<f64>(&dst.sizes)?),
+            ScalarType::Long => dst.scatter(&src.broadcast_values::<i64>(&dst.sizes)?),
+            _ => dst.scatter(&src.broadcast_values::<bool>(&dst.sizes)?),
         }
     }
 }
@@ -601,10 +601,18 @@ impl fmt::Debug for MiniTensor {
         )?;
         if !g.storage.is_meta() {
             let data = match g.storage.dtype {
-                ScalarType::Float => g.gather::<f32>(&g.sizes).map(|v| format!("{v:?}")),
-                ScalarType::Double => g.gather::<f64>(&g.sizes).map(|v| format!("{v:?}")),
-                ScalarType::Long => g.gather::<i64>(&g.sizes).map(|v| format!("{v:?}")),
-                _ => g.gather::<bool>(&g.sizes).map(|v| format!("{v:?}")),
+                ScalarType::Float => g
+                    .broadcast_values::<f32>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
+                ScalarType::Double => g
+                    .broadcast_values::<f64>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
+                ScalarType::Long => g
+                    .broadcast_values::<i64>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
+                _ => g
+                    .broadcast_values::<bool>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
             };
             if let Ok(data) = data {
                 write!(f, ", data={data}")?;

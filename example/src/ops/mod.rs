@@ -5,6 +5,7 @@
 //! dispatcher. Everything is re-exported here.
 
 pub mod factories;
+pub mod indexing;
 pub mod misc;
 pub mod pointwise;
 pub mod structured;
@@ -12,6 +13,7 @@ pub mod views;
 pub mod wiring;
 
 pub use factories::*;
+pub use indexing::*;
 pub use misc::*;
 pub use pointwise::*;
 pub use structured::*;

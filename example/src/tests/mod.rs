@@ -9,4 +9,5 @@ mod autograd_ops;
 mod gradients;
 mod operators;
 mod samples;
+mod samples_grad;
 mod tour;

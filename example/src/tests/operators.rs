@@ -137,7 +137,7 @@ fn every_operator_of_the_library_has_one_sample() {
         unknown.is_empty(),
         "sample rows of no operator: {unknown:?}"
     );
-    assert_eq!(operators.len(), 80);
+    assert_eq!(operators.len(), 102);
 }
 
 #[test]

@@ -43,8 +43,16 @@ pub(crate) fn check_formulas(
 ) -> Option<Formulas> {
     let schema = f.func.to_string();
     let scope_names = rename_map(f);
-    let (yaml, at) = attr.to_yaml(&schema, |text| loader_text(text, &scope_names));
-    let d = match load_for_function("derivatives", &yaml, f) {
+    // An out operator takes its functional operator's formulas (as torchgen matches them):
+    // they are checked against that schema, whose returns they name.
+    let target = match f.func.kind() {
+        SchemaKind::Out => functional_of(f),
+        _ => f.clone(),
+    };
+    let (yaml, at) = attr.to_yaml(&target.func.to_string(), |text| {
+        loader_text(text, &scope_names)
+    });
+    let d = match load_for_function("derivatives", &yaml, &target) {
         Ok(d) => d,
         Err(errors) => {
             // A key that names nothing makes its formula's variables unknown too: its
@@ -62,7 +70,8 @@ pub(crate) fn check_formulas(
             return None;
         }
     };
-    let info = d.entries.into_iter().next()?.infos.into_iter().next()?.1;
+    let mut info = d.entries.into_iter().next()?.infos.into_iter().next()?.1;
+    info.func = f.func.clone();
     let out_start = f.func.out_start();
     let missing: Vec<String> = inputs_without_formula(&info)
         .into_iter()
@@ -105,6 +114,18 @@ pub(crate) fn check_formulas(
     })
 }
 
+/// The functional form of out operator `f`: its arguments before the outs, its returns
+/// without alias annotations (their names kept), no overload.
+fn functional_of(f: &NativeFunction) -> NativeFunction {
+    let mut g = f.clone();
+    g.func.arguments.truncate(f.func.out_start());
+    for r in &mut g.func.returns {
+        r.annotation = None;
+    }
+    g.func.name.overload = None;
+    g
+}
+
 /// The entry of `attr` whose key lists `d`'s inputs.
 fn entry_of<'a>(attr: &'a DerivativesAttr, d: &Derivative) -> Option<&'a super::FormulaEntry> {
     attr.entries.iter().find(|e| {
@@ -130,8 +151,15 @@ fn loader_text(text: &str, renames: &[(String, String)]) -> String {
                 .iter()
                 .map(|(c, r)| (r.clone(), c.clone()))
                 .collect();
+            // The compiler prints long token streams on several lines: one line for yaml.
             match rust.parse::<TokenStream2>() {
-                Ok(tokens) => format!("rust: {}", rename(tokens, &back)),
+                Ok(tokens) => {
+                    let words: Vec<String> = (rename(tokens, &back).to_string())
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect();
+                    format!("rust: {}", words.join(" "))
+                }
                 Err(_) => text.to_string(),
             }
         }
