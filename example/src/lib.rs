@@ -38,6 +38,7 @@
 pub mod autograd;
 mod install;
 pub mod kernels;
+pub mod learn;
 pub mod ops;
 pub mod promote;
 pub mod shape;
