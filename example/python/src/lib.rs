@@ -7,7 +7,6 @@
 
 mod numpy_conv;
 mod testing;
-mod testing_autograd;
 
 use opgen::dispatch::{DispatchKey, Scalar};
 use opgen::native::Variants;

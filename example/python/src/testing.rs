@@ -1,7 +1,6 @@
 //! `opgen_example._C._testing`: a second module, over a dispatcher of its own, with an
 //! operator per schema type that describes the value it received, operators whose returns
-//! have every shape, overloads to choose between, operators placed by `python_module`, and
-//! two operators with hand-written Autograd kernels (`mul`, `sum`: see `testing_autograd`).
+//! have every shape, overloads to choose between, and operators placed by `python_module`.
 //! The Python tests use it to check every conversion end to end.
 
 use std::collections::HashMap;
@@ -223,7 +222,6 @@ fn define(d: &Dispatcher) -> Result<(), Error> {
         lib.impl_(&op_name, DispatchKey::BackendSelect, kernel)?
             .forget();
     }
-    crate::testing_autograd::define(d, &lib)?;
     // Tensors of the example carry ADInplaceOrView (and Tracer while tracing): skip those
     // keys, as the global dispatcher does for operators without such kernels.
     for key in [DispatchKey::ADInplaceOrView, DispatchKey::Tracer] {

@@ -2,9 +2,8 @@
 their gradients, backward(), detach(), grad, grad mode, autograd.grad / autograd.backward.
 
 Two groups. The first needs no derivative formula: leaves, flags, errors, grad mode. The
-second (`T.mul`, `T.sum`) goes through the two operators of `_testing` whose Autograd kernels
-are written by hand for these tests; once the example's operators carry their generated
-formulas, these tests should also run through `og.mul`, `og.sum`, `t.exp()`, ...
+second goes through the library's operators (`og.mul`, `og.sum`, `t.exp()`, ...), whose
+Autograd kernels are generated from PyTorch's derivative formulas.
 """
 
 import re
@@ -14,7 +13,6 @@ import numpy as np
 import pytest
 
 import opgen_example as og
-from opgen_example import _testing as T
 from conftest import tensor
 
 
@@ -253,13 +251,12 @@ def test_tracing_still_gives_the_graph_with_tensors_that_require_grad():
     assert t.graph == "graph(%0 : [2, 3]):\n  %1 : [2, 3] = aten::neg(%0)\n"
 
 
-# Through `_testing.mul` and `_testing.sum` (hand-written Autograd kernels). To extend to the
-# example's own operators once their formulas are generated.
+# Through the library's operators (generated Autograd kernels).
 
 
 def test_operators_record_grad_fn_and_next_functions():
     x, w = leaf([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]), leaf([0.5, -1.0, 2.0, 1.0, 0.0, 3.0])
-    y = T.mul(x, w)
+    y = og.mul(x, w)
     assert y.requires_grad and not y.is_leaf
     assert y.grad_fn.name() == "MulBackward0"
     assert re.fullmatch(r"<MulBackward0 object at 0x[0-9a-f]+>", repr(y.grad_fn))
@@ -267,26 +264,26 @@ def test_operators_record_grad_fn_and_next_functions():
     assert isinstance(y.grad_fn, og.autograd.graph.Node)
     (acc_x, nr_x), (acc_w, nr_w) = y.grad_fn.next_functions
     assert (acc_x.name(), nr_x, acc_w.name(), nr_w) == ("AccumulateGrad", 0, "AccumulateGrad", 0)
-    s = T.sum(y)
+    s = og.sum(y)
     assert s.grad_fn.name() == "SumBackward0"
     assert s.grad_fn.next_functions[0][0] == y.grad_fn
     assert repr(s) == "tensor(26.5000, dtype=opgen_example.float64, grad_fn=<SumBackward0>)"
     # An input that needs no gradient has no edge.
-    c = T.mul(x, doubles([1.0] * 6))
+    c = og.mul(x, doubles([1.0] * 6))
     assert c.grad_fn.next_functions[1] == (None, 0)
 
 
 def test_backward_through_operators_accumulates_into_leaves():
     x = og.tensor(np.arange(6.0).reshape(2, 3), dtype=og.float64).requires_grad_()
     w = leaf([0.5, -1.0, 2.0])
-    T.sum(T.mul(x, w)).backward()
+    og.sum(og.mul(x, w)).backward()
     assert values(x.grad) == [[0.5, -1.0, 2.0], [0.5, -1.0, 2.0]]
     assert values(w.grad) == [3.0, 5.0, 7.0]  # summed back over the broadcast rows
 
 
 def test_a_graph_is_freed_unless_retained():
     x = leaf([1.0, 2.0])
-    y = T.sum(T.mul(x, doubles([3.0, -4.0])))
+    y = og.sum(og.mul(x, doubles([3.0, -4.0])))
     y.backward(retain_graph=True)
     y.backward()
     assert values(x.grad) == [6.0, -8.0]
@@ -297,22 +294,22 @@ def test_a_graph_is_freed_unless_retained():
 def test_no_grad_records_nothing():
     x = leaf([1.0, 2.0])
     with og.no_grad():
-        y = T.mul(x, x)
+        y = og.mul(x, x)
     assert not y.requires_grad and y.grad_fn is None and y.is_leaf
 
     @og.no_grad()
     def square(t):
-        return T.mul(t, t)
+        return og.mul(t, t)
 
     assert square(x).grad_fn is None
     with og.set_grad_enabled(False):
-        assert T.mul(x, x).grad_fn is None
-    assert T.mul(x, x).grad_fn is not None
+        assert og.mul(x, x).grad_fn is None
+    assert og.mul(x, x).grad_fn is not None
 
 
 def test_requires_grad_flags_of_non_leaves():
     x = leaf([1.0, 2.0])
-    y = T.mul(x, x)
+    y = og.mul(x, x)
     with pytest.raises(RuntimeError, match=f"^{re.escape(LEAF_ONLY + DETACH_HINT)}$"):
         y.requires_grad = False
     with pytest.raises(RuntimeError, match=f"^{re.escape(LEAF_ONLY)}$"):
@@ -325,12 +322,12 @@ def test_requires_grad_flags_of_non_leaves():
 
 def test_a_non_leaf_keeps_its_gradient_only_when_asked():
     x = leaf([1.0, 2.0])
-    y = T.mul(x, x)
+    y = og.mul(x, x)
     with pytest.warns(UserWarning, match="The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"):
         assert y.grad is None
     y.retain_grad()
     assert y.retains_grad
-    T.sum(y).backward()
+    og.sum(y).backward()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert values(y.grad) == [1.0, 1.0]
@@ -341,7 +338,7 @@ def test_a_non_leaf_keeps_its_gradient_only_when_asked():
 
 def test_autograd_grad_returns_gradients_without_accumulating():
     x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
-    y = T.sum(T.mul(x, w))
+    y = og.sum(og.mul(x, w))
     gx, gw = og.autograd.grad(y, [x, w], retain_graph=True)
     assert values(gx) == [3.0, 4.0] and values(gw) == [1.0, 2.0]
     assert x.grad is None and w.grad is None
@@ -364,26 +361,26 @@ def test_autograd_grad_returns_gradients_without_accumulating():
 def test_autograd_grad_with_create_graph_gives_second_derivatives():
     x, w = leaf([1.0, -3.0]), leaf([2.0, 5.0])
     # d/dx sum(x * w) = w, recorded; d/dw sum(w * x) = x.
-    (gx,) = og.autograd.grad(T.sum(T.mul(x, w)), x, create_graph=True)
+    (gx,) = og.autograd.grad(og.sum(og.mul(x, w)), x, create_graph=True)
     assert values(gx) == [2.0, 5.0] and gx.requires_grad and gx.grad_fn.name() == "MulBackward0"
-    (gw,) = og.autograd.grad(T.sum(T.mul(gx, x)), w)
+    (gw,) = og.autograd.grad(og.sum(og.mul(gx, x)), w)
     assert values(gw) == [1.0, -3.0]
     # Without create_graph the gradient has no history.
-    (plain,) = og.autograd.grad(T.sum(T.mul(x, w)), x)
+    (plain,) = og.autograd.grad(og.sum(og.mul(x, w)), x)
     assert not plain.requires_grad
 
 
 def test_backward_into_chosen_inputs_only():
     x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
-    T.sum(T.mul(x, w)).backward(inputs=[w])
+    og.sum(og.mul(x, w)).backward(inputs=[w])
     assert x.grad is None and values(w.grad) == [1.0, 2.0]
-    og.autograd.backward(T.sum(T.mul(x, w)), inputs=w)
+    og.autograd.backward(og.sum(og.mul(x, w)), inputs=w)
     assert values(w.grad) == [2.0, 4.0]
 
 
 def test_a_saved_tensor_modified_in_place_is_refused():
     x, w = leaf([1.0, 2.0]), doubles([3.0, 4.0])
-    y = T.sum(T.mul(x, w))
+    y = og.sum(og.mul(x, w))
     w.mul_(doubles(2.0))
     with pytest.raises(RuntimeError, match=re.escape(
             "one of the variables needed for gradient computation has been modified by an inplace "
@@ -397,7 +394,7 @@ def test_backward_releases_the_gil():
     import threading
 
     x = leaf([1.0] * 64)
-    y = T.sum(T.mul(x, x))
+    y = og.sum(og.mul(x, x))
     done = []
     thread = threading.Thread(target=lambda: done.append(og.is_grad_enabled()))
     thread.start()
@@ -419,5 +416,78 @@ def test_grad_mode_is_per_thread():
 
 def test_float32_gradients_keep_their_dtype():
     x = tensor([1.0, 2.0]).requires_grad_()
-    T.sum(T.mul(x, x)).backward()
+    og.sum(og.mul(x, x)).backward()
     assert x.grad.dtype is og.float32 and values(x.grad) == [2.0, 4.0]
+
+
+def test_a_composite_expression_has_the_hand_computed_gradients():
+    # f(x, w, b) = sum(relu(x * w + b) * exp(x)), elementwise:
+    #   df/dx = [r > 0] * w * exp(x) + relu(r) * exp(x),  df/dw = [r > 0] * x * exp(x),
+    #   df/db = [r > 0] * exp(x), with r = x * w + b.
+    xs, ws, bs = [0.5, -1.0, 2.0], [1.5, 2.0, -0.5], [0.25, 0.5, 0.1]
+    x, w, b = leaf(xs), leaf(ws), leaf(bs)
+    f = og.sum(og.mul(og.relu(og.add(og.mul(x, w), b)), og.exp(x)))
+    assert f.grad_fn.name() == "SumBackward0"
+    f.backward()
+    e = np.exp(xs)
+    r = np.array(xs) * ws + bs
+    on = (r > 0).astype(float)
+    np.testing.assert_allclose(values(x.grad), on * ws * e + np.maximum(r, 0) * e, rtol=1e-12)
+    np.testing.assert_allclose(values(w.grad), on * np.array(xs) * e, rtol=1e-12)
+    np.testing.assert_allclose(values(b.grad), on * e, rtol=1e-12)
+
+
+def test_methods_views_and_in_place_operators_record_their_nodes():
+    x = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    t = x.transpose(0, 1)
+    assert t.grad_fn.name() == "TransposeBackward0"
+    y = x.mul(2.0)
+    y.exp_()
+    assert y.grad_fn.name() == "ExpBackward0"
+    z = og.mean(og.matmul(t, y))
+    assert z.grad_fn.name() == "MeanBackward0"
+    (gx,) = og.autograd.grad(z, x)
+    # z = mean(x^T exp(2x)), against central differences of the same expression in NumPy.
+    eps = 1e-6
+    base = np.array(values(x))
+
+    def f(a):
+        return float(np.mean(a.T @ np.exp(2 * a)))
+
+    numerical = np.zeros_like(base)
+    for i in range(2):
+        for j in range(3):
+            up, down = base.copy(), base.copy()
+            up[i, j] += eps
+            down[i, j] -= eps
+            numerical[i, j] = (f(up) - f(down)) / (2 * eps)
+    np.testing.assert_allclose(values(gx), numerical, rtol=1e-6)
+
+
+def test_out_operators_refuse_inputs_that_require_grad():
+    x = leaf([1.0, 2.0])
+    out = doubles([0.0, 0.0])
+    with pytest.raises(RuntimeError, match=re.escape(
+            "mul(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad.")):
+        og.mul(x, x, out=out)
+
+
+def test_a_small_perceptron_learns_by_gradient_descent():
+    rng = np.random.default_rng(0)
+    x = og.tensor(rng.uniform(-1, 1, size=(32, 2)), dtype=og.float64)
+    y = og.tensor(np.array(values(x)).prod(axis=1, keepdims=True), dtype=og.float64)
+    w1 = og.tensor(rng.uniform(-1, 1, size=(2, 8)), dtype=og.float64).requires_grad_()
+    b1 = og.zeros(8, dtype=og.float64, requires_grad=True)
+    w2 = og.tensor(rng.uniform(-0.5, 0.5, size=(8, 1)), dtype=og.float64).requires_grad_()
+    losses = []
+    for _ in range(100):
+        err = og.matmul(og.relu(og.add(og.matmul(x, w1), b1)), w2) - y
+        loss = og.mean(err * err)
+        losses.append(loss.item())
+        loss.backward()
+        with og.no_grad():
+            for p in (w1, b1, w2):
+                p.sub_(p.grad, alpha=0.2)
+                p.grad = None
+    assert losses[-1] < losses[0] / 3

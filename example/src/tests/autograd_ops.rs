@@ -1,165 +1,20 @@
-//! Gradients of `MiniTensor`s through operators. The example's operators get their Autograd
-//! kernels from derivative formulas (generated); until then, these tests give two of them,
-//! `mul.Tensor` and `sum`, Autograd kernels written by hand against the runtime, on a
-//! dispatcher of their own (so that nothing here changes the global one): the kernel below
-//! autograd calls the example's operator on the global dispatcher. Test code only.
+//! Gradients of `MiniTensor`s through the library's operators, whose Autograd kernels are
+//! generated from their derivative formulas (`mul.Tensor`'s and `sum`'s here): graphs,
+//! accumulation across passes, grad mode, gradcheck and gradgradcheck, the version check of
+//! saved tensors, and Meta tensors.
 
-use std::sync::OnceLock;
-
-use opgen::autograd::{
-    AutogradOp, AutogradTensor, Backward, BackwardContext, Differentiable, EnableGradGuard,
-    NoGradGuard, SavedVariable, backward, functional,
-};
-use opgen::dispatch::{Registration, TypedOperator};
+use opgen::autograd::{AutogradTensor, Differentiable, EnableGradGuard, NoGradGuard, backward};
 use opgen::prelude::*;
 use opgen::testing::{GradcheckOptions, gradcheck, gradgradcheck};
 
 use crate::MiniTensor;
 
-type Binary = TypedOperator<MiniTensor, (&'static MiniTensor, &'static MiniTensor), MiniTensor>;
-type Unary = TypedOperator<MiniTensor, (&'static MiniTensor,), MiniTensor>;
-
-struct Ops {
-    mul: Binary,
-    sum: Unary,
-    _registrations: Vec<Registration>,
-}
-
-fn ops() -> &'static Ops {
-    static OPS: OnceLock<Ops> = OnceLock::new();
-    OPS.get_or_init(|| setup().expect("the test operators register"))
-}
-
 fn mul(a: &MiniTensor, b: &MiniTensor) -> Result<MiniTensor, Error> {
-    ops().mul.try_call(a, b)
+    crate::ops::try_mul(a, b)
 }
 
 fn sum(a: &MiniTensor) -> Result<MiniTensor, Error> {
-    ops().sum.try_call(a)
-}
-
-static MUL: AutogradOp = AutogradOp::new("mul");
-static SUM: AutogradOp = AutogradOp::new("sum");
-
-/// `mul.Tensor`: `self: grad * other`, `other: grad * self` (broadcasting is undone by the
-/// engine); the products go through `mul` itself, so double backward sees them.
-struct MulBackward0 {
-    self_: SavedVariable<MiniTensor>,
-    other: SavedVariable<MiniTensor>,
-}
-
-impl Backward<MiniTensor> for MulBackward0 {
-    fn name(&self) -> &'static str {
-        "MulBackward0"
-    }
-
-    fn apply(&mut self, ctx: &mut BackwardContext<'_, MiniTensor>) -> Result<(), Error> {
-        let Some(grad) = ctx.grad(0).cloned() else {
-            return Ok(());
-        };
-        if ctx.needs(0) {
-            let other = self.other.get(ctx.node())?;
-            ctx.set(0, Some(mul(&grad, &other)?));
-        }
-        if ctx.needs(1) {
-            let self_ = self.self_.get(ctx.node())?;
-            ctx.set(1, Some(mul(&grad, &self_)?));
-        }
-        Ok(())
-    }
-
-    fn release_saved(&mut self) {
-        self.self_.reset();
-        self.other.reset();
-    }
-}
-
-/// `sum`: `self: grad.expand(self.sizes())`, here `grad * ones(self.sizes())`; only the
-/// input's shape and options are saved.
-struct SumBackward0 {
-    self_sizes: Vec<i64>,
-    self_options: TensorOptions,
-}
-
-impl Backward<MiniTensor> for SumBackward0 {
-    fn name(&self) -> &'static str {
-        "SumBackward0"
-    }
-
-    fn apply(&mut self, ctx: &mut BackwardContext<'_, MiniTensor>) -> Result<(), Error> {
-        let Some(grad) = ctx.grad(0).cloned() else {
-            return Ok(());
-        };
-        let ones = crate::ops::try_ones(&self.self_sizes, self.self_options)?;
-        ctx.set(0, Some(mul(&grad, &ones)?));
-        Ok(())
-    }
-}
-
-fn setup() -> Result<Ops, Error> {
-    let d = Dispatcher::new();
-    let lib = d.library("aten")?;
-    let mut regs = vec![
-        lib.def("mul.Tensor(Tensor self, Tensor other) -> Tensor")?,
-        lib.def("sum(Tensor self) -> Tensor")?,
-    ];
-    // Below autograd: the example's operators, on the global dispatcher (CPU and Meta).
-    let backends = DispatchKey::CompositeExplicitAutograd;
-    regs.push(lib.impl_("mul.Tensor", backends, crate::ops::try_mul)?);
-    regs.push(lib.impl_("sum", backends, |a: &MiniTensor| crate::ops::try_sum(a))?);
-    let ops = Ops {
-        mul: d
-            .typed::<MiniTensor, (&MiniTensor, &MiniTensor), MiniTensor>("aten::mul", "Tensor")?,
-        sum: d.typed::<MiniTensor, (&MiniTensor,), MiniTensor>("aten::sum", "")?,
-        _registrations: Vec::new(),
-    };
-    let below = ops.mul.clone();
-    regs.push(lib.impl_(
-        "mul.Tensor",
-        DispatchKey::Autograd,
-        move |ks: DispatchKeySet, a: &MiniTensor, b: &MiniTensor| {
-            let save = |mask: &[bool]| {
-                Ok(MulBackward0 {
-                    self_: match mask[1] {
-                        true => SavedVariable::input(a),
-                        false => SavedVariable::none(),
-                    },
-                    other: match mask[0] {
-                        true => SavedVariable::input(b),
-                        false => SavedVariable::none(),
-                    },
-                })
-            };
-            let forward = |ks| below.try_redispatch(ks, a, b);
-            functional(
-                ks,
-                &MUL,
-                &[a.into(), b.into()],
-                save,
-                forward,
-                |_, _| Ok(()),
-            )
-        },
-    )?);
-    let below = ops.sum.clone();
-    regs.push(lib.impl_(
-        "sum",
-        DispatchKey::Autograd,
-        move |ks: DispatchKeySet, a: &MiniTensor| {
-            let save = |_: &[bool]| {
-                Ok(SumBackward0 {
-                    self_sizes: a.shape(),
-                    self_options: a.options()?,
-                })
-            };
-            let forward = |ks| below.try_redispatch(ks, a);
-            functional(ks, &SUM, &[a.into()], save, forward, |_, _| Ok(()))
-        },
-    )?);
-    Ok(Ops {
-        _registrations: regs,
-        ..ops
-    })
+    crate::ops::try_sum(a)
 }
 
 fn doubles(values: &[f64], sizes: &[i64]) -> MiniTensor {
@@ -260,10 +115,8 @@ fn mul_and_sum_pass_gradcheck() {
         &|t| Ok(vec![sum(&mul(&t[0], &t[0])?)?]),
         std::slice::from_ref(&x),
     );
-    // Second derivatives, without broadcasting: the engine's `sum_to` and `accumulate` call
-    // `sum.dim_IntList`, `view` and `add`, which have no Autograd kernel here, so with
-    // `create_graph` they are not recorded (they will be once the example's operators get
-    // theirs).
+    // Second derivatives: the backward functions call the library's operators, whose
+    // Autograd kernels record them with `create_graph`.
     let v = leaf(&[1.0, -0.5, 0.75, 2.0, -1.25, 0.5], &[2, 3]);
     if let Err(e) = gradgradcheck(
         |t| Ok(vec![mul(&t[0], &t[1])?]),
