@@ -306,6 +306,12 @@ impl MiniTensor {
         is_contiguous(&g.sizes, &g.strides)
     }
 
+    /// How many handles this tensor has (tests of what backward nodes keep).
+    #[cfg(test)]
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     /// Another handle to this tensor (the same as `Clone::clone`, which the `clone`
     /// operator's method shadows).
     pub fn share(&self) -> MiniTensor {
