@@ -17,7 +17,7 @@ pub fn samples() -> Vec<Sample> {
         }),
         row(
             "aten::threshold_backward",
-            vec![t(a()), t(at()), Float(0.5)],
+            vec![t(a()), t(at()), Float(0.25)],
             "smt",
             |x| {
                 Ok(one(ops::try_threshold_backward(
@@ -136,9 +136,17 @@ pub fn samples() -> Vec<Sample> {
             "smt",
             |x| Ok(one(ops::try_gather(&x.t(0)?, x.int(1)?, &x.t(2)?)?)),
         ),
+        // A `src` of the index's shape (the gradient of a larger `src` has the index's shape,
+        // which autograd refuses, as in PyTorch), and no repeated index (where one element
+        // overwrites another, the gradient is PyTorch's, not the finite differences').
         row(
             "aten::scatter.src",
-            vec![t(a()), Int(1), t(index()), t(a())],
+            vec![
+                t(a()),
+                Int(1),
+                t(i64s(&[2, 0, 1, 0], &[2, 2])),
+                t(f32s(&[1.0, 2.0, 3.0, 4.0], &[2, 2])),
+            ],
             "smt",
             |x| {
                 Ok(one(ops::try_scatter_src(
@@ -163,7 +171,12 @@ pub fn samples() -> Vec<Sample> {
         ),
         row(
             "aten::scatter_add",
-            vec![t(a()), Int(0), t(i64s(&[1, 0, 1], &[1, 3])), t(a())],
+            vec![
+                t(a()),
+                Int(0),
+                t(i64s(&[1, 0, 1], &[1, 3])),
+                t(f32s(&[1.0, 2.0, 3.0], &[1, 3])),
+            ],
             "smt",
             |x| {
                 Ok(one(ops::try_scatter_add(
