@@ -121,6 +121,37 @@ def main():
     print(f"{len(catalog['functions'])} operators: {by_count(kinds)}")
     print(f"kernels by key: {by_count(keys)}")
 
+    heading(
+        "8. Learning by gradient descent",
+        "A two-layer perceptron fits y = x0 * x1 on a grid; the gradients come from the\n"
+        "Autograd kernels generated from PyTorch's derivative formulas.",
+    )
+    learning()
+
+
+def learning():
+    ticks = [-1.0, -0.5, 0.0, 0.5, 1.0]
+    grid = np.array([[a, b] for a in ticks for b in ticks], dtype=np.float32)
+    x, y = og.tensor(grid), og.tensor(grid.prod(axis=1, keepdims=True))
+    rng = np.random.default_rng(1)
+    params = [
+        og.tensor(rng.uniform(-1, 1, size=(2, 8)).astype(np.float32)).requires_grad_(),
+        og.tensor(rng.uniform(-0.5, 0.5, size=8).astype(np.float32)).requires_grad_(),
+        og.tensor(rng.uniform(-0.5, 0.5, size=(8, 1)).astype(np.float32)).requires_grad_(),
+        og.zeros(1, requires_grad=True),
+    ]
+    w1, b1, w2, b2 = params
+    for step in range(201):
+        err = (x.mm(w1) + b1).relu().mm(w2) + b2 - y
+        loss = (err * err).mean()
+        if step % 40 == 0:
+            print(f"step {step:>3}: loss {loss.item():.5f} ({loss.grad_fn.name()})")
+        loss.backward()
+        with og.no_grad():
+            for p in params:
+                p -= 0.2 * p.grad
+                p.grad = None
+
 
 if __name__ == "__main__":
     main()

@@ -35,8 +35,10 @@
 //! # Ok(()) }
 //! ```
 
+pub mod autograd;
 mod install;
 pub mod kernels;
+pub mod learn;
 pub mod ops;
 pub mod promote;
 pub mod shape;

@@ -276,7 +276,7 @@ pub(crate) struct Geometry {
 
 impl Geometry {
     /// The values, in row-major order of the indices, read as if broadcast to `shape`.
-    pub fn gather<E: Element>(&self, shape: &[i64]) -> Result<Vec<E>, Error> {
+    pub fn broadcast_values<E: Element>(&self, shape: &[i64]) -> Result<Vec<E>, Error> {
         let strides = broadcast_strides(&self.sizes, &self.strides, shape)?;
         self.storage
             .read(&element_offsets(shape, &strides, self.offset))

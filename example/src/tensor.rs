@@ -2,8 +2,9 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
+use opgen::autograd::AutogradMeta;
 use opgen::dispatch::DeviceType;
 use opgen::prelude::*;
 
@@ -98,6 +99,9 @@ struct Impl {
     version: RwLock<Arc<AtomicU64>>,
     /// The tensor this one is a view of (the root of the view chain), if any.
     base: RwLock<Option<MiniTensor>>,
+    /// Autograd's state of this tensor (PyTorch's `TensorImpl::autograd_meta_`), made when
+    /// first needed: a tensor that never requires grad holds none. See [`crate::autograd`].
+    autograd: OnceLock<Box<AutogradMeta<MiniTensor>>>,
 }
 
 /// Keys every `MiniTensor` carries in addition to its own: `ADInplaceOrView` once
@@ -125,6 +129,22 @@ pub fn backend_key(device: Device) -> Result<DispatchKey, Error> {
         _ => Err(Error::from(format!(
             "MiniTensor supports the devices cpu, meta and privateuseone; got {device}"
         ))),
+    }
+}
+
+/// The keys of a new tensor on the device of `backend`: the backend and its autograd key
+/// (`CPU` and `AutogradCPU`), as PyTorch's tensors have.
+fn device_keys(backend: DispatchKey) -> DispatchKeySet {
+    use DispatchKey as K;
+    const CPU: DispatchKeySet = DispatchKeySet::from_keys(&[K::CPU, K::AutogradCPU]);
+    const META: DispatchKeySet = DispatchKeySet::from_keys(&[K::Meta, K::AutogradMeta]);
+    const PRIVATE_USE1: DispatchKeySet =
+        DispatchKeySet::from_keys(&[K::PrivateUse1, K::AutogradPrivateUse1]);
+    match backend {
+        K::CPU => CPU,
+        K::Meta => META,
+        K::PrivateUse1 => PRIVATE_USE1,
+        other => DispatchKeySet::from(other),
     }
 }
 
@@ -159,11 +179,12 @@ impl MiniTensor {
             geometry: RwLock::new(geometry),
             version: RwLock::new(Arc::new(AtomicU64::new(0))),
             base: RwLock::new(None),
+            autograd: OnceLock::new(),
         }))
     }
 
     fn with_storage(storage: Arc<Storage>, sizes: &[i64], strides: Option<&[i64]>) -> Self {
-        let keys = backend_key(storage.device).map_or(DispatchKeySet::EMPTY, Into::into);
+        let keys = backend_key(storage.device).map_or(DispatchKeySet::EMPTY, device_keys);
         let strides = strides.map_or_else(|| contiguous_strides(sizes), <[i64]>::to_vec);
         MiniTensor::from_geometry(
             Geometry {
@@ -285,6 +306,12 @@ impl MiniTensor {
         is_contiguous(&g.sizes, &g.strides)
     }
 
+    /// How many handles this tensor has (tests of what backward nodes keep).
+    #[cfg(test)]
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     /// Another handle to this tensor (the same as `Clone::clone`, which the `clone`
     /// operator's method shadows).
     pub fn share(&self) -> MiniTensor {
@@ -323,7 +350,7 @@ impl MiniTensor {
     /// The values in row-major order, converted to `E`; an error on `meta`.
     pub fn to_vec<E: Element>(&self) -> Result<Vec<E>, Error> {
         let g = self.geometry();
-        g.gather(&g.sizes)
+        g.broadcast_values(&g.sizes)
     }
 
     /// The value of a one-element tensor, converted to `E`.
@@ -338,8 +365,8 @@ impl MiniTensor {
     }
 
     /// The values read as if broadcast to `shape`, converted to `E`.
-    pub(crate) fn gather<E: Element>(&self, shape: &[i64]) -> Result<Vec<E>, Error> {
-        self.geometry().gather(shape)
+    pub(crate) fn broadcast_values<E: Element>(&self, shape: &[i64]) -> Result<Vec<E>, Error> {
+        self.geometry().broadcast_values(shape)
     }
 
     /// Writes `values` (row-major, converted to this tensor's dtype) into the elements.
@@ -390,6 +417,14 @@ impl MiniTensor {
         DispatchKeySet::from_bits(self.0.keys.load(Ordering::Relaxed))
     }
 
+    /// PyTorch's `detach()`: a new tensor over the same storage, geometry and version
+    /// counter, with the same keys and fresh autograd state.
+    pub(crate) fn detached(&self) -> MiniTensor {
+        let detached = MiniTensor::from_geometry(self.geometry(), self.own_keys());
+        *write(&detached.0.version) = Arc::clone(&read(&self.0.version));
+        detached
+    }
+
     fn share_version_of(&self, base: &MiniTensor) {
         let counter = Arc::clone(&read(&base.0.version));
         *write(&self.0.version) = counter;
@@ -415,10 +450,10 @@ impl MiniTensor {
             return Err(no_data());
         }
         match dst.storage.dtype {
-            ScalarType::Float => dst.scatter(&src.gather::<f32>(&dst.sizes)?),
-            ScalarType::Double => dst.scatter(&src.gather::<f64>(&dst.sizes)?),
-            ScalarType::Long => dst.scatter(&src.gather::<i64>(&dst.sizes)?),
-            _ => dst.scatter(&src.gather::<bool>(&dst.sizes)?),
+            ScalarType::Float => dst.scatter(&src.broadcast_values::<f32>(&dst.sizes)?),
+            ScalarType::Double => dst.scatter(&src.broadcast_values::<f64>(&dst.sizes)?),
+            ScalarType::Long => dst.scatter(&src.broadcast_values::<i64>(&dst.sizes)?),
+            _ => dst.scatter(&src.broadcast_values::<bool>(&dst.sizes)?),
         }
     }
 }
@@ -548,6 +583,17 @@ impl Tensor for MiniTensor {
     fn is_same(&self, other: &MiniTensor) -> Result<bool, Error> {
         Ok(Arc::ptr_eq(&self.0, &other.0))
     }
+
+    /// The tensor's autograd state, if it has been made.
+    #[inline(always)]
+    fn autograd_meta(&self) -> Option<&AutogradMeta<MiniTensor>> {
+        self.0.autograd.get().map(|meta| &**meta)
+    }
+
+    /// The tensor's autograd state, made now if needed (a leaf that does not require grad).
+    fn materialize_autograd_meta(&self) -> Option<&AutogradMeta<MiniTensor>> {
+        Some(self.0.autograd.get_or_init(Box::default))
+    }
 }
 
 impl fmt::Debug for MiniTensor {
@@ -561,10 +607,18 @@ impl fmt::Debug for MiniTensor {
         )?;
         if !g.storage.is_meta() {
             let data = match g.storage.dtype {
-                ScalarType::Float => g.gather::<f32>(&g.sizes).map(|v| format!("{v:?}")),
-                ScalarType::Double => g.gather::<f64>(&g.sizes).map(|v| format!("{v:?}")),
-                ScalarType::Long => g.gather::<i64>(&g.sizes).map(|v| format!("{v:?}")),
-                _ => g.gather::<bool>(&g.sizes).map(|v| format!("{v:?}")),
+                ScalarType::Float => g
+                    .broadcast_values::<f32>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
+                ScalarType::Double => g
+                    .broadcast_values::<f64>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
+                ScalarType::Long => g
+                    .broadcast_values::<i64>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
+                _ => g
+                    .broadcast_values::<bool>(&g.sizes)
+                    .map(|v| format!("{v:?}")),
             };
             if let Ok(data) = data {
                 write!(f, ", data={data}")?;

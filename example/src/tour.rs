@@ -109,7 +109,7 @@ pub fn tour() -> Result<String, Error> {
         "Which kernel serves each dispatch key: the CPU and Meta kernels, the cross-cutting ones.",
     );
     let op = Dispatcher::global().find("aten::mul_", "Tensor")?;
-    line(o, op.dispatch_table().to_string());
+    line(o, one_line_per_kernel(&op.dispatch_table().to_string()));
 
     heading(
         o,
@@ -147,7 +147,65 @@ pub fn tour() -> Result<String, Error> {
         "Dispatcher::catalog_json(): every operator as data, the format of `opgen json`.",
     );
     catalog_summary(o)?;
+
+    heading(
+        o,
+        "8. Learning by gradient descent",
+        "A two-layer perceptron fits y = x0 * x1 on a grid; the gradients come from the\nAutograd kernels generated from PyTorch's derivative formulas.",
+    );
+    learning(o)?;
     Ok(out)
+}
+
+/// Section 8: the loss of [`crate::learn`]'s perceptron as it trains, and its graph.
+fn learning(o: &mut String) -> Result<(), Error> {
+    use opgen::autograd::AutogradTensor;
+    let (x, y) = crate::learn::dataset()?;
+    let model = crate::learn::Mlp::new(8)?;
+    let loss = crate::learn::mse(&model.forward(&x)?, &y)?;
+    let mut chain = Vec::new();
+    let mut node = loss.grad_fn();
+    while let Some(n) = node {
+        chain.push(n.name().to_string());
+        node = n
+            .next_edges()
+            .iter()
+            .flatten()
+            .next()
+            .map(|e| e.node.clone());
+    }
+    line(o, format!("loss.grad_fn chain: {}", chain.join(" <- ")));
+    let losses = crate::learn::train(201, 0.2)?;
+    for (step, l) in losses.iter().enumerate().step_by(40) {
+        line(o, format!("step {step:>3}: loss {l:.5}"));
+    }
+    Ok(())
+}
+
+/// A dispatch table with the keys one kernel serves through an alias (the 17 autograd
+/// keys of `Autograd`) on one line.
+fn one_line_per_kernel(table: &str) -> String {
+    let mut out: Vec<(Vec<String>, String)> = Vec::new();
+    for l in table.lines() {
+        match l.strip_prefix("  ").and_then(|r| r.split_once(": ")) {
+            Some((key, served)) if served.contains("registered at Autograd") => {
+                match out.last_mut() {
+                    Some((keys, s)) if s == served => keys.push(key.to_string()),
+                    _ => out.push((vec![key.to_string()], served.to_string())),
+                }
+            }
+            _ => out.push((Vec::new(), l.to_string())),
+        }
+    }
+    let lines: Vec<String> = out
+        .into_iter()
+        .map(|(keys, served)| match keys.as_slice() {
+            [] => served,
+            [first, .., last] => format!("  {first} .. {last} ({} keys): {served}", keys.len()),
+            [one] => format!("  {one}: {served}"),
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// `a`, a `Float` matrix, and `b`, a `Long` vector, on the CPU.

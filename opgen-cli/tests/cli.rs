@@ -434,7 +434,7 @@ fn explain_lists_every_rule_and_rejects_unknown_ones() {
         .filter_map(|l| l.split_whitespace().next())
         .filter(|w| w.starts_with('R'))
         .collect();
-    let expected: Vec<String> = (1..=92).map(|i| format!("R{i}")).collect();
+    let expected: Vec<String> = (1..=92).chain(100..=119).map(|i| format!("R{i}")).collect();
     assert_eq!(rules, expected);
     assert!(
         out.contains("R16  every type is a known schema type\n"),
@@ -444,7 +444,27 @@ fn explain_lists_every_rule_and_rejects_unknown_ones() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "error: unknown rule `R93`; rules are R1 to R92 (`opgen explain` lists them)\n"
+        "error: unknown rule `R93`; rules are R1 to R92 and R100 to R119 (`opgen explain` lists them)\n"
+    );
+}
+
+#[test]
+fn explain_knows_the_rules_of_derivative_formulas() {
+    let out = stdout(&opgen(&["explain", "R110"]));
+    assert!(
+        out.starts_with("R110: every variable a formula names is in scope\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "derivatives.yaml:2:16: error[R110]: unknown variable `othr` in the formula of `self`"
+        ),
+        "{out}"
+    );
+    let missing = stdout(&opgen(&["explain", "r115"]));
+    assert!(
+        missing.contains("error[R115]: input `other` of `mul.Tensor` has no derivative formula"),
+        "{missing}"
     );
 }
 

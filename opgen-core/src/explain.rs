@@ -14,6 +14,7 @@
 //! println!("{}", e.to_text());
 //! ```
 
+mod derivative_rules;
 mod entry_rules;
 mod file_rules;
 mod schema_rules;
@@ -22,6 +23,10 @@ mod tests;
 
 use std::fmt::Write as _;
 use std::sync::LazyLock;
+
+pub use derivative_rules::{
+    DerivativeExplanation, NATIVES as DERIVATIVE_EXAMPLE_NATIVES, all as derivatives,
+};
 
 use crate::native::{Tags, check_rust_api, load_native_functions};
 use crate::schema::{Rule, parse_schema};
@@ -189,8 +194,22 @@ pub fn markdown() -> String {
             e.rule.id().to_lowercase()
         );
     }
+    for e in derivative_rules::all() {
+        let summary = e.rule.summary().replace('|', "\\|");
+        let _ = writeln!(
+            s,
+            "| [{0}](#{1}) | {summary} |",
+            e.rule.id(),
+            e.rule.id().to_lowercase()
+        );
+    }
     s.push('\n');
     for e in all() {
+        s.push_str(&e.to_markdown());
+        s.push('\n');
+    }
+    s.push_str(DERIVATIVES_HEAD);
+    for e in derivative_rules::all() {
         s.push_str(&e.to_markdown());
         s.push('\n');
     }
@@ -222,9 +241,20 @@ in stages, and a stage runs only when the earlier ones found nothing:
 | R84–R89 | that the schema has a Rust API (typed functions, methods, kernels) | `opgen check`, `opgen check --schema`, the attribute |
 | R90 | that types and list defaults nest within a bounded depth | `#[native_function]`, `opgen check --schema`, every loader |
 | R91–R92 | that names are identifiers PyTorch's dispatcher can find, and unique (torchgen does not check them; opgen does) | `#[native_function]`, `opgen check --schema`, every loader, `Library::def` |
+| R100–R119 | derivative formulas: `derivatives.yaml` entries and `derivatives(...)` on the attribute | `opgen check --derivatives`, `include_native_functions!(derivatives = ...)`, the attribute |
 
 | rule | requires |
 |---|---|
+";
+
+const DERIVATIVES_HEAD: &str = "\
+# Derivative formulas
+
+The rules R100–R119 are those of PyTorch's `derivatives.yaml` (torchgen's `load_derivatives`
+and the checks of its autograd code generation). The examples are `derivatives.yaml` entries;
+on `#[native_function]`, the same formulas are written `derivatives(self = \"...\", ...)` and
+each error points at the formula or key it concerns.
+
 ";
 
 /// `text` with each line indented by four spaces.

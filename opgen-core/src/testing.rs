@@ -22,7 +22,12 @@
 //!   what the boxed call gives;
 //! * **variants**: the in-place and out operators of the operator's group (same
 //!   [grouping signature](crate::schema::Schema::signature)) give what the functional one
-//!   gives; out tensors start empty, so their resizing is checked too.
+//!   gives; out tensors start empty, so their resizing is checked too;
+//! * **autograd** (asked for with [`OpCheck::autograd`], for a tensor type that takes part
+//!   in autograd): when the operator has an Autograd kernel, the call with its
+//!   floating-point inputs requiring grad gives what the call below autograd gives and records
+//!   an output, and gradcheck passes (the backward formulas against finite differences, in
+//!   double precision); an out operator refuses inputs that require grad.
 //!
 //! The schema and meta checks run on every operator of the group, not only on the one
 //! checked, so checking `add` or `add_` or `add.out` gives the same verdict: the one of
@@ -39,6 +44,7 @@
 
 use std::fmt;
 
+mod autograd;
 mod gradcheck;
 mod meta;
 mod schema;
@@ -68,16 +74,19 @@ pub enum Check {
     Typed,
     /// In-place and out variants against the functional operator.
     Variants,
+    /// The Autograd kernel against the forward, its gradients against gradcheck.
+    Autograd,
 }
 
 impl Check {
-    /// The check's name: `schema`, `meta`, `typed`, `variants`.
+    /// The check's name: `schema`, `meta`, `typed`, `variants`, `autograd`.
     pub fn name(self) -> &'static str {
         match self {
             Check::Schema => "schema",
             Check::Meta => "meta",
             Check::Typed => "typed",
             Check::Variants => "variants",
+            Check::Autograd => "autograd",
         }
     }
 }
@@ -129,6 +138,15 @@ impl std::error::Error for OpCheckFailure {}
 
 type Compare<'a, T> = Box<dyn Fn(&T, &T) -> bool + 'a>;
 type TypedCall<'a, T> = Box<dyn Fn(Vec<IValue<T>>) -> Result<Vec<IValue<T>>, Error> + 'a>;
+type AutogradCheck<'a, T> = Box<
+    dyn Fn(
+            &OperatorHandle,
+            &Schema,
+            &[IValue<T>],
+            &dyn Fn(&T, &T) -> bool,
+        ) -> Result<Option<String>, String>
+        + 'a,
+>;
 
 /// Checks one operator with sample inputs; see the [module documentation](self).
 ///
@@ -189,6 +207,7 @@ pub struct OpCheck<'a, T: Tensor> {
     inputs: Vec<IValue<T>>,
     compare: Option<Compare<'a, T>>,
     typed: Option<TypedCall<'a, T>>,
+    autograd: Option<AutogradCheck<'a, T>>,
 }
 
 impl<'a, T: Tensor> OpCheck<'a, T> {
@@ -201,7 +220,21 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             inputs,
             compare: None,
             typed: None,
+            autograd: None,
         }
+    }
+
+    /// Adds the autograd check (see the [module documentation](self)), for a tensor type
+    /// that takes part in autograd.
+    pub fn autograd(mut self) -> Self
+    where
+        T: GradcheckTensor,
+    {
+        let dispatcher = self.dispatcher;
+        self.autograd = Some(Box::new(move |op, schema, inputs, same| {
+            autograd::check(dispatcher, op, schema, inputs, same)
+        }));
+        self
     }
 
     /// Compares tensor values with `same` (e.g. an `allclose`); without it, only shapes
@@ -281,6 +314,24 @@ impl<'a, T: Tensor> OpCheck<'a, T> {
             Err(m) => return Err(fail(Check::Variants, m)),
         }
         report.variants = group.called_names(&operator);
+
+        match &self.autograd {
+            Some(check) => {
+                let same_shape = |a: &T, b: &T| a.sizes().ok() == b.sizes().ok();
+                let same: &dyn Fn(&T, &T) -> bool = match &self.compare {
+                    Some(c) => c.as_ref(),
+                    None => &same_shape,
+                };
+                match check(&self.op, &schema, &inputs, same) {
+                    Ok(None) => report.passed.push(Check::Autograd),
+                    Ok(Some(why)) => report.skipped.push((Check::Autograd, why)),
+                    Err(m) => return Err(fail(Check::Autograd, m)),
+                }
+            }
+            None => report
+                .skipped
+                .push((Check::Autograd, "not asked for (OpCheck::autograd)".into())),
+        }
         Ok(report)
     }
 

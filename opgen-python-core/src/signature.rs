@@ -81,8 +81,8 @@ pub struct PySignature {
     pub params: Vec<Param>,
     /// The index of the `out` parameter, if any.
     pub out: Option<usize>,
-    /// The number of tensor-option parameters (`dtype`, `layout`, `device`, `pin_memory`)
-    /// at the end.
+    /// The number of tensor-option parameters (`dtype`, `layout`, `device`, `pin_memory`,
+    /// `requires_grad`) at the end.
     pub tensor_options: usize,
     /// The returns (for stubs and named tuples).
     pub returns: Vec<Return>,
@@ -188,6 +188,25 @@ impl PySignature {
     /// [`PySignature::parser_str_with`], outputs included.
     pub fn parser_str(&self) -> String {
         self.parser_str_with(false)
+    }
+
+    /// The position of the `requires_grad` tensor option, if the signature has the tensor
+    /// options (a factory, `*_like`, `new_*`): the binding marks the result as requiring grad
+    /// when it is given `True`, as PyTorch's `set_requires_grad` after the call.
+    ///
+    /// ```
+    /// use opgen_core::schema::parse_schema;
+    /// use opgen_python_core::{Flavor, PySignature, SignatureOptions};
+    /// let ones = parse_schema("ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor").unwrap();
+    /// let sig = PySignature::new(&ones, Flavor::Function, SignatureOptions::default()).unwrap();
+    /// assert_eq!(sig.requires_grad(), Some(5));
+    /// assert!(sig.parser_str().ends_with("bool? pin_memory=False, bool? requires_grad=False)"));
+    /// let neg = parse_schema("neg(Tensor self) -> Tensor").unwrap();
+    /// assert_eq!(PySignature::new(&neg, Flavor::Function, SignatureOptions::default()).unwrap().requires_grad(), None);
+    /// ```
+    pub fn requires_grad(&self) -> Option<usize> {
+        let first = self.params.len() - self.tensor_options;
+        (first..self.params.len()).find(|&i| self.params[i].name == "requires_grad")
     }
 
     /// The parameters other than `out` (torchgen's `arguments(skip_outputs=True)`).
@@ -321,8 +340,9 @@ fn torchgen_signature(schema: &Schema, method: bool) -> Result<PySignature, Unsu
     // whether or not its schema has TensorOptions (then they bind to nothing).
     let mut tensor_options = 0;
     if is_factory(schema) || is_like_or_new(schema) {
-        params.extend(tensor_options_params());
-        tensor_options = 4;
+        let options = tensor_options_params();
+        tensor_options = options.len();
+        params.extend(options);
     }
     Ok(PySignature {
         name: schema.name.name.to_string(),
@@ -386,15 +406,17 @@ fn is_like_or_new(schema: &Schema) -> bool {
     name.starts_with("new_") || name.ends_with("_like")
 }
 
-/// The Python tensor options (`dtype=None, layout=None, device=None, pin_memory=False`),
-/// bound to the schema's TensorOptions arguments. PyTorch adds `requires_grad=False`; it
-/// comes with autograd.
+/// The Python tensor options (`dtype=None, layout=None, device=None, pin_memory=False,
+/// requires_grad=False`), as torchgen's `tensor_options_args`: the first four bind to the
+/// schema's TensorOptions arguments; `requires_grad` binds to none, it marks the result (see
+/// [`PySignature::requires_grad`]).
 fn tensor_options_params() -> Vec<Param> {
-    let opts: [(&str, BaseType, &str); 4] = [
+    let opts: [(&str, BaseType, &str); 5] = [
         ("dtype", BaseType::ScalarType, "None"),
         ("layout", BaseType::Layout, "None"),
         ("device", BaseType::Device, "None"),
         ("pin_memory", BaseType::Bool, "False"),
+        ("requires_grad", BaseType::Bool, "False"),
     ];
     opts.iter()
         .map(|(name, base, default)| {
@@ -489,8 +511,10 @@ mod tests {
         assert_eq!(
             s.to_string(),
             "(tuple of ints size, *, torch.dtype dtype = None, torch.layout layout = None, \
-             torch.device device = None, bool pin_memory = False)"
+             torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
         );
+        assert_eq!(s.tensor_options, 5);
+        assert_eq!(s.requires_grad(), Some(5));
     }
 
     #[test]

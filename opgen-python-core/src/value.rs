@@ -185,10 +185,10 @@ pub trait TensorFacts: 'static {
         t.options().ok().and_then(|o| o.dtype)
     }
 
-    /// Whether the tensor requires gradients (such tensors are not taken for numbers).
+    /// Whether the tensor requires gradients (such tensors are not taken for numbers). The
+    /// default asks autograd (`false` for a type that does not take part in it).
     fn requires_grad(t: &Self::Tensor) -> bool {
-        let _ = t;
-        false
+        opgen_core::autograd::requires_grad(t)
     }
 
     /// The value of a one-element tensor (PyTorch's `item()`).

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use opgen_core::dispatch::{OperatorHandle, Stack};
+use opgen_core::dispatch::{IValue, OperatorHandle, Stack};
 use opgen_python_core::{Arg, CallArgs, DunderKind, Plan, PySignature, Slot, Value, parse};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -239,6 +239,13 @@ impl<B: PyTensor> BindingCallee<B> {
         let op = &target.op;
         py.detach(|| op.call_boxed(&mut stack))
             .map_err(dispatch_error)?;
+        if let Some(i) = sig.requires_grad()
+            && matches!(slot_value(call, parsed.slots[i]), Some(Value::Bool(true)))
+        {
+            for t in stack.iter().filter_map(IValue::as_tensor) {
+                crate::autograd::mark_requires_grad(t)?;
+            }
+        }
         // The tensors given, top-level and in lists (`out=(values, indices)`), so that a result
         // that is one of them comes back as the same object.
         let mut inputs: SmallVec<[(&Bound<'py, PyAny>, &B::Tensor); 4]> = SmallVec::new();
@@ -265,6 +272,15 @@ impl<B: PyTensor> BindingCallee<B> {
         let result = returns::<B>(py, &mut stack, &target.shape, &inputs)?;
         self.keep_stack(stack);
         Ok(result)
+    }
+}
+
+/// The value given for a parameter matched to `slot`, if one was.
+fn slot_value<'s, 'a, T>(call: CallArgs<'s, 'a, T>, slot: Slot) -> Option<&'s Value<'a, T>> {
+    match slot {
+        Slot::Kw(k) => call.kwargs.get(k as usize).map(|(_, a)| &a.value),
+        Slot::Pos(p) => call.args.get(p as usize).map(|a| &a.value),
+        Slot::Absent | Slot::None | Slot::Varargs => None,
     }
 }
 

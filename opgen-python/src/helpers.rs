@@ -16,16 +16,18 @@ use crate::tensor::{PyTensor, TensorObject, tensor_stub_lines};
 use crate::trace::{TraceContext, start};
 use crate::values::{PyDevice, PyDtype, parse_device, value_stub_lines};
 
-/// Adds `tensor()`, `tracing()` and `_stubs` to `module`.
+/// Adds `tensor()`, `tracing()` and `_stubs` to `module` (with the stubs of the autograd
+/// members if the module has them).
 pub(crate) fn add_helpers<B: PyTensor>(
     module: &Bound<'_, PyModule>,
     bindings: &Bindings,
     ops: &[OpInfo],
+    autograd: bool,
 ) -> PyResult<()> {
     let py = module.py();
     let tensor = FnCallee {
         name: "tensor",
-        doc: "tensor(data, *, dtype=None, device=None) -> Tensor\n\nA tensor with a copy of `data` (a NumPy array, a list, a number).",
+        doc: "tensor(data, *, dtype=None, device=None, requires_grad=False) -> Tensor\n\nA tensor with a copy of `data` (a NumPy array, a list, a number).",
         f: tensor_fn::<B>,
     };
     module.add(
@@ -43,7 +45,20 @@ pub(crate) fn add_helpers<B: PyTensor>(
         new_callable(py, Kind::Function, Box::new(tracing))?,
     )?;
     let stubs = PyDict::new(py);
-    for (path, text) in stub_files(bindings, ops, &stub_options()) {
+    let mut files = stub_files(bindings, ops, &stub_options(autograd));
+    if autograd {
+        let grad_mode = crate::grad_mode::grad_mode_stub_lines();
+        let generated = opgen_python_core::stubs::GENERATED;
+        files.push((
+            "autograd/__init__.pyi".to_string(),
+            crate::autograd_fns::autograd_stub(&grad_mode),
+        ));
+        files.push((
+            "autograd/graph.pyi".to_string(),
+            format!("{generated}{}", crate::graph::GRAPH_STUB),
+        ));
+    }
+    for (path, text) in files {
         stubs.set_item(path, text)?;
     }
     module.add("_stubs", stubs)?;
@@ -112,10 +127,18 @@ pub(crate) fn add_introspection(
     Ok(())
 }
 
-fn stub_options() -> StubOptions {
-    let mut module_members = value_stub_lines();
+fn stub_options(autograd: bool) -> StubOptions {
+    let mut module_members = Vec::new();
+    if autograd {
+        module_members.push("from . import autograd as autograd".to_string());
+        module_members.push("from .autograd.graph import Node as _Node".to_string());
+    }
+    module_members.extend(value_stub_lines());
+    if autograd {
+        module_members.extend(crate::grad_mode::grad_mode_stub_lines());
+    }
     module_members.push(
-        "def tensor(data: Any, *, dtype: Optional[dtype] = None, device: Optional[DeviceLikeType] = None) -> Tensor: ..."
+        "def tensor(data: Any, *, dtype: Optional[dtype] = None, device: Optional[DeviceLikeType] = None, requires_grad: _bool = False) -> Tensor: ..."
             .to_string(),
     );
     module_members.push(
@@ -129,14 +152,18 @@ fn stub_options() -> StubOptions {
         .iter()
         .map(|(d, t, _)| (d.to_string(), t.to_string()))
         .collect();
+    let mut tensor_members = tensor_stub_lines();
+    if autograd {
+        tensor_members.extend(crate::autograd::autograd_tensor_stub_lines());
+    }
     StubOptions {
-        tensor_members: tensor_stub_lines(),
+        tensor_members,
         module_members,
         dunders,
     }
 }
 
-/// `tensor(data, *, dtype=None, device=None)`.
+/// `tensor(data, *, dtype=None, device=None, requires_grad=False)`.
 fn tensor_fn<B: PyTensor>(
     py: Python<'_>,
     args: &[&Bound<'_, PyAny>],
@@ -149,7 +176,7 @@ fn tensor_fn<B: PyTensor>(
             args.len()
         )));
     }
-    let (mut dtype, mut device) = (None, None);
+    let (mut dtype, mut device, mut requires_grad) = (None, None, false);
     for (name, value) in kwargs {
         match name.as_str() {
             "data" if data.is_none() => data = Some(value.clone()),
@@ -180,6 +207,17 @@ fn tensor_fn<B: PyTensor>(
                     })?)?,
                 })
             }
+            "requires_grad" => {
+                requires_grad = value
+                    .cast::<pyo3::types::PyBool>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "tensor(): argument 'requires_grad' must be bool, not {}",
+                            crate::ffi::type_name(value)
+                        ))
+                    })?
+                    .is_true()
+            }
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "tensor() got an unexpected keyword argument '{other}'"
@@ -191,6 +229,9 @@ fn tensor_fn<B: PyTensor>(
         PyTypeError::new_err("tensor() missing 1 required positional arguments: \"data\"")
     })?;
     let t = B::from_python(&data, dtype, device)?;
+    if requires_grad {
+        crate::autograd::mark_requires_grad(&t)?;
+    }
     Ok(Py::new(py, TensorObject::new::<B>(t))?.into_any())
 }
 

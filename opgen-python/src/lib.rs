@@ -10,10 +10,15 @@
 //! * `ops.<ns>.<op>.<overload>` for every operator, as `torch.ops` (`default` for the
 //!   unnamed overload), and the packet `ops.<ns>.<op>(...)` picking the overload;
 //! * `dtype`, `device`, `layout`, `memory_format` objects (`float32`, `strided`, ...),
-//!   `tensor(data, dtype=, device=)`, `tracing(*inputs)` and `_stubs` (the `.pyi` files).
+//!   `tensor(data, dtype=, device=)`, `tracing(*inputs)` and `_stubs` (the `.pyi` files);
+//! * autograd, as `torch`'s: `requires_grad=` on factories, the tensor's `requires_grad`,
+//!   `requires_grad_()`, `grad`, `grad_fn`, `is_leaf`, `retain_grad()`, `detach()`,
+//!   `backward()`, the context managers (and decorators) `no_grad()`, `enable_grad()`,
+//!   `set_grad_enabled()`, and `autograd.grad`, `autograd.backward`, `autograd.graph.Node`.
 //!
-//! The tensor type implements [`PyTensor`] (conversion from and to Python objects) and
-//! [`TensorFacts`]; the argument rules themselves are plain Rust in `opgen-python-core`.
+//! The tensor type implements [`PyTensor`] (conversion from and to Python objects; its
+//! [`autograd`] engine if it takes part in autograd) and [`TensorFacts`]; the argument rules
+//! themselves are plain Rust in `opgen-python-core`.
 //! Errors are Python exceptions with PyTorch's wording; the GIL is released while a kernel
 //! runs.
 //!
@@ -30,11 +35,15 @@
 
 #![warn(missing_docs)]
 
+mod autograd;
+mod autograd_fns;
 mod call;
 mod classify;
 mod errors;
 mod fast;
 mod ffi;
+mod grad_mode;
+mod graph;
 mod helpers;
 mod module;
 mod ops;
@@ -43,6 +52,7 @@ mod tensor;
 mod trace;
 mod values;
 
+pub use autograd::{Autograd, autograd};
 pub use module::{Options, bind, python_modules_of};
 pub use opgen_python_core::{self as core, TensorFacts};
 pub use pyo3;

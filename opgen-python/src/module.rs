@@ -31,7 +31,8 @@ pub struct Options {
     /// `name.overload` or `ns::name.overload`: the dispatcher does not record it (see
     /// [`python_modules_of`] for a `native_functions.yaml`).
     pub python_modules: HashMap<String, String>,
-    /// Leave the tensor class alone (for a second module over another dispatcher).
+    /// Leave the tensor class and the autograd members (`no_grad`, `autograd`, ...) alone,
+    /// for a second module over another dispatcher.
     pub no_methods: bool,
 }
 
@@ -83,7 +84,10 @@ pub fn bind<B: PyTensor>(
         b.add_methods(&bindings)?;
     }
     b.add_ops(&bindings)?;
-    crate::helpers::add_helpers::<B>(module, &bindings, &b.ops)?;
+    if !options.no_methods {
+        crate::autograd::add_autograd::<B>(module, &package)?;
+    }
+    crate::helpers::add_helpers::<B>(module, &bindings, &b.ops, !options.no_methods)?;
     crate::helpers::add_introspection(module, dispatcher)?;
     Ok(())
 }
@@ -119,7 +123,7 @@ fn schema_key(schema: &Schema) -> String {
 }
 
 /// `parent.<path>` (dotted), made and registered in `sys.modules` as `package.path` if new.
-fn submodule<'py>(
+pub(crate) fn submodule<'py>(
     parent: &Bound<'py, PyModule>,
     package: &str,
     path: &str,

@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use crate::autograd::TensorAutograd;
 use crate::errors::runtime_error;
 use crate::values::{device_object, dtype_object};
 
@@ -45,6 +46,16 @@ pub trait PyTensor: TensorFacts {
     /// The tensor as a Python object (a copy of its data, typically a NumPy array).
     fn to_python<'py>(t: &Self::Tensor, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
 
+    /// The autograd engine of the tensor type, for `backward()`, `detach()` and
+    /// `autograd.grad()`: `Some(opgen_python::autograd())` for a type that implements
+    /// [`Differentiable`](opgen_core::autograd::Differentiable). The default, `None`, is for
+    /// a type that does not take part in autograd: no tensor of it requires grad, so
+    /// `backward()` raises PyTorch's "element 0 of tensors does not require grad and does not
+    /// have a grad_fn", and `detach()` returns the same tensor.
+    fn autograd() -> Option<&'static dyn crate::Autograd<Self::Tensor>> {
+        None
+    }
+
     /// `repr(t)`. The default shows the shape, dtype and device.
     fn repr(t: &Self::Tensor) -> String {
         let sizes = t
@@ -73,10 +84,11 @@ pub(crate) trait DynTensor: Send + Sync + 'static {
     fn item(&self) -> Result<Scalar, Error>;
     fn to_python<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
     fn repr(&self) -> String;
+    fn autograd(&self) -> &dyn TensorAutograd;
 }
 
 /// A tensor of the binding `B`.
-struct Held<B: PyTensor>(B::Tensor);
+pub(crate) struct Held<B: PyTensor>(pub B::Tensor);
 
 impl<B: PyTensor> DynTensor for Held<B> {
     fn as_any(&self) -> &dyn Any {
@@ -105,6 +117,9 @@ impl<B: PyTensor> DynTensor for Held<B> {
     }
     fn repr(&self) -> String {
         B::repr(&self.0)
+    }
+    fn autograd(&self) -> &dyn TensorAutograd {
+        self
     }
 }
 
@@ -230,6 +245,11 @@ impl TensorObject {
 
     /// The data as a Python object (a NumPy array, for most tensor types): a copy.
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.inner.autograd().requires_grad() {
+            return Err(PyRuntimeError::new_err(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            ));
+        }
         self.inner.to_python(py)
     }
 
@@ -244,8 +264,112 @@ impl TensorObject {
         crate::returns::scalar_object(py, value)
     }
 
+    /// The tensor's repr, with `grad_fn=<MulBackward0>` or `requires_grad=True` as
+    /// PyTorch's.
     fn __repr__(&self) -> String {
-        self.inner.repr()
+        let repr = self.inner.repr();
+        let autograd = self.inner.autograd();
+        let suffix = match autograd.grad_fn() {
+            Some(node) => format!(", grad_fn=<{}>", node.node_name()),
+            None if autograd.requires_grad() => ", requires_grad=True".to_string(),
+            None => return repr,
+        };
+        match repr.strip_suffix(')') {
+            Some(head) => format!("{head}{suffix})"),
+            None => format!("{repr}{suffix}"),
+        }
+    }
+
+    /// Whether the tensor requires grad; settable on a leaf.
+    #[getter]
+    fn get_requires_grad(&self) -> bool {
+        self.inner.autograd().requires_grad()
+    }
+
+    #[setter]
+    fn set_requires_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if !value.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(PyRuntimeError::new_err("requires_grad must be a bool"));
+        }
+        self.inner
+            .autograd()
+            .set_requires_grad(value.is_truthy()?, true)
+    }
+
+    #[deleter]
+    fn delete_requires_grad(&self) -> PyResult<()> {
+        Err(PyRuntimeError::new_err("requires_grad must be a bool"))
+    }
+
+    /// Marks a leaf as requiring grad (or not), in place; returns the tensor.
+    #[pyo3(signature = (requires_grad = true))]
+    fn requires_grad_(slf: Bound<'_, Self>, requires_grad: bool) -> PyResult<Bound<'_, Self>> {
+        slf.get()
+            .inner
+            .autograd()
+            .set_requires_grad(requires_grad, false)?;
+        Ok(slf)
+    }
+
+    /// Whether the tensor is a leaf (it has no `grad_fn`).
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.inner.autograd().is_leaf()
+    }
+
+    /// The accumulated gradient, `None` if there is none.
+    #[getter]
+    fn get_grad(&self, py: Python<'_>) -> PyResult<Option<TensorObject>> {
+        self.inner.autograd().grad(py)
+    }
+
+    #[setter]
+    fn set_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.autograd().set_grad(self, Some(value))
+    }
+
+    /// `del t.grad`: as `t.grad = None`.
+    #[deleter]
+    fn delete_grad(&self) -> PyResult<()> {
+        self.inner.autograd().set_grad(self, None)
+    }
+
+    /// The node that computed the tensor (`None` for a leaf).
+    #[getter]
+    fn grad_fn(&self) -> Option<crate::graph::Node> {
+        self.inner.autograd().grad_fn()
+    }
+
+    /// Whether a non-leaf keeps its gradient (`retain_grad()`).
+    #[getter]
+    fn retains_grad(&self) -> bool {
+        self.inner.autograd().retains_grad()
+    }
+
+    /// Makes a non-leaf keep its gradient during `backward()`.
+    fn retain_grad(&self) -> PyResult<()> {
+        self.inner.autograd().retain_grad()
+    }
+
+    /// A tensor sharing this one's data, without its autograd history.
+    fn detach(&self) -> PyResult<TensorObject> {
+        self.inner.autograd().detach()
+    }
+
+    /// Accumulates the gradient of this tensor into the leaves of its graph
+    /// (`torch.Tensor.backward`).
+    #[pyo3(signature = (gradient = None, retain_graph = None, create_graph = false, inputs = None))]
+    fn backward(
+        &self,
+        py: Python<'_>,
+        gradient: Option<&Bound<'_, PyAny>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.inner
+            .autograd()
+            .backward(py, gradient, retain_graph, create_graph, inputs)
     }
 
     fn __len__(&self) -> PyResult<usize> {

@@ -102,4 +102,9 @@ impl PyTensor for Mini {
     fn repr(t: &MiniTensor) -> String {
         numpy_conv::repr(t)
     }
+
+    /// `MiniTensor` takes part in autograd.
+    fn autograd() -> Option<&'static dyn opgen_python::Autograd<MiniTensor>> {
+        Some(opgen_python::autograd())
+    }
 }

@@ -10,3 +10,4 @@ og.max(a, 0).valuez
 a.no_such_method()
 og.sum(a, dim="0")
 x: str = og.neg(a)
+og.ones(2, requires_grad="yes")

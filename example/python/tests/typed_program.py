@@ -1,5 +1,7 @@
 """A small typed program that must pass mypy against the generated stubs."""
 
+from typing import Optional
+
 import numpy as np
 
 import opgen_example as og
@@ -20,3 +22,24 @@ out: og.Tensor = og.add(a, a, out=z)
 with og.tracing(a) as tracing:
     og.neg(a)
 graph: str = tracing.graph
+# Autograd: requires_grad on factories and tensors, backward, grad, grad_fn, grad mode.
+w: og.Tensor = og.ones(3, requires_grad=True)
+w.requires_grad = True
+needs: bool = w.requires_grad and w.is_leaf
+w2: og.Tensor = w.detach().requires_grad_()
+grad: Optional[og.Tensor] = w.grad
+w.grad = None
+node: Optional[og.autograd.graph.Node] = og.neg(w).grad_fn
+name: str = node.name() if node is not None else ""
+with og.no_grad():
+    og.neg(w)
+
+
+@og.enable_grad()
+def twice(t: og.Tensor) -> og.Tensor:
+    return t.add(t)
+
+
+twice(w).sum().backward(retain_graph=True)
+grads: tuple[Optional[og.Tensor], ...] = og.autograd.grad(twice(w).sum(), [w], allow_unused=True)
+enabled: bool = og.is_grad_enabled()

@@ -43,8 +43,8 @@ pub fn mm_impl(self_: &MiniTensor, mat2: &MiniTensor, out: &mut MiniTensor) -> R
     let (a, b) = (self_.shape(), mat2.shape());
     let (n, k, m) = (a[0] as usize, a[1] as usize, b[1] as usize);
     with_numeric!(self_.dtype(), |E| {
-        let x: Vec<E> = self_.gather(&a)?;
-        let y: Vec<E> = mat2.gather(&b)?;
+        let x: Vec<E> = self_.broadcast_values(&a)?;
+        let y: Vec<E> = mat2.broadcast_values(&b)?;
         let mut z = vec![E::ZERO; n * m];
         for i in 0..n {
             for p in 0..k {

@@ -19,8 +19,10 @@ use opgen::prelude::*;
 use crate::MiniTensor;
 
 pub mod factory;
+pub mod index;
 pub mod join;
 pub mod linalg;
+pub mod masks;
 pub mod pointwise;
 pub mod reduce;
 pub mod views;

@@ -47,9 +47,9 @@ impl Operand<'_> {
         }
     }
 
-    fn gather<E: Element>(self, shape: &[i64]) -> Result<Vec<E>, Error> {
+    fn broadcast_values<E: Element>(self, shape: &[i64]) -> Result<Vec<E>, Error> {
         match self {
-            Operand::Tensor(t) => t.gather(shape),
+            Operand::Tensor(t) => t.broadcast_values(shape),
             Operand::Scalar(s) => Ok(vec![E::from_scalar(s); numel(shape) as usize]),
         }
     }
@@ -136,8 +136,8 @@ pub fn arith_impl(
     let shape = out.shape();
     let alpha = alpha.unwrap_or(Scalar::Int(1));
     with_numeric!(dtype, |E| {
-        let a: Vec<E> = self_.gather(&shape)?;
-        let b: Vec<E> = other.gather(&shape)?;
+        let a: Vec<E> = self_.broadcast_values(&shape)?;
+        let b: Vec<E> = other.broadcast_values(&shape)?;
         let alpha = E::from_scalar(alpha);
         let f = |x: E, y: E| match op {
             Arith::Add => x.add(alpha.mul(y)),
@@ -148,8 +148,8 @@ pub fn arith_impl(
         out.scatter(&a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect::<Vec<E>>())
     }, bool => {
         // Bool results: `+` is "or" (with a bool alpha), `*` is "and".
-        let a: Vec<bool> = self_.gather(&shape)?;
-        let b: Vec<bool> = other.gather(&shape)?;
+        let a: Vec<bool> = self_.broadcast_values(&shape)?;
+        let b: Vec<bool> = other.broadcast_values(&shape)?;
         let alpha = bool::from_scalar(alpha);
         let f = |x: bool, y: bool| match op {
             Arith::Mul => x && y,
@@ -228,6 +228,8 @@ pub enum Unary {
     Relu,
     /// `e^x` (integer inputs give the default float dtype).
     Exp,
+    /// The sign: -1, 0 or 1 (0 for NaN, as PyTorch's `sgn` of a real tensor).
+    Sgn,
 }
 
 fn unary_dtype(op: Unary, self_: &MiniTensor) -> Result<ScalarType, Error> {
@@ -262,16 +264,25 @@ pub fn unary_impl(op: Unary, self_: &MiniTensor, out: &mut MiniTensor) -> Result
     let dtype = unary_dtype(op, self_)?;
     let shape = out.shape();
     with_numeric!(dtype, |E| {
-        let a: Vec<E> = self_.gather(&shape)?;
+        let a: Vec<E> = self_.broadcast_values(&shape)?;
         let f = |x: E| match op {
             Unary::Neg => x.neg(),
             Unary::Abs => Num::abs(x),
             // NaN stays NaN, as `clamp_min(x, 0)` keeps it.
             Unary::Relu => if x < E::ZERO { E::ZERO } else { x },
             Unary::Exp => Num::exp(x),
+            Unary::Sgn => match x.partial_cmp(&E::ZERO) {
+                Some(Ordering::Greater) => E::cast(1i64),
+                Some(Ordering::Less) => E::cast(-1i64),
+                _ => E::ZERO,
+            },
         };
         out.scatter(&a.into_iter().map(f).collect::<Vec<E>>())
-    }, bool => Err(Error::from(format!("{op:?} is not supported for Bool"))))
+    }, bool => match op {
+        // The sign of a boolean is itself.
+        Unary::Sgn => out.copy_values_from(self_),
+        _ => Err(Error::from(format!("{op:?} is not supported for Bool"))),
+    })
 }
 
 /// `clamp`'s result dtype: `self` promoted with the bounds as wrapped numbers.
@@ -321,7 +332,7 @@ pub fn clamp_impl(
     let dtype = clamp_dtype(self_, min, max)?;
     let shape = out.shape();
     with_numeric!(dtype, |E| {
-        let a: Vec<E> = self_.gather(&shape)?;
+        let a: Vec<E> = self_.broadcast_values(&shape)?;
         let (lo, hi) = (min.map(E::from_scalar), max.map(E::from_scalar));
         let f = |mut x: E| {
             if let Some(lo) = lo
@@ -349,6 +360,10 @@ pub enum Compare {
     Lt,
     /// `>`.
     Gt,
+    /// `>=`.
+    Ge,
+    /// `<=`.
+    Le,
 }
 
 /// The meta of a comparison (`eq`, `lt`, `gt` `.Tensor_out` / `.Scalar_out`, structured in
@@ -373,12 +388,14 @@ pub fn compare_impl(
     let dtype = other.add_to(ResultType::new().tensor(self_))?.finish()?;
     let shape = out.shape();
     with_dtype!(dtype, |E| {
-        let a: Vec<E> = self_.gather(&shape)?;
-        let b: Vec<E> = other.gather(&shape)?;
+        let a: Vec<E> = self_.broadcast_values(&shape)?;
+        let b: Vec<E> = other.broadcast_values(&shape)?;
         let f = |x: E, y: E| match op {
             Compare::Eq => x == y,
             Compare::Lt => x.partial_cmp(&y) == Some(Ordering::Less),
             Compare::Gt => x.partial_cmp(&y) == Some(Ordering::Greater),
+            Compare::Ge => matches!(x.partial_cmp(&y), Some(Ordering::Greater | Ordering::Equal)),
+            Compare::Le => matches!(x.partial_cmp(&y), Some(Ordering::Less | Ordering::Equal)),
         };
         out.scatter(
             &a.iter()
@@ -420,10 +437,10 @@ pub fn where_impl(
 ) -> Result<(), Error> {
     let dtype = ResultType::new().tensor(self_).tensor(other).finish()?;
     let shape = out.shape();
-    let c: Vec<bool> = condition.gather(&shape)?;
+    let c: Vec<bool> = condition.broadcast_values(&shape)?;
     with_dtype!(dtype, |E| {
-        let a: Vec<E> = self_.gather(&shape)?;
-        let b: Vec<E> = other.gather(&shape)?;
+        let a: Vec<E> = self_.broadcast_values(&shape)?;
+        let b: Vec<E> = other.broadcast_values(&shape)?;
         out.scatter(
             &c.iter()
                 .zip(a.iter().zip(&b))

@@ -106,7 +106,7 @@ fn sum_into(
         .product();
     if is_floating(out.dtype()) {
         let mut acc = vec![0.0f64; n_out];
-        for (&t, x) in targets.iter().zip(self_.gather::<f64>(&sizes)?) {
+        for (&t, x) in targets.iter().zip(self_.broadcast_values::<f64>(&sizes)?) {
             acc[t] += x;
         }
         if divide {
@@ -115,7 +115,7 @@ fn sum_into(
         out.scatter(&acc)
     } else {
         let mut acc = vec![0i64; n_out];
-        for (&t, x) in targets.iter().zip(self_.gather::<i64>(&sizes)?) {
+        for (&t, x) in targets.iter().zip(self_.broadcast_values::<i64>(&sizes)?) {
             acc[t] = acc[t].add(x);
         }
         out.scatter(&acc)
@@ -218,7 +218,7 @@ fn argmax_slices(self_: &MiniTensor, dim: Option<usize>) -> Result<Vec<usize>, E
     let sizes = self_.shape();
     let (outer, len, inner) = split_at(&sizes, dim);
     with_dtype!(self_.dtype(), |E| {
-        let v: Vec<E> = self_.gather(&sizes)?;
+        let v: Vec<E> = self_.broadcast_values(&sizes)?;
         let mut best = Vec::with_capacity(outer * inner);
         for o in 0..outer {
             for i in 0..inner {
@@ -251,7 +251,7 @@ pub fn max_dim_impl(
     let (_, len, inner) = split_at(&sizes, Some(d));
     let best = argmax_slices(self_, Some(d))?;
     with_dtype!(self_.dtype(), |E| {
-        let v: Vec<E> = self_.gather(&sizes)?;
+        let v: Vec<E> = self_.broadcast_values(&sizes)?;
         let values: Vec<E> = best
             .iter()
             .enumerate()
@@ -354,7 +354,7 @@ pub fn topk_impl(
     let k = k as usize;
     let mut picked = vec![0usize; outer * k * inner];
     with_dtype!(self_.dtype(), |E| {
-        let v: Vec<E> = self_.gather(&sizes)?;
+        let v: Vec<E> = self_.broadcast_values(&sizes)?;
         let mut vals: Vec<E> = vec![E::cast(0i64); picked.len()];
         for o in 0..outer {
             for i in 0..inner {

@@ -4,8 +4,8 @@
 
 use opgen::prelude::*;
 
-use crate::MiniTensor;
 use crate::shape::{infer_size, storage_extent, view_strides, wrap_dim};
+use crate::{Element, MiniTensor};
 
 /// `view(Tensor(a) self, SymInt[] size) -> Tensor(a)`: the same elements with another
 /// shape (one size may be `-1`), when the strides allow it without a copy.
@@ -124,6 +124,135 @@ pub fn narrow(self_: &MiniTensor, dim: usize, start: i64, len: i64) -> MiniTenso
     let offset = self_.storage_offset() + start * strides[dim];
     sizes[dim] = len;
     self_.make_view(sizes, strides, offset)
+}
+
+/// `expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)`: `self`
+/// broadcast to `size` without copying (stride 0 along new and size-1 dimensions; `-1`
+/// keeps a size), PyTorch's `inferExpandGeometry`.
+pub fn expand(self_: &MiniTensor, size: &[i64]) -> Result<MiniTensor, Error> {
+    let (sizes, strides) = (self_.shape(), self_.stride());
+    if size.len() < sizes.len() {
+        return Err(Error::from(format!(
+            "expand({sizes:?}, size={size:?}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+            size.len(),
+            sizes.len()
+        )));
+    }
+    let lead = size.len() - sizes.len();
+    let mut out_sizes = Vec::with_capacity(size.len());
+    let mut out_strides = Vec::with_capacity(size.len());
+    for (i, &target) in size.iter().enumerate() {
+        let (have, stride) = match i.checked_sub(lead) {
+            Some(j) => (Some(sizes[j]), strides[j]),
+            None => (None, 0),
+        };
+        let want = match (target, have) {
+            (-1, Some(h)) => h,
+            (-1, None) => {
+                return Err(Error::from(format!(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                )));
+            }
+            (t, _) => t,
+        };
+        let stride = match have {
+            Some(h) if h == want => stride,
+            Some(1) | None => 0,
+            Some(h) => {
+                return Err(Error::from(format!(
+                    "The expanded size of the tensor ({want}) must match the existing size ({h}) at non-singleton dimension {i}.  Target sizes: {size:?}.  Tensor sizes: {sizes:?}"
+                )));
+            }
+        };
+        out_sizes.push(want);
+        out_strides.push(stride);
+    }
+    Ok(self_.make_view(out_sizes, out_strides, self_.storage_offset()))
+}
+
+/// `squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`: without dimension `dim` when its
+/// size is 1, else the same geometry.
+pub fn squeeze_dim(self_: &MiniTensor, dim: i64) -> Result<MiniTensor, Error> {
+    let (mut sizes, mut strides) = (self_.shape(), self_.stride());
+    let d = wrap_dim(dim, sizes.len().max(1))?;
+    if sizes.get(d) == Some(&1) {
+        sizes.remove(d);
+        strides.remove(d);
+    }
+    Ok(self_.make_view(sizes, strides, self_.storage_offset()))
+}
+
+/// `slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+/// step=1) -> Tensor(a)`: every `step`-th element of `start..end` along `dim` (negative
+/// bounds count from the end; bounds are clamped).
+pub fn slice(
+    self_: &MiniTensor,
+    dim: i64,
+    start: Option<i64>,
+    end: Option<i64>,
+    step: i64,
+) -> Result<MiniTensor, Error> {
+    let (mut sizes, mut strides) = (self_.shape(), self_.stride());
+    if sizes.is_empty() {
+        return Err(Error::from("slice() cannot be applied to a 0-dim tensor."));
+    }
+    if step <= 0 {
+        return Err(Error::from("slice step must be positive"));
+    }
+    let d = wrap_dim(dim, sizes.len())?;
+    let (start, end) = slice_bounds(sizes[d], start, end);
+    let offset = self_.storage_offset() + start * strides[d];
+    sizes[d] = (end - start + step - 1) / step;
+    strides[d] *= step;
+    Ok(self_.make_view(sizes, strides, offset))
+}
+
+/// PyTorch's clamped `start..end` of a slice of a dimension of `size` (`start <= end`).
+pub fn slice_bounds(size: i64, start: Option<i64>, end: Option<i64>) -> (i64, i64) {
+    let wrap = |v: i64| if v < 0 { v + size } else { v };
+    let start = wrap(start.unwrap_or(0)).clamp(0, size);
+    let end = wrap(end.unwrap_or(i64::MAX).min(size)).clamp(start, size);
+    (start, end)
+}
+
+/// `as_strided`'s derivative (PyTorch's `as_strided_backward`): each element of `grad` is
+/// added to the storage position the view read it from, and each element of `self` takes
+/// the sum at its position (divided among the elements of `self` sharing it, when `self`'s
+/// own geometry overlaps). On `meta`, zeros of `self`'s shape.
+pub fn as_strided_backward(
+    grad: &MiniTensor,
+    self_: &MiniTensor,
+    size: &[i64],
+    stride: &[i64],
+    storage_offset: Option<i64>,
+) -> Result<MiniTensor, Error> {
+    let out = MiniTensor::new_empty(&self_.shape(), &grad.options()?)?;
+    if grad.is_meta() {
+        return Ok(out);
+    }
+    let offset = storage_offset.unwrap_or_else(|| self_.storage_offset());
+    let read = crate::shape::element_offsets(size, stride, offset);
+    let inputs =
+        crate::shape::element_offsets(&self_.shape(), &self_.stride(), self_.storage_offset());
+    let extent = read.iter().chain(&inputs).max().map_or(0, |m| m + 1);
+    let (mut sums, mut counts) = (vec![0.0; extent], vec![0u32; extent]);
+    let g: Vec<f64> = grad
+        .to_dtype(ScalarType::Double)?
+        .broadcast_values(&grad.shape())?;
+    for (&at, v) in read.iter().zip(g) {
+        sums[at] += v;
+    }
+    for &at in &inputs {
+        counts[at] += 1;
+    }
+    let values: Vec<f64> = inputs
+        .iter()
+        .map(|&at| sums[at] / f64::from(counts[at]))
+        .collect();
+    crate::kernels::with_dtype!(out.dtype(), |E| {
+        out.scatter(&values.iter().map(|&v| E::cast(v)).collect::<Vec<E>>())
+    })?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -165,3 +165,58 @@ pub fn arange_start_step_kernel(
 ) -> Result<MiniTensor, Error> {
     arange_tensor(start, end, step, dtype, layout, device, pin_memory)
 }
+
+/// Zeros of `self`'s shape, with `self`'s dtype and device unless given (`aten::zeros_like`;
+/// the memory format is always contiguous here).
+#[native_function(
+    "zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+    variants = "function",
+    dispatch = "CPU, Meta"
+)]
+pub fn zeros_like_kernel(
+    self_: &MiniTensor,
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+    pin_memory: Option<bool>,
+    memory_format: Option<MemoryFormat>,
+) -> Result<MiniTensor, Error> {
+    let _ = memory_format; // zeros are contiguous whatever the format asked
+    let own = self_.options()?;
+    let dtype = dtype.or(own.dtype);
+    let device = device.or(own.device);
+    factory_meta(&self_.shape(), dtype, layout, device, pin_memory)?.allocate()
+}
+
+/// A 0-dim tensor holding `s` (`aten::scalar_tensor`): the default float dtype unless given.
+#[native_function(
+    "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+    dispatch = "CPU, Meta"
+)]
+pub fn scalar_tensor_kernel(
+    s: Scalar,
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+    pin_memory: Option<bool>,
+) -> Result<MiniTensor, Error> {
+    let t = factory_meta(&[], dtype, layout, device, pin_memory)?.allocate()?;
+    fill(&t, s)?;
+    Ok(t)
+}
+
+/// Zeros of `size` (`aten::_efficientzerotensor`: PyTorch's zero tensor without storage,
+/// an ordinary zero tensor here).
+#[native_function(
+    "_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+    dispatch = "CPU, Meta"
+)]
+pub fn efficientzerotensor_kernel(
+    size: &[i64],
+    dtype: Option<ScalarType>,
+    layout: Option<Layout>,
+    device: Option<Device>,
+    pin_memory: Option<bool>,
+) -> Result<MiniTensor, Error> {
+    factory_meta(size, dtype, layout, device, pin_memory)?.allocate()
+}

@@ -5,6 +5,10 @@
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
 
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
+
 use super::wiring::{functional, out};
 use crate::MiniTensor;
 use crate::kernels::{factory, join, reduce as red};
@@ -14,7 +18,8 @@ use crate::shape::{broadcast_shapes, contiguous_strides, is_non_overlapping_and_
 #[native_function(
     "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     variants = "function, method",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta",
+    derivatives(self = "grad.expand_symint(self.sym_sizes())")
 )]
 pub fn sum_kernel(self_: &MiniTensor, dtype: Option<ScalarType>) -> Result<MiniTensor, Error> {
     functional(red::sum_meta(self_, None, false, dtype)?, |o| {
@@ -26,7 +31,8 @@ pub fn sum_kernel(self_: &MiniTensor, dtype: Option<ScalarType>) -> Result<MiniT
 #[native_function(
     "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     variants = "function, method",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta",
+    derivatives(self = "grad.expand_symint(self.sym_sizes()) / self.sym_numel()")
 )]
 pub fn mean_kernel(self_: &MiniTensor, dtype: Option<ScalarType>) -> Result<MiniTensor, Error> {
     functional(red::mean_meta(self_, None, false, dtype)?, |o| {
@@ -43,7 +49,8 @@ pub fn mean_kernel(self_: &MiniTensor, dtype: Option<ScalarType>) -> Result<Mini
 #[native_function(
     "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
     variants = "function, method",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta",
+    derivatives(self = "grad")
 )]
 pub fn clone_kernel(
     self_: &MiniTensor,
@@ -120,7 +127,8 @@ impl MiniTensor {
     "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
     variants = "function, method",
     dispatch = "CPU, Meta",
-    name = "fill_"
+    name = "fill_",
+    derivatives(self = "zeros_like(grad)")
 )]
 pub fn fill_kernel(self_: &mut MiniTensor, value: Scalar) -> Result<(), Error> {
     factory::fill(self_, value)
@@ -130,7 +138,8 @@ pub fn fill_kernel(self_: &mut MiniTensor, value: Scalar) -> Result<(), Error> {
 #[native_function(
     "zero_(Tensor(a!) self) -> Tensor(a!)",
     variants = "method, function",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta",
+    derivatives(self = "zeros_like(grad)")
 )]
 pub fn zero_kernel(self_: &mut MiniTensor) -> Result<(), Error> {
     factory::fill(self_, Scalar::Int(0))
@@ -143,7 +152,9 @@ pub fn zero_kernel(self_: &mut MiniTensor) -> Result<(), Error> {
 #[native_function(
     "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
     variants = "method",
-    dispatch = "CompositeExplicitAutograd"
+    dispatch = "CompositeExplicitAutograd",
+    // PyTorch writes `copy_`'s derivative by hand (`CopyBackwards`): the same gradients.
+    derivatives(self = "zeros_like(grad)", src = "grad")
 )]
 pub fn copy_kernel(
     self_: &mut MiniTensor,
@@ -155,7 +166,11 @@ pub fn copy_kernel(
 }
 
 /// The tensors (of one shape) joined along a new dimension `dim`. Function only.
-#[native_function("stack(Tensor[] tensors, int dim=0) -> Tensor", dispatch = "CPU, Meta")]
+#[native_function(
+    "stack(Tensor[] tensors, int dim=0) -> Tensor",
+    dispatch = "CPU, Meta",
+    derivatives(tensors = "stack_tensors_backward(grad, dim, to_args_scalartypes(tensors))")
+)]
 pub fn stack_kernel(tensors: &[MiniTensor], dim: i64) -> Result<MiniTensor, Error> {
     functional(join::stack_meta(tensors, dim)?, |o| {
         join::stack_impl(tensors, dim, o)
@@ -165,7 +180,8 @@ pub fn stack_kernel(tensors: &[MiniTensor], dim: i64) -> Result<MiniTensor, Erro
 /// Into `out`: the tensors joined along a new dimension `dim`.
 #[native_function(
     "stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",
-    dispatch = "CPU, Meta"
+    dispatch = "CPU, Meta",
+    derivatives(tensors = "stack_tensors_backward(grad, dim, to_args_scalartypes(tensors))")
 )]
 pub fn stack_out_kernel(
     tensors: &[MiniTensor],

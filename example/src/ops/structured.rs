@@ -40,6 +40,10 @@
 
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
+
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
 use opgen::structured::Mode;
 
 use crate::MiniTensor;
@@ -97,7 +101,11 @@ pub fn reduction_dtype(
 /// `add.out`'s meta: the broadcast shape, the promoted dtype, the common device.
 #[native_function(
     "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(
+        self = "handle_r_to_c(self.scalar_type(), grad)",
+        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(grad, alpha.conj()))",
+    )
 )]
 pub fn add_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -124,7 +132,11 @@ pub fn add_out_cpu(
     "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     structured_delegate = "add.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "handle_r_to_c(self.scalar_type(), grad)",
+        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(grad, alpha.conj()))",
+    )
 )]
 pub fn add();
 
@@ -133,14 +145,22 @@ pub fn add();
     "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
     structured_delegate = "add.out",
     variants = "method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "handle_r_to_c(self.scalar_type(), grad)",
+        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(grad, alpha.conj()))",
+    )
 )]
 pub fn add_();
 
 /// `sub.out`'s meta: the broadcast shape, the promoted dtype, the common device.
 #[native_function(
     "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(
+        self = "handle_r_to_c(self.scalar_type(), grad)",
+        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(-grad, alpha.conj()))",
+    )
 )]
 pub fn sub_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -167,7 +187,11 @@ pub fn sub_out_cpu(
     "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     structured_delegate = "sub.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "handle_r_to_c(self.scalar_type(), grad)",
+        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(-grad, alpha.conj()))",
+    )
 )]
 pub fn sub();
 
@@ -176,14 +200,22 @@ pub fn sub();
     "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
     structured_delegate = "sub.out",
     variants = "method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "handle_r_to_c(self.scalar_type(), grad)",
+        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(-grad, alpha.conj()))",
+    )
 )]
 pub fn sub_();
 
 /// `mul.out`'s meta: the broadcast shape, the promoted dtype, the common device.
 #[native_function(
     "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(
+        self = "mul_tensor_backward(grad, other, self.scalar_type())",
+        other = "mul_tensor_backward(grad, self, other.scalar_type())",
+    )
 )]
 pub fn mul_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -208,7 +240,11 @@ pub fn mul_out_cpu(
     "mul.Tensor(Tensor self, Tensor other) -> Tensor",
     structured_delegate = "mul.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "mul_tensor_backward(grad, other, self.scalar_type())",
+        other = "mul_tensor_backward(grad, self, other.scalar_type())",
+    )
 )]
 pub fn mul();
 
@@ -217,14 +253,22 @@ pub fn mul();
     "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
     structured_delegate = "mul.out",
     variants = "method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "mul_tensor_backward(grad, other, self.scalar_type())",
+        other = "mul_tensor_backward(grad, self, other.scalar_type())",
+    )
 )]
 pub fn mul_();
 
 /// `div.out`'s meta: the broadcast shape, the promoted dtype, the common device.
 #[native_function(
     "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(
+        self = "div_tensor_self_backward(grad, other, self.scalar_type())",
+        other = "div_tensor_other_backward(grad, self, other)",
+    )
 )]
 pub fn div_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -249,7 +293,11 @@ pub fn div_out_cpu(
     "div.Tensor(Tensor self, Tensor other) -> Tensor",
     structured_delegate = "div.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "div_tensor_self_backward(grad, other, self.scalar_type())",
+        other = "div_tensor_other_backward(grad, self, other)",
+    )
 )]
 pub fn div();
 
@@ -258,12 +306,20 @@ pub fn div();
     "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
     structured_delegate = "div.out",
     variants = "method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "div_tensor_self_backward(grad, other, self.scalar_type())",
+        other = "div_tensor_other_backward(grad, self, other)",
+    )
 )]
 pub fn div_();
 
 /// `neg.out`'s meta: `self`'s shape and dtype (an error for `Bool`).
-#[native_function("neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", structured)]
+#[native_function(
+    "neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    derivatives(self = "grad.neg()")
+)]
 pub fn neg_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
     self_: &MiniTensor,
@@ -282,7 +338,8 @@ pub fn neg_out_cpu(self_: &MiniTensor, out: &mut MiniTensor) -> Result<(), Error
     "neg(Tensor self) -> Tensor",
     structured_delegate = "neg.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad.neg()")
 )]
 pub fn neg();
 
@@ -291,12 +348,17 @@ pub fn neg();
     "neg_(Tensor(a!) self) -> Tensor(a!)",
     structured_delegate = "neg.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad.neg()")
 )]
 pub fn neg_();
 
 /// `exp.out`'s meta: `self`'s shape; integers give the default float dtype.
-#[native_function("exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", structured)]
+#[native_function(
+    "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+    structured,
+    derivatives(self = "grad * result.conj()")
+)]
 pub fn exp_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
     self_: &MiniTensor,
@@ -315,7 +377,8 @@ pub fn exp_out_cpu(self_: &MiniTensor, out: &mut MiniTensor) -> Result<(), Error
     "exp(Tensor self) -> Tensor",
     structured_delegate = "exp.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad * result.conj()")
 )]
 pub fn exp();
 
@@ -324,7 +387,8 @@ pub fn exp();
     "exp_(Tensor(a!) self) -> Tensor(a!)",
     structured_delegate = "exp.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "grad * result.conj()")
 )]
 pub fn exp_();
 
@@ -332,7 +396,8 @@ pub fn exp_();
 /// at least one bound.
 #[native_function(
     "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(self = "clamp_backward(grad, self, min, max)")
 )]
 pub fn clamp_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -360,7 +425,8 @@ pub fn clamp_out_cpu(
     "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
     structured_delegate = "clamp.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "clamp_backward(grad, self, min, max)")
 )]
 pub fn clamp();
 
@@ -369,7 +435,8 @@ pub fn clamp();
     "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
     structured_delegate = "clamp.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "clamp_backward(grad, self, min, max)")
 )]
 pub fn clamp_();
 
@@ -569,7 +636,8 @@ pub fn gt_scalar();
 /// argument's, else `Long` for integer and bool inputs and the input's otherwise.
 #[native_function(
     "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(self = "sum_backward(grad, self.sym_sizes(), dim, keepdim)")
 )]
 pub fn sum_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -600,14 +668,16 @@ pub fn sum_out_cpu(
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     structured_delegate = "sum.IntList_out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "sum_backward(grad, self.sym_sizes(), dim, keepdim)")
 )]
 pub fn sum_dim_int_list();
 
 /// `mean.out`'s meta: as `sum`'s, but the dtype must be floating.
 #[native_function(
     "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(self = "mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)")
 )]
 pub fn mean_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -637,7 +707,8 @@ pub fn mean_out_cpu(
     "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     structured_delegate = "mean.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(self = "mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)")
 )]
 pub fn mean_dim();
 
@@ -646,7 +717,10 @@ pub fn mean_dim();
 #[native_function(
     "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)",
     structured,
-    precomputed = "dim -> int dim"
+    precomputed = "dim -> int dim",
+    derivatives(
+        self = "value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), keepdim)"
+    )
 )]
 pub fn max_dim_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -680,7 +754,10 @@ pub fn max_dim_max_cpu(
     "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     structured_delegate = "max.dim_max",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), keepdim)"
+    )
 )]
 pub fn max_dim();
 
@@ -721,7 +798,11 @@ pub fn argmax();
 /// `topk.values`' meta: values and `Long` indices with `k` elements along `dim`.
 #[native_function(
     "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
-    structured
+    structured,
+    derivatives(
+        self = "value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), true)",
+        output_differentiability = [true, false],
+    )
 )]
 pub fn topk_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -756,14 +837,22 @@ pub fn topk_values_cpu(
     "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
     structured_delegate = "topk.values",
     variants = "method, function",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), true)",
+        output_differentiability = [true, false],
+    )
 )]
 pub fn topk();
 
 /// `mm.out`'s meta: two matrices of one dtype whose inner sizes agree.
 #[native_function(
     "mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
-    structured
+    structured,
+    derivatives(
+        self = "mm_mat1_backward(grad, mat2, self.sym_sizes(), self.sym_strides(), self.layout(), 1)",
+        mat2 = "mm_mat2_backward(grad, self, mat2.sym_sizes(), mat2.sym_strides(), mat2.layout(), 1)",
+    )
 )]
 pub fn mm_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -788,7 +877,11 @@ pub fn mm_out_cpu(
     "mm(Tensor self, Tensor mat2) -> Tensor",
     structured_delegate = "mm.out",
     variants = "function, method",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        self = "mm_mat1_backward(grad, mat2, self.sym_sizes(), self.sym_strides(), self.layout(), 1)",
+        mat2 = "mm_mat2_backward(grad, self, mat2.sym_sizes(), mat2.sym_strides(), mat2.layout(), 1)",
+    )
 )]
 pub fn mm();
 
@@ -799,7 +892,10 @@ pub fn mm();
 #[native_function(
     "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    precomputed = "dim -> int dim, int valid, bool all_contiguous, bool all_same_dtype, bool all_same_sizes_and_stride, MemoryFormat memory_format"
+    precomputed = "dim -> int dim, int valid, bool all_contiguous, bool all_same_dtype, bool all_same_sizes_and_stride, MemoryFormat memory_format",
+    derivatives(
+        tensors = "cat_tensors_backward(grad, to_args_sizes_symint(tensors), to_args_scalartypes(tensors), dim)"
+    )
 )]
 pub fn cat_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -869,6 +965,9 @@ pub fn cat_out_cpu(
 #[native_function(
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
     structured_delegate = "cat.out",
-    tensor = "MiniTensor"
+    tensor = "MiniTensor",
+    derivatives(
+        tensors = "cat_tensors_backward(grad, to_args_sizes_symint(tensors), to_args_scalartypes(tensors), dim)"
+    )
 )]
 pub fn cat();

@@ -7,6 +7,10 @@
 use opgen::dispatch::MemoryFormat;
 use opgen::prelude::*;
 
+// The operators the derivative formulas call, by their canonical Rust names.
+#[allow(unused_imports)]
+use super::*;
+
 use crate::MiniTensor;
 use crate::kernels::views;
 use crate::shape::{infer_size, view_strides};
@@ -16,7 +20,8 @@ use crate::shape::{infer_size, view_strides};
 #[native_function(
     "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
     variants = "method",
-    dispatch = "CPU, Meta, PrivateUse1"
+    dispatch = "CPU, Meta, PrivateUse1",
+    derivatives(self = "grad.reshape_symint(self.sym_sizes())")
 )]
 pub fn view_kernel(self_: &MiniTensor, size: &[i64]) -> Result<MiniTensor, Error> {
     views::view(self_, size)
@@ -27,7 +32,8 @@ pub fn view_kernel(self_: &MiniTensor, size: &[i64]) -> Result<MiniTensor, Error
     "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
     variants = "function, method",
     dispatch = "CPU, Meta, PrivateUse1",
-    name = "transpose"
+    name = "transpose",
+    derivatives(self = "grad.transpose(dim0, dim1)")
 )]
 pub fn transpose_kernel(self_: &MiniTensor, dim0: i64, dim1: i64) -> Result<MiniTensor, Error> {
     views::transpose(self_, dim0, dim1)
@@ -38,7 +44,8 @@ pub fn transpose_kernel(self_: &MiniTensor, dim0: i64, dim1: i64) -> Result<Mini
     "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
     variants = "function, method",
     dispatch = "CPU, Meta, PrivateUse1",
-    name = "select"
+    name = "select",
+    derivatives(self = "select_backward_symint(grad, self.sym_sizes(), dim, index)")
 )]
 pub fn select_kernel(self_: &MiniTensor, dim: i64, index: i64) -> Result<MiniTensor, Error> {
     views::select(self_, dim, index)
@@ -48,7 +55,8 @@ pub fn select_kernel(self_: &MiniTensor, dim: i64, index: i64) -> Result<MiniTen
 #[native_function(
     "alias(Tensor(a) self) -> Tensor(a)",
     variants = "method, function",
-    dispatch = "CPU, Meta, PrivateUse1"
+    dispatch = "CPU, Meta, PrivateUse1",
+    derivatives(self = "grad")
 )]
 pub fn alias_kernel(self_: &MiniTensor) -> MiniTensor {
     views::alias(self_)
@@ -58,7 +66,11 @@ pub fn alias_kernel(self_: &MiniTensor) -> MiniTensor {
 #[native_function(
     "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
     variants = "function, method",
-    dispatch = "CPU, Meta, PrivateUse1"
+    dispatch = "CPU, Meta, PrivateUse1",
+    // PyTorch's formula is `as_strided_backward(grad, TensorGeometry(self), size, stride,
+    // storage_offset)`, a helper opgen's functions do not have yet: the same computation,
+    // written for MiniTensor in Rust.
+    derivatives(self = "rust: views::as_strided_backward(&grad, &self_, &size, &stride, storage_offset)?")
 )]
 pub fn as_strided_kernel(
     self_: &MiniTensor,
@@ -67,6 +79,105 @@ pub fn as_strided_kernel(
     storage_offset: Option<i64>,
 ) -> Result<MiniTensor, Error> {
     views::as_strided(self_, size, stride, storage_offset)
+}
+
+/// `self` broadcast to `size` (`-1` keeps a size) without copying: size-1 and new leading
+/// dimensions get stride 0.
+#[native_function(
+    "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+    variants = "method",
+    dispatch = "CPU, Meta, PrivateUse1",
+    derivatives(self = "at::sum_to(grad, self.sym_sizes())")
+)]
+pub fn expand_kernel(
+    self_: &MiniTensor,
+    size: &[i64],
+    implicit: bool,
+) -> Result<MiniTensor, Error> {
+    let _ = implicit; // how the expansion was asked for, not what it does
+    views::expand(self_, size)
+}
+
+/// `self` with a dimension of size 1 inserted at `dim` (a view).
+#[native_function(
+    "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+    variants = "function, method",
+    dispatch = "CPU, Meta, PrivateUse1",
+    derivatives(self = "grad.squeeze(dim)")
+)]
+pub fn unsqueeze_kernel(self_: &MiniTensor, dim: i64) -> Result<MiniTensor, Error> {
+    views::unsqueeze(self_, dim)
+}
+
+/// `self` without dimension `dim` if its size is 1 (a view).
+#[native_function(
+    "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
+    variants = "function, method",
+    dispatch = "CPU, Meta, PrivateUse1",
+    derivatives(self = "unsqueeze_to(grad, dim, self.sym_sizes())")
+)]
+pub fn squeeze_dim_kernel(self_: &MiniTensor, dim: i64) -> Result<MiniTensor, Error> {
+    views::squeeze_dim(self_, dim)
+}
+
+/// Every `step`-th element of `start..end` along `dim` (a view; bounds clamped, negative
+/// ones counted from the end).
+#[native_function(
+    "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+    variants = "function, method",
+    dispatch = "CPU, Meta, PrivateUse1",
+    derivatives(self = "slice_backward_wrapper(grad, self.sym_sizes(), dim, start, end, step)")
+)]
+pub fn slice_kernel(
+    self_: &MiniTensor,
+    dim: i64,
+    start: Option<i64>,
+    end: Option<i64>,
+    step: i64,
+) -> Result<MiniTensor, Error> {
+    views::slice(self_, dim, start, end, step)
+}
+
+/// `length` elements from `start` along `dim` (a view): a composite of `slice`, as in
+/// PyTorch (its gradient is `slice`'s).
+#[native_function(
+    "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+    variants = "function, method"
+)]
+pub fn narrow_composite(
+    self_: &MiniTensor,
+    dim: i64,
+    start: i64,
+    length: i64,
+) -> Result<MiniTensor, Error> {
+    let d = crate::shape::wrap_dim(dim, self_.dim())?;
+    let size = self_.shape()[d];
+    let start = if start < 0 { start + size } else { start };
+    if start < 0 || start > size || length < 0 || start + length > size {
+        return Err(Error::from(format!(
+            "start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )));
+    }
+    let args = SliceArgs {
+        dim,
+        start: Some(start),
+        end: Some(start + length),
+        step: 1,
+    };
+    try_slice_with(self_, args)
+}
+
+/// The transpose of a matrix (`self` of at most 2 dimensions; a view): a composite of
+/// `transpose`.
+#[native_function("t(Tensor(a) self) -> Tensor(a)", variants = "function, method")]
+pub fn t_composite(self_: &MiniTensor) -> Result<MiniTensor, Error> {
+    match self_.dim() {
+        0 | 1 => self_.try_transpose(0, 0),
+        2 => self_.try_transpose(0, 1),
+        n => Err(Error::from(format!(
+            "t() expects a tensor with <= 2 dimensions, but self is {n}D"
+        ))),
+    }
 }
 
 /// `self` with another shape: a view when the strides allow it, else a contiguous copy.

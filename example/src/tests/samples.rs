@@ -165,7 +165,7 @@ impl Args<'_> {
     }
 }
 
-fn one(t: MiniTensor) -> Values {
+pub(super) fn one(t: MiniTensor) -> Values {
     vec![IValue::Tensor(t)]
 }
 
@@ -173,7 +173,7 @@ fn two((a, b): (MiniTensor, MiniTensor)) -> Values {
     vec![IValue::Tensor(a), IValue::Tensor(b)]
 }
 
-fn t(t: MiniTensor) -> IValue<MiniTensor> {
+pub(super) fn t(t: MiniTensor) -> IValue<MiniTensor> {
     IValue::Tensor(t)
 }
 
@@ -181,15 +181,15 @@ fn list(ts: Vec<MiniTensor>) -> IValue<MiniTensor> {
     IValue::TensorList(Arc::new(ts))
 }
 
-fn ints(v: &[i64]) -> IValue<MiniTensor> {
+pub(super) fn ints(v: &[i64]) -> IValue<MiniTensor> {
     IValue::IntList(Arc::new(v.to_vec()))
 }
 
-fn f32s(v: &[f32], s: &[i64]) -> MiniTensor {
+pub(super) fn f32s(v: &[f32], s: &[i64]) -> MiniTensor {
     MiniTensor::from_vec(v.to_vec(), s).expect("sample tensor")
 }
 
-fn i64s(v: &[i64], s: &[i64]) -> MiniTensor {
+pub(super) fn i64s(v: &[i64], s: &[i64]) -> MiniTensor {
     MiniTensor::from_vec(v.to_vec(), s).expect("sample tensor")
 }
 
@@ -199,21 +199,21 @@ fn out(dtype: ScalarType) -> IValue<MiniTensor> {
 }
 
 /// `Float [2, 3]`, with a negative value and a tie-free maximum per row and column.
-fn a() -> MiniTensor {
+pub(super) fn a() -> MiniTensor {
     f32s(&[1.0, -2.0, 3.5, 4.0, 0.5, -6.0], &[2, 3])
 }
 
 /// `Long [3]`, broadcasting against [`a`].
-fn b() -> MiniTensor {
+pub(super) fn b() -> MiniTensor {
     i64s(&[2, -1, 3], &[3])
 }
 
 /// `Float [2, 3]`, transposed from `[3, 2]` (not contiguous).
-fn at() -> MiniTensor {
+pub(super) fn at() -> MiniTensor {
     f32s(&[1.0, 4.0, -2.0, 0.5, 3.5, -6.0], &[3, 2]).transpose(0, 1)
 }
 
-fn row(op: &'static str, inputs: Values, checks: &'static str, typed: Typed) -> Sample {
+pub(super) fn row(op: &'static str, inputs: Values, checks: &'static str, typed: Typed) -> Sample {
     Sample {
         op,
         inputs,
@@ -843,4 +843,7 @@ pub fn samples() -> Vec<Sample> {
             Ok(one(ops::try_reshape(&x.t(0)?, &x.ints(1)?)?))
         }),
     ]
+    .into_iter()
+    .chain(super::samples_grad::samples())
+    .collect()
 }

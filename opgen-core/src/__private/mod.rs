@@ -32,11 +32,14 @@
 //! * [`check_param`], [`check_arity`], [`check_return`]: the compile-time check of a kernel
 //!   attached by path (`op = aten::add`).
 //! * [`impl_result`]: what a structured impl's coerced function returns.
+//! * [`autograd`]: what generated Autograd kernels and backward nodes call besides the
+//!   runtime's `autograd::{functional, inplace, out, view}`.
 
 use crate::dispatch::Error;
 
 pub use linkme;
 
+pub mod autograd;
 mod check;
 mod register;
 

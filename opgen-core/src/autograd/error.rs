@@ -95,6 +95,8 @@ pub enum AutogradErrorKind {
         /// Whether the call tried to set it to `false`.
         to_false: bool,
     },
+    /// `requires_grad_` on a tensor whose dtype is neither floating point nor complex.
+    RequiresGradDtype,
     /// `retain_grad` on a tensor that does not require grad.
     RetainGradWithoutGrad,
     /// `register_hook` on a tensor that does not require grad.
@@ -275,6 +277,9 @@ impl fmt::Display for AutogradErrorKind {
                 }
                 Ok(())
             }
+            K::RequiresGradDtype => f.write_str(
+                "only Tensors of floating point and complex dtype can require gradients",
+            ),
             K::RetainGradWithoutGrad => {
                 f.write_str("can't retain_grad on Tensor that has requires_grad=False")
             }

@@ -299,19 +299,25 @@ where
     Ok(outputs)
 }
 
+/// Records each output as a view of the base, for a type that takes part in autograd (an
+/// output without autograd state after [`Tensor::materialize_autograd_meta`] is skipped).
 fn record_views<T: Tensor, R: Outputs<T>>(spec: &ViewSpec<'_, T>, outputs: &R) {
-    let mut tensors = Vec::new();
-    outputs.visit(&mut |_, t| tensors.push(t.clone()));
+    let mut count = 0;
+    outputs.visit(&mut |_, _| count += 1);
     let creation = if !is_grad_enabled() {
         CreationMeta::NoGradMode
-    } else if tensors.len() > 1 {
+    } else if count > 1 {
         CreationMeta::MultipleOutputs
     } else {
         CreationMeta::Default
     };
-    for (i, t) in tensors.iter().enumerate() {
-        view::record_view(spec.base, t, (spec.replay)(i), creation);
-    }
+    let mut i = 0;
+    outputs.visit(&mut |_, t| {
+        if t.materialize_autograd_meta().is_some() {
+            view::record_view(spec.base, t, (spec.replay)(i), creation);
+        }
+        i += 1;
+    });
 }
 
 /// The Autograd kernel of a view operator (`transpose`, `select`, `unbind`): as
@@ -347,9 +353,7 @@ where
         return record(ks, op, inputs, save, forward, after, Some(spec));
     }
     let outputs = forward(below_autograd(ks))?;
-    if base.autograd_meta().is_some() {
-        record_views(&spec, &outputs);
-    }
+    record_views(&spec, &outputs);
     Ok(outputs)
 }
 

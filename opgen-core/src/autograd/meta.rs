@@ -212,9 +212,10 @@ fn view_base_requires_grad<T: Tensor>(meta: &AutogradMeta<T>) -> bool {
     base.is_some_and(|b| requires_grad(&b))
 }
 
-/// The metadata of `t`, or the error for a type (or tensor) without one.
+/// The metadata of `t` (made if the type makes it on demand), or the error for a type that
+/// does not take part in autograd.
 pub(crate) fn meta_of<T: Tensor>(t: &T) -> Result<&AutogradMeta<T>, Error> {
-    t.autograd_meta().ok_or_else(|| {
+    t.materialize_autograd_meta().ok_or_else(|| {
         AutogradErrorKind::NoAutogradMeta {
             tensor_type: type_name::<T>(),
         }
@@ -256,16 +257,14 @@ pub trait AutogradTensor: Tensor {
     /// tensor that is not a leaf unless it asks for `true`, and for dtypes that are neither
     /// floating point nor complex.
     fn set_requires_grad(&self, requires_grad: bool) -> Result<(), Error> {
-        let meta = meta_of(self)?;
         if requires_grad
             && let Ok(options) = self.options()
             && let Some(dtype) = options.dtype
             && !is_differentiable_type(dtype)
         {
-            return Err(Error::from(
-                "only Tensors of floating point and complex dtype can require gradients",
-            ));
+            return Err(AutogradErrorKind::RequiresGradDtype.into());
         }
+        let meta = meta_of(self)?;
         let mut state = meta.state();
         if state.grad_fn.is_some() {
             if requires_grad {
@@ -426,7 +425,7 @@ fn grad_accumulator<T: Tensor>(t: &T, meta: &AutogradMeta<T>) -> Option<Arc<Node
 
 /// Makes `node` the `grad_fn` of `t`, as its output `output_nr` (PyTorch's `set_history`).
 pub(crate) fn set_history<T: Tensor>(t: &T, node: &Arc<Node<T>>, output_nr: u32) {
-    let Some(meta) = t.autograd_meta() else {
+    let Some(meta) = t.materialize_autograd_meta() else {
         return;
     };
     let mut state = meta.state();

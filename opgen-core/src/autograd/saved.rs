@@ -45,7 +45,7 @@ impl<T: Tensor> SavedVariable<T> {
     /// Saves output `output_nr` (among the differentiable outputs) of the node that saves
     /// it.
     pub fn output(t: &T, output_nr: u32) -> SavedVariable<T> {
-        let data = match t.autograd_meta() {
+        let data = match t.materialize_autograd_meta() {
             Some(meta) => (meta.ops().detach)(t).unwrap_or_else(|_| t.clone()),
             None => t.clone(),
         };
@@ -96,7 +96,7 @@ impl<T: Tensor> SavedVariable<T> {
         let Some(output_nr) = self.output_nr else {
             return Ok(Some(data.clone()));
         };
-        let Some(meta) = data.autograd_meta() else {
+        let Some(meta) = data.materialize_autograd_meta() else {
             return Ok(Some(data.clone()));
         };
         let t = (meta.ops().detach)(data)?;

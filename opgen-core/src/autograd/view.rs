@@ -57,18 +57,19 @@ pub(crate) fn record_view<T: Tensor>(
     replay: ViewFn<T>,
     creation: CreationMeta,
 ) {
-    let (Some(in_meta), Some(out_meta)) = (input.autograd_meta(), output.autograd_meta()) else {
+    // The output's state is made first: a kernel that returned its input's handle then
+    // finds the same state on both and made no new tensor, so there is nothing to record.
+    let Some(out_meta) = output.materialize_autograd_meta() else {
         return;
     };
-    // A kernel that returns its input's handle made no new tensor: nothing to record.
-    if std::ptr::eq(in_meta, out_meta) {
+    let in_meta = input.autograd_meta();
+    if in_meta.is_some_and(|m| std::ptr::eq(m, out_meta)) {
         return;
     }
-    let parent = in_meta
-        .state()
-        .view
-        .as_ref()
-        .map(|v| (v.base.clone(), v.replay.clone(), v.creation));
+    // An input without autograd state is no view.
+    let parent = in_meta.and_then(|m| {
+        (m.state().view.as_ref()).map(|v| (v.base.clone(), v.replay.clone(), v.creation))
+    });
     let (base, replay, creation) = match parent {
         Some((base, first, previous)) => {
             let chained: ViewFn<T> = Arc::new(move |t: &T| replay(&first(t)?));
@@ -211,7 +212,7 @@ pub(crate) fn check_view_rebase<T: Tensor>(
 /// rest of the base's gradient to the base's old history; the view's `grad_fn` is then
 /// replayed on it.
 pub(crate) fn rebase_history<T: Tensor>(t: &T, node: Arc<Node<T>>) -> Result<(), Error> {
-    let Some(meta) = t.autograd_meta() else {
+    let Some(meta) = t.materialize_autograd_meta() else {
         return Ok(());
     };
     let view = meta

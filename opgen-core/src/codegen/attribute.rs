@@ -71,6 +71,9 @@ pub struct Options {
     pub op: Option<OpValue>,
     /// The tensor type, when no parameter or return names it.
     pub tensor: Option<LitStr>,
+    /// Derivative formulas, as in `derivatives.yaml`: `derivatives(self = "grad * other",
+    /// other = "grad * self")`; the operator gets an Autograd kernel and a backward node.
+    pub derivatives: Option<super::derivatives::DerivativesAttr>,
 }
 
 /// The value of `op`, as written: a string literal or a path (darling would parse a

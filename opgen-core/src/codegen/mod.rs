@@ -14,6 +14,7 @@ use quote::quote;
 
 pub(crate) mod attribute;
 pub(crate) mod check;
+pub(crate) mod derivatives;
 pub(crate) mod diag;
 pub(crate) mod expand;
 pub(crate) mod include;

@@ -1,5 +1,6 @@
 //! Expansion snapshots (prettyplease), error messages, and the whole corpus.
 
+mod autograd;
 mod corpus;
 mod errors;
 mod hygiene;

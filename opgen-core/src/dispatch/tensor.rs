@@ -19,8 +19,8 @@ use super::value::{Device, DeviceType, Layout, ScalarType};
 /// hook; the machinery built on the dispatcher uses them: structured kernels (`sizes`,
 /// `options`, `empty`, `resize_`, `copy_`), out and in-place wrappers derived from a
 /// functional kernel (`resize_`, `copy_`), in-place-or-view kernels (`bump_version`,
-/// `set_view_of`), fallbacks to the CPU (`to_device`) and autograd (`autograd_meta`). A
-/// tensor type implements the hooks of the features it uses.
+/// `set_view_of`), fallbacks to the CPU (`to_device`) and autograd (`autograd_meta`,
+/// `materialize_autograd_meta`). A tensor type implements the hooks of the features it uses.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -133,6 +133,51 @@ pub trait Tensor: Clone + Send + Sync + 'static {
     #[inline(always)]
     fn autograd_meta(&self) -> Option<&crate::autograd::AutogradMeta<Self>> {
         None
+    }
+
+    /// The tensor's autograd state, made now if the tensor has none yet (PyTorch's
+    /// `materialize_autograd_meta`). The runtime calls it where it writes the state: a leaf
+    /// marked as requiring grad, a gradient set, an output given its `grad_fn`, a view
+    /// recorded. A type that makes the state only when needed, as PyTorch's tensors do
+    /// (tensors that never require grad then hold nothing), returns `None` from
+    /// [`Tensor::autograd_meta`] until this hook made it; the default suits a type that
+    /// stores it in every tensor.
+    ///
+    /// ```
+    /// use std::sync::{Arc, OnceLock};
+    /// use opgen_core::autograd::{AutogradMeta, AutogradTensor, Differentiable};
+    /// use opgen_core::dispatch::{DispatchKey, DispatchKeySet, Error, Tensor};
+    ///
+    /// #[derive(Clone)]
+    /// struct Lazy(Arc<(f64, OnceLock<Box<AutogradMeta<Lazy>>>)>);
+    /// impl Lazy {
+    ///     fn new(x: f64) -> Lazy { Lazy(Arc::new((x, OnceLock::new()))) }
+    /// }
+    /// impl Tensor for Lazy {
+    ///     fn key_set(&self) -> DispatchKeySet {
+    ///         DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU])
+    ///     }
+    ///     fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> { self.0.1.get().map(|m| &**m) }
+    ///     fn materialize_autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
+    ///         Some(self.0.1.get_or_init(|| Box::new(AutogradMeta::new())))
+    ///     }
+    /// }
+    /// # impl Differentiable for Lazy {
+    /// #     fn detach(&self) -> Result<Lazy, Error> { Ok(Lazy::new(self.0.0)) }
+    /// #     fn ones_like(&self) -> Result<Lazy, Error> { Ok(Lazy::new(1.0)) }
+    /// #     fn zeros_like(&self) -> Result<Lazy, Error> { Ok(Lazy::new(0.0)) }
+    /// #     fn accumulate(&self, o: &Lazy) -> Result<Lazy, Error> { Ok(Lazy::new(self.0.0 + o.0.0)) }
+    /// #     fn sum_to(&self, _: &[i64]) -> Result<Lazy, Error> { Ok(self.clone()) }
+    /// # }
+    /// let x = Lazy::new(2.0);
+    /// assert!(!x.requires_grad() && x.autograd_meta().is_none()); // nothing made by a query
+    /// x.set_requires_grad(true)?;
+    /// assert!(x.requires_grad() && x.autograd_meta().is_some());
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[inline(always)]
+    fn materialize_autograd_meta(&self) -> Option<&crate::autograd::AutogradMeta<Self>> {
+        self.autograd_meta()
     }
 }
 

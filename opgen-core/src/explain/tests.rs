@@ -110,3 +110,37 @@ fn docs_errors_md_is_the_generated_index() {
     }
     assert!(!generated.contains("../shared") && !generated.contains("SCHEMA.md"));
 }
+
+#[test]
+fn every_derivative_rule_has_one_entry_whose_examples_break_it_and_pass() {
+    use crate::formula::DerivativeRule;
+    let rules: Vec<DerivativeRule> = super::derivatives().iter().map(|e| e.rule).collect();
+    assert_eq!(rules, DerivativeRule::ALL);
+    let mut wrong = Vec::new();
+    for e in super::derivatives() {
+        assert_eq!(e.rule.explain().rule, e.rule);
+        let broken = super::derivative_rules::errors(e.broken);
+        let ids: Vec<&str> = broken
+            .iter()
+            .map(|(r, _)| r.map_or("syntax", |r| r.id()))
+            .collect();
+        // R106 comes with R111 (torchgen reports both): the rule's error comes first.
+        let only = e.rule != DerivativeRule::Overlap;
+        if ids.first() != Some(&e.rule.id()) || (only && ids.iter().any(|r| *r != e.rule.id())) {
+            wrong.push(format!("{}: broken example gives {ids:?}", e.rule.id()));
+        }
+        let fixed = super::derivative_rules::errors(e.fixed);
+        if !fixed.is_empty() {
+            wrong.push(format!("{}: fixed example fails: {fixed:?}", e.rule.id()));
+        }
+        assert_ne!(e.broken, e.fixed, "{}", e.rule.id());
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let text = DerivativeRule::UnknownVariable.explain().to_text();
+    assert!(
+        text.contains(
+            "opgen reports:\n\n    derivatives.yaml:2:16: error[R110]: unknown variable `othr`"
+        ),
+        "{text}"
+    );
+}

@@ -155,6 +155,23 @@ pub enum Grouped<'a> {
 }
 
 impl NativeFunctions {
+    /// One function, written alone (what the derivatives of an attribute are loaded
+    /// against): no groups, no generated functions, PyTorch's tags.
+    #[cfg(feature = "codegen")]
+    pub(crate) fn single(f: NativeFunction) -> NativeFunctions {
+        let mut by_name = FxHashMap::default();
+        by_name.insert(f.qualified_name(), 0);
+        NativeFunctions {
+            functions: vec![f],
+            entries: 1,
+            groups: Vec::new(),
+            items: vec![Item::Function(0)],
+            view_groups: Vec::new(),
+            by_name,
+            tags: Tags::pytorch(),
+        }
+    }
+
     /// Every native function: the entries in file order, then the generated ones.
     pub fn functions(&self) -> &[NativeFunction] {
         &self.functions

@@ -2,12 +2,17 @@
 //! the macros, the runtime's signature checks and the JSON catalog agree. Plans are plain
 //! values; a schema that cannot be planned is rejected earlier, by `validate`.
 
+mod autograd;
 mod defaults;
 mod names;
 mod op;
 mod signature;
 mod types;
 
+pub use autograd::{
+    AutogradInput, AutogradKind, AutogradPlan, Binding, DerivativeStep, SavedField, SavedValue,
+    TranslatedFormula, ValueSource, owned_type,
+};
 pub use defaults::{ArgDefault, MAX_REPEATED_DEFAULT, arg_default, repeats_too_far, rust_default};
 pub use names::{
     PRELUDE_METHODS, arg_ident, args_struct_name, args_struct_name_for, cpp_api_name, form_name,

@@ -97,6 +97,18 @@ fn factories_bind_their_tensor_options() {
             IValue::Bool(false)
         ]
     );
+    // `requires_grad` binds to no schema argument: it marks the result.
+    let (op, with_grad) = stack("zeros", &[I(2), I(3)], &[("requires_grad", B(true))]);
+    assert_eq!((op.as_str(), with_grad.len()), ("zeros", 5));
+    assert_eq!(
+        with_grad[1..],
+        [
+            IValue::None,
+            IValue::None,
+            IValue::None,
+            IValue::Bool(false)
+        ]
+    );
     let (_, s) = stack("full", &[Tup(vec![I(2)]), I(7)], &[("device", S("meta"))]);
     assert_eq!(s[1], IValue::Int(7));
     assert_eq!(s[4], IValue::Device("meta".parse::<Device>().unwrap()));

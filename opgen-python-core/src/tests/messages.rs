@@ -57,6 +57,24 @@ fn one_signature_reports_its_own_error() {
 }
 
 #[test]
+fn requires_grad_takes_a_bool() {
+    // `scalar_tensor` has one Python signature (the functional and out overloads merged).
+    let f = Target::Function;
+    assert_eq!(
+        err(f("scalar_tensor"), &[I(2)], &[("requires_grad", I(1))]),
+        "scalar_tensor(): argument 'requires_grad' must be bool, not int"
+    );
+    assert_eq!(
+        call(f("scalar_tensor"), &[I(2)], &[("requires_grad", B(true))]).as_deref(),
+        Ok("scalar_tensor")
+    );
+    assert_eq!(
+        call(f("scalar_tensor"), &[I(2)], &[("requires_grad", N)]).as_deref(),
+        Ok("scalar_tensor")
+    );
+}
+
+#[test]
 fn no_match_lists_the_signatures() {
     let f = Target::Function;
     assert_eq!(

@@ -63,6 +63,8 @@ pub use sparse::*;
 pub use spectral::*;
 pub use table::{HELPERS, Helper, HelperParam, HelperReturn};
 
+pub(crate) use ops::clone as clone_tensor;
+
 /// The gradients of three inputs, each possibly undefined (C++'s
 /// `std::tuple<Tensor, Tensor, Tensor>` of a derivative).
 pub type Gradients3<T> = (Option<T>, Option<T>, Option<T>);

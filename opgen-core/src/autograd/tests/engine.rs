@@ -215,6 +215,39 @@ fn create_graph_gives_second_derivatives() {
 }
 
 #[test]
+fn a_saved_output_unpacks_with_its_node_for_double_backward() {
+    let o = ops();
+    let x = TT::param(&[0.5, -1.0]);
+    // d/dx exp(x) = grad * result: the saved result must come back with `ExpBackward0` as its
+    // `grad_fn` (a fresh tensor of a type that makes its autograd state on demand).
+    let e = o.exp.call(&x);
+    let dx = grad(
+        &[o.sum.call(&e)],
+        std::slice::from_ref(&x),
+        &[],
+        None,
+        true,
+        false,
+    )
+    .expect("grad")
+    .remove(0)
+    .expect("dx");
+    close(&dx.values(), &e.values());
+    let ddx = grad(
+        &[o.sum.call(&dx)],
+        std::slice::from_ref(&x),
+        &[],
+        None,
+        false,
+        false,
+    )
+    .expect("grad of grad")
+    .remove(0)
+    .expect("ddx");
+    close(&ddx.values(), &e.values());
+}
+
+#[test]
 fn ready_nodes_run_newest_first() {
     let o = ops();
     let (x, w) = (TT::param(&[1.0]), TT::param(&[2.0]));

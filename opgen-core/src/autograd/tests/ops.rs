@@ -32,6 +32,8 @@ pub(crate) struct Ops {
     pub max: TypedOperator<TT, (&'static TT,), (TT, TT)>,
     _registrations: Vec<Registration>,
     _views: Installed,
+    /// The dispatcher they are registered on.
+    pub dispatcher: Dispatcher,
 }
 
 static OPS: OnceLock<Ops> = OnceLock::new();
@@ -82,6 +84,7 @@ fn setup() -> Result<Ops, Error> {
         max: d.typed::<TT, (&TT,), (TT, TT)>("ag::max", "")?,
         _views: install_inplace_or_view::<TT>(&d, "ag")?,
         _registrations: Vec::new(),
+        dispatcher: d.clone(),
     };
     register_autograd(&lib, &ops, &mut regs)?;
     Ok(Ops {

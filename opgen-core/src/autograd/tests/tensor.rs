@@ -1,8 +1,10 @@
 //! `TT`: a small strided `f64` tensor for the autograd tests. Views share storage and the
-//! version counter with their base; every tensor has its own autograd state.
+//! version counter with their base; every tensor has its own autograd state, made when the
+//! runtime first needs it (as PyTorch's tensors, and `Tensor::materialize_autograd_meta`),
+//! so every test also checks that the runtime makes it wherever it writes it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::autograd::{AutogradMeta, Differentiable};
 use crate::dispatch::{DispatchKey as K, DispatchKeySet, Error, ScalarType, Tensor, TensorOptions};
@@ -20,7 +22,7 @@ pub(crate) struct Inner {
     sizes: Vec<i64>,
     strides: Vec<i64>,
     offset: i64,
-    meta: AutogradMeta<TT>,
+    meta: OnceLock<Box<AutogradMeta<TT>>>,
 }
 
 pub(crate) fn contiguous_strides(sizes: &[i64]) -> Vec<i64> {
@@ -74,7 +76,7 @@ impl TT {
             sizes,
             strides,
             offset,
-            meta: AutogradMeta::new(),
+            meta: OnceLock::new(),
         }))
     }
 
@@ -243,11 +245,17 @@ impl Tensor for TT {
         self.0.storage.version.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
+    fn is_same(&self, other: &TT) -> Result<bool, Error> {
+        Ok(self.same(other))
+    }
     fn set_view_of(&self, _: &TT) -> Result<(), Error> {
         Ok(())
     }
     fn autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
-        Some(&self.0.meta)
+        self.0.meta.get().map(|m| &**m)
+    }
+    fn materialize_autograd_meta(&self) -> Option<&AutogradMeta<Self>> {
+        Some(self.0.meta.get_or_init(Box::default))
     }
 }
 

@@ -50,6 +50,20 @@ fn in_place_on_a_view_rewrites_the_base_history() {
 }
 
 #[test]
+fn in_place_with_an_input_that_requires_grad_gives_history() {
+    let o = ops();
+    // `a` has no autograd state until the in-place operation gives it a `grad_fn`.
+    let mut a = TT::vec(&[1.0, 2.0]);
+    let w = TT::param(&[3.0, 4.0]);
+    assert!(!a.requires_grad());
+    o.mul_.call(&mut a, &w);
+    assert!(a.requires_grad() && !a.is_leaf());
+    assert_eq!(name(&a), "MulBackward0");
+    backward(&[o.sum.call(&a)], &[], None, false).expect("backward");
+    assert_eq!(g(&w), [1.0, 2.0]);
+}
+
+#[test]
 fn in_place_on_a_view_of_a_base_that_did_not_require_grad() {
     let o = ops();
     let base = TT::vec(&[1.0, 2.0, 3.0]);

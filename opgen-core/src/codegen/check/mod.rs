@@ -33,6 +33,8 @@ pub(crate) struct Definition {
     pub namespace: String,
     /// The kernel's fit with the schema (tensor type, output, types left to rustc).
     pub signature: Signature,
+    /// The derivative formulas (`derivatives(...)`), checked and translated.
+    pub formulas: Option<crate::codegen::derivatives::check::Formulas>,
 }
 
 impl Input {
@@ -101,10 +103,20 @@ impl Input {
                 &mut diag,
             )
         };
+        let formulas = match (&self.options.derivatives, &signature) {
+            (Some(attr), Some(sig)) if diag.len() == 0 => {
+                let tensor = &sig.tensor;
+                crate::codegen::derivatives::check::check_formulas(
+                    attr, &function, &self.rt, tensor, &mut diag,
+                )
+            }
+            _ => None,
+        };
         let def = signature.map(|signature| Definition {
             function,
             namespace,
             signature,
+            formulas,
         });
         match def {
             Some(def) => diag.finish(Checked {

@@ -72,7 +72,18 @@ pub(crate) fn expand_defined(
             &params,
         ));
     }
-    let group = link::group(cx.rt, &group_name(&reserved), &[entry], TokenStream2::new());
+    let autograd = super::autograd::expand_definition(def, plan, api, &params, &cx);
+    let mut entries = vec![entry];
+    let autograd_items = autograd.map(|a| {
+        entries.push(a.entry);
+        a.items
+    });
+    let group = link::group(
+        cx.rt,
+        &group_name(&reserved),
+        &entries,
+        autograd_items.unwrap_or_default(),
+    );
     let kernel = &kernel.tokens;
     quote! {
         #kernel

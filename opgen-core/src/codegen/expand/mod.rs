@@ -10,6 +10,7 @@
 //! | `structured_delegate` | the API, a deferred registration of its kernels | `structured/delegate.rs` |
 
 pub(crate) mod api;
+pub(crate) mod autograd;
 pub(crate) mod docs;
 mod kernel;
 pub(crate) mod link;

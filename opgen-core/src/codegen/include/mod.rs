@@ -22,6 +22,7 @@
 //! gets only its registration: it is callable by name with dynamic values, and has no
 //! typed API.
 
+mod autograd;
 mod names;
 mod options;
 mod select;
@@ -84,6 +85,15 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
     let functions: Vec<&NativeFunction> = selected.iter().map(|&i| &nfs.functions()[i]).collect();
     let planned = plan_all(&parsed, &functions);
     check_registered_only(&parsed, &planned, &mut diag);
+    let mut tracked = tracked;
+    let served = autograd::load(
+        manifest_dir,
+        &parsed,
+        &nfs,
+        &selected,
+        &mut tracked,
+        &mut diag,
+    );
     diag.finish(())?;
     let mut out = TokenStream2::new();
     // The build re-runs when a file changes: rustc records included files as dependencies.
@@ -94,6 +104,13 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
         ));
     }
     out.extend(expand_functions(&parsed, &planned));
+    if let Some(lit) = &parsed.options.derivatives {
+        for (i, p) in selected.iter().zip(&planned) {
+            if let Some(s) = served.get(i) {
+                out.extend(autograd::expand_served(&parsed, p, s, lit));
+            }
+        }
+    }
     Ok(out)
 }
 

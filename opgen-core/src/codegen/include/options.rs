@@ -32,6 +32,9 @@ pub struct IncludeOptions {
     /// arguments or returns than typed calls take, ...) that are registered only, callable
     /// by name; any other such operator is an error.
     pub registered_only: Option<LitStr>,
+    /// A `derivatives.yaml` (relative to the crate's directory): every declared operator an
+    /// entry serves gets its Autograd kernel and backward node.
+    pub derivatives: Option<LitStr>,
 }
 
 /// The macro's input, parsed.

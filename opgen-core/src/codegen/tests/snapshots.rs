@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 
 use super::expand;
 
-fn check(name: &str, actual: &str) {
+pub(super) fn check(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots")
         .join(format!("{name}.rs"));

@@ -206,6 +206,11 @@ impl Emitter<'_> {
             match (g, p.has_default) {
                 (Some(code), false) => positional.push(code),
                 (Some(code), true) => fields.push(format!("{}: {code}", p.rust)),
+                // The plain form takes the gathered options even when they have defaults
+                // (the plan's rule); C++ omits them.
+                (None, true) if !with && p.ty == Ty::Options => {
+                    positional.push(format!("{}::TensorOptions::default()", self.rt()));
+                }
                 (None, _) => {}
             }
         }

@@ -89,7 +89,15 @@ impl Scope {
         self.vars.push((cpp.to_string(), rust.to_string(), ty));
     }
 
-    fn get(&self, cpp: &str) -> Option<(String, Ty)> {
+    /// Every variable: (C++ name, Rust expression, type), later ones last.
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &str, &Ty)> {
+        self.vars
+            .iter()
+            .map(|(c, r, t)| (c.as_str(), r.as_str(), t))
+    }
+
+    /// The Rust expression and type of the variable `cpp` (the last one of that name).
+    pub fn get(&self, cpp: &str) -> Option<(String, Ty)> {
         (self.vars.iter().rev())
             .find(|(c, _, _)| c == cpp)
             .map(|(_, r, t)| (r.clone(), t.clone()))

@@ -122,3 +122,14 @@ pub fn load_derivatives(
         Err(reader.errors)
     }
 }
+
+/// Loads a `derivatives.yaml` text of one entry against the one function it names, with
+/// the same rules: what the formulas written on `#[native_function]` go through.
+#[cfg(feature = "codegen")]
+pub(crate) fn load_for_function(
+    name: &str,
+    text: &str,
+    f: &super::NativeFunction,
+) -> Result<Derivatives, Vec<DerivativeError>> {
+    load_derivatives(name, text, &NativeFunctions::single(f.clone()))
+}

@@ -1,5 +1,6 @@
 //! OpCheck against kernels that are right and kernels with each kind of mistake.
 
+mod autograd;
 mod group;
 mod views;
 
@@ -224,7 +225,13 @@ fn a_right_library_passes_every_check() {
     assert_eq!(report.variants, ["t::double_", "t::double.out"]);
     assert_eq!(
         report.skipped,
-        [(Check::Typed, "no typed call given".to_string())]
+        [
+            (Check::Typed, "no typed call given".to_string()),
+            (
+                Check::Autograd,
+                "not asked for (OpCheck::autograd)".to_string()
+            )
+        ]
     );
 }
 

@@ -57,9 +57,13 @@ pub(crate) fn expand_delegate(
     let register = quote!(|#lib, #site| #register);
     let deferred_name = ident(&fresh_name("__OPGEN_DEFERRED", &reserved));
     let at = kernel.ident().span();
-    let extra = link::deferred(rt, &deferred_name, &marker, register, at);
-    let entry = link::declare(plan, api, rt, at);
-    let group = link::group(rt, &group_name(&reserved), &[entry], extra);
+    let mut extra = link::deferred(rt, &deferred_name, &marker, register, at);
+    let mut entries = vec![link::declare(plan, api, rt, at)];
+    if let Some(a) = crate::codegen::expand::autograd::expand_definition(def, plan, api, &lp, &cx) {
+        entries.push(a.entry);
+        extra.extend(a.items);
+    }
+    let group = link::group(rt, &group_name(&reserved), &entries, extra);
     let glue = in_place.then(|| in_place_glue(plan, api, &out_marker, &reserved, &cx));
     // A body-less item is consumed by the last attribute on it: one stacked above another
     // re-emits it for the next.

@@ -81,7 +81,15 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         register,
         &params,
     ));
-    let group = link::group(rt, &group_name(&reserved), &[entry], TokenStream2::new());
+    let mut extra = TokenStream2::new();
+    let mut entries = vec![entry];
+    if let Some(a) =
+        crate::codegen::expand::autograd::expand_definition(def, plan, api, &params, &cx)
+    {
+        entries.push(a.entry);
+        extra.extend(a.items);
+    }
+    let group = link::group(rt, &group_name(&reserved), &entries, extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel

@@ -1,0 +1,51 @@
+//! A fixed number of iterations of one case, for counting instructions with callgrind: what
+//! a tensor that never requires grad pays for `MiniTensor`'s autograd state.
+//!
+//! ```text
+//! cargo build --release -p opgen-example --example callgrind
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/callgrind add 10000
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/callgrind add 20000
+//! ```
+//!
+//! Instructions per iteration = (second total - first total) / 10000. Cases: `add` (the
+//! operator `add` on two 4-element `Float` tensors through the global dispatcher: a plain
+//! call that makes one tensor), `new` (a 4-element tensor made from a `Vec` and dropped),
+//! `view` (`transpose`, a view operator: a new tensor sharing its input's storage and
+//! version counter).
+
+use std::hint::black_box;
+use std::process::ExitCode;
+
+use opgen_example::MiniTensor;
+
+fn run(case: &str, n: u64) -> Result<(), String> {
+    opgen_example::install().map_err(|e| e.to_string())?;
+    let tensor = |v: Vec<f32>| MiniTensor::from_vec(v, &[2, 2]).map_err(|e| e.to_string());
+    let (a, b) = (tensor(vec![1.0, 2.0, 3.0, 4.0])?, tensor(vec![5.0; 4])?);
+    match case {
+        "add" => (0..n).for_each(|_| drop(black_box(black_box(&a).add(&b)))),
+        "new" => {
+            for _ in 0..n {
+                drop(black_box(tensor(black_box(vec![1.0, 2.0, 3.0, 4.0]))?));
+            }
+        }
+        "view" => (0..n).for_each(|_| drop(black_box(black_box(&a).transpose(0, 1)))),
+        other => return Err(format!("unknown case `{other}`; expected add new view")),
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
+        eprintln!("usage: callgrind CASE ITERATIONS (CASE: add new view)");
+        return ExitCode::FAILURE;
+    };
+    match run(case, n) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

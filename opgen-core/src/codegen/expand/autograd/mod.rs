@@ -1,0 +1,107 @@
+//! The Autograd kernel and backward node of an operator with derivative formulas (an
+//! [`AutogradPlan`]): the node's struct with the saved values, its `Backward` impl (one
+//! block per formula, run when a gradient it gives is needed), and the kernel calling the
+//! runtime's `functional` / `inplace` / `out` / `view`, registered at the `Autograd` key.
+//!
+//! ```text
+//! struct MulBackward0 { other: SavedVariable<T>, self_: SavedVariable<T>, .. }
+//! impl Backward<T> for MulBackward0 { fn name(..) -> "MulBackward0"; fn apply(..) { .. } }
+//! fn __opgen_autograd(ks: DispatchKeySet, self_: &T, other: &T) -> Result<T, Error> {
+//!     static OP: AutogradOp = AutogradOp { name: "mul", output_differentiability: &[] };
+//!     autograd::functional(ks, &OP, &[Input::from(self_), Input::from(other)],
+//!         |mask| Ok(MulBackward0 { other: save(mask[0], other), .. }),
+//!         |ks| <mul as Operator>::redispatch(ks, (self_, other)),
+//!         |node, result| Ok(()))
+//! }
+//! ```
+
+mod kernel;
+mod node;
+
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::quote;
+
+use super::link::Params;
+use super::{Cx, ident};
+use crate::codegen::check::Definition;
+use crate::plan::{Api, AutogradInput, AutogradPlan, OpPlan};
+
+/// What the autograd expansion of one operator gives: items for the hidden block, and the
+/// link entry registering the kernel at `Autograd`.
+pub(crate) struct Expanded {
+    pub items: TokenStream2,
+    pub entry: TokenStream2,
+}
+
+/// The node, the kernel and its registration. `spans[i]` is where formula `i` is written
+/// (its Rust tokens carry it, so that rustc reports type errors there).
+pub(crate) fn expand_autograd(
+    plan: &OpPlan,
+    marker: &syn::Ident,
+    autograd: &AutogradPlan,
+    spans: &[Span],
+    params: &Params,
+    cx: &Cx<'_>,
+) -> Expanded {
+    let rt = cx.rt;
+    let kernel_name = syn::Ident::new("__opgen_autograd", Span::call_site());
+    let node = (!matches!(autograd.kind, crate::plan::AutogradKind::Out))
+        .then(|| node::expand_node(autograd, spans, cx));
+    let kernel = kernel::expand_kernel(plan, marker, autograd, &kernel_name, cx);
+    let Params { lib, key, site } = params;
+    let keys = super::link::keys(&[crate::dispatch::DispatchKey::Autograd], rt);
+    let register =
+        quote!(<#marker as #rt::dispatch::Operator>::register(#lib, #key, #kernel_name, #site));
+    let path = syn::Path::from(marker.clone());
+    Expanded {
+        items: quote! { #node #kernel },
+        entry: super::link::kernel_of(rt, &path, keys, register, params, Span::call_site()),
+    }
+}
+
+/// The autograd expansion of an operator the attribute defines, if it has formulas.
+pub(crate) fn expand_definition(
+    def: &Definition,
+    plan: &OpPlan,
+    api: &Api,
+    params: &Params,
+    cx: &Cx<'_>,
+) -> Option<Expanded> {
+    let f = def.formulas.as_ref()?;
+    let autograd = AutogradPlan::new(&AutogradInput {
+        info: &f.info,
+        node: f.node.clone(),
+        formulas: &f.translated,
+    });
+    let marker = ident(&api.marker);
+    Some(expand_autograd(
+        plan, &marker, &autograd, &f.spans, params, cx,
+    ))
+}
+
+/// The tokens of Rust source made by the plan (a formula), located at `span`.
+pub(crate) fn code_at(code: &str, span: Span) -> TokenStream2 {
+    match code.parse::<TokenStream2>() {
+        Ok(tokens) => respan(tokens, Span::call_site().located_at(span)),
+        Err(_) => crate::codegen::diag::internal(format!(
+            "a formula translated into invalid Rust: {code}"
+        ))
+        .into_compile_error(),
+    }
+}
+
+fn respan(tokens: TokenStream2, span: Span) -> TokenStream2 {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            if let TokenTree::Group(g) = &t {
+                let mut new = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                new.set_span(span);
+                return TokenTree::Group(new);
+            }
+            t.set_span(span);
+            t
+        })
+        .collect()
+}

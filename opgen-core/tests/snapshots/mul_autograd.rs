@@ -1,0 +1,166 @@
+fn mul_cpu(a: &MyTensor, b: &MyTensor) -> MyTensor {
+    a.clone()
+}
+/// `aten::mul.Tensor(Tensor self, Tensor other) -> Tensor`
+/// Panics on error; [`try_mul`] returns it. Kernel `mul_cpu` at `CPU`.
+#[inline]
+#[track_caller]
+#[allow(dead_code)]
+fn mul(self_: &MyTensor, other: &MyTensor) -> MyTensor {
+    ::opgen::__private::unwrap(try_mul(self_, other))
+}
+/// [`mul`], returning errors instead of panicking.
+#[inline]
+#[allow(dead_code)]
+fn try_mul(self_: &MyTensor, other: &MyTensor) -> ::opgen::Result<MyTensor> {
+    ::opgen::__private::call::<mul>((self_, other))
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct mul {}
+#[automatically_derived]
+#[allow(unexpected_cfgs)]
+impl ::opgen::dispatch::Operator for mul {
+    type Tensor = MyTensor;
+    type Args = (&'static MyTensor, &'static MyTensor);
+    type Returns = MyTensor;
+    const SCHEMA: &'static str = "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor";
+    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+    const CACHE: &'static ::opgen::dispatch::OpCache = {
+        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+        &CACHE
+    };
+}
+#[doc(hidden)]
+const _: () = {
+    let _ = ::opgen::__private::VERSION_0_1_0;
+    use ::opgen::dispatch::Operator as _;
+    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[linkme(crate = ::opgen::__private::linkme)]
+    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+        ::opgen::__private::LinkEntry::declare::<mul>("aten", "mul.Tensor")
+            .with_kernel(
+                &[::opgen::DispatchKey::CPU],
+                |lib, key, site| mul::register(lib, key, mul_cpu, site),
+            ),
+        ::opgen::__private::LinkEntry::kernel_of::<
+            mul,
+        >(
+            &[::opgen::DispatchKey::Autograd],
+            |lib, key, site| <mul as ::opgen::dispatch::Operator>::register(
+                lib,
+                key,
+                __opgen_autograd,
+                site,
+            ),
+        ),
+    ];
+    #[allow(non_camel_case_types)]
+    struct MulBackward0 {
+        self_: ::opgen::autograd::SavedVariable<MyTensor>,
+        other_scalar_type: ::core::option::Option<::opgen::ScalarType>,
+        self_scalar_type: ::core::option::Option<::opgen::ScalarType>,
+        other: ::opgen::autograd::SavedVariable<MyTensor>,
+    }
+    #[automatically_derived]
+    impl ::opgen::autograd::Backward<MyTensor> for MulBackward0 {
+        fn name(&self) -> &'static str {
+            "MulBackward0"
+        }
+        fn apply(
+            &mut self,
+            __opgen_ctx: &mut ::opgen::autograd::BackwardContext<'_, MyTensor>,
+        ) -> ::opgen::Result<()> {
+            if !__opgen_ctx.any_grad_defined() {
+                return ::core::result::Result::Ok(());
+            }
+            let __opgen_node = ::std::sync::Arc::clone(__opgen_ctx.node());
+            if __opgen_ctx.needs(1) {
+                '__opgen_step: {
+                    let grad = match __opgen_ctx.grad(0) {
+                        ::core::option::Option::Some(g) => ::core::clone::Clone::clone(g),
+                        ::core::option::Option::None => break '__opgen_step,
+                    };
+                    let self_ = self.self_.get(&__opgen_node)?;
+                    let other_scalar_type = ::opgen::__private::autograd::saved(
+                        &self.other_scalar_type,
+                        &__opgen_node,
+                    )?;
+                    let __opgen_value = ::opgen::autograd::functions::mul_tensor_backward(
+                        &grad,
+                        &self_,
+                        other_scalar_type,
+                    )?;
+                    ::opgen::__private::autograd::set_grad(
+                        __opgen_ctx,
+                        1,
+                        __opgen_value,
+                    );
+                }
+            }
+            if __opgen_ctx.needs(0) {
+                '__opgen_step: {
+                    let grad = match __opgen_ctx.grad(0) {
+                        ::core::option::Option::Some(g) => ::core::clone::Clone::clone(g),
+                        ::core::option::Option::None => break '__opgen_step,
+                    };
+                    let other = self.other.get(&__opgen_node)?;
+                    let self_scalar_type = ::opgen::__private::autograd::saved(
+                        &self.self_scalar_type,
+                        &__opgen_node,
+                    )?;
+                    let __opgen_value = ::opgen::autograd::functions::mul_tensor_backward(
+                        &grad,
+                        &other,
+                        self_scalar_type,
+                    )?;
+                    ::opgen::__private::autograd::set_grad(
+                        __opgen_ctx,
+                        0,
+                        __opgen_value,
+                    );
+                }
+            }
+            ::core::result::Result::Ok(())
+        }
+        fn release_saved(&mut self) {
+            self.self_.reset();
+            self.other.reset();
+        }
+    }
+    fn __opgen_autograd(
+        __opgen_ks: ::opgen::DispatchKeySet,
+        self_: &MyTensor,
+        other: &MyTensor,
+    ) -> ::opgen::Result<MyTensor> {
+        static __OPGEN_OP: ::opgen::autograd::AutogradOp = ::opgen::autograd::AutogradOp {
+            name: "mul",
+            output_differentiability: &[],
+        };
+        ::opgen::autograd::functional(
+            __opgen_ks,
+            &__OPGEN_OP,
+            &[
+                ::opgen::autograd::Input::from(self_),
+                ::opgen::autograd::Input::from(other),
+            ],
+            |__opgen_mask: &[bool]| ::core::result::Result::Ok(MulBackward0 {
+                self_: ::opgen::__private::autograd::save(__opgen_mask[1], self_),
+                other_scalar_type: ::opgen::__private::autograd::save_value(
+                    __opgen_mask[1],
+                    || ::opgen::autograd::functions::scalar_type(other),
+                )?,
+                self_scalar_type: ::opgen::__private::autograd::save_value(
+                    __opgen_mask[0],
+                    || ::opgen::autograd::functions::scalar_type(self_),
+                )?,
+                other: ::opgen::__private::autograd::save(__opgen_mask[0], other),
+            }),
+            |__opgen_ks| <mul as ::opgen::dispatch::Operator>::redispatch(
+                __opgen_ks,
+                (self_, other),
+            ),
+            |_, _| ::core::result::Result::Ok(()),
+        )
+    }
+};
