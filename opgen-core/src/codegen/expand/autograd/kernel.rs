@@ -80,6 +80,8 @@ pub(super) fn expand_kernel(
         }
     };
     quote! {
+        // One parameter per schema argument, as the kernel it wraps.
+        #[allow(clippy::too_many_arguments)]
         fn #name(__opgen_ks: #rt::DispatchKeySet, #(#params),*) -> #rt::Result<#ret> {
             #op
             #(#handles)*
