@@ -128,6 +128,7 @@ const _: () = {
             self.other.reset();
         }
     }
+    #[allow(clippy::too_many_arguments)]
     fn __opgen_autograd(
         __opgen_ks: ::opgen::DispatchKeySet,
         self_: &MyTensor,
