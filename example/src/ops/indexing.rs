@@ -57,10 +57,7 @@ pub fn scatter_src_kernel(
     index: &MiniTensor,
     src: &MiniTensor,
 ) -> Result<MiniTensor, Error> {
-    let source = ScatterSource::Tensor(src);
-    functional(ix::scatter_meta(self_, dim, index, source)?, |o| {
-        ix::scatter_impl(self_, dim, index, source, false, o)
-    })
+    new_scattered(self_, dim, index, ScatterSource::Tensor(src), false)
 }
 
 /// `self` with `value` written at `index` along `dim`.
@@ -76,10 +73,7 @@ pub fn scatter_value_kernel(
     index: &MiniTensor,
     value: Scalar,
 ) -> Result<MiniTensor, Error> {
-    let source = ScatterSource::Value(value);
-    functional(ix::scatter_meta(self_, dim, index, source)?, |o| {
-        ix::scatter_impl(self_, dim, index, source, false, o)
-    })
+    new_scattered(self_, dim, index, ScatterSource::Value(value), false)
 }
 
 /// `self` with `src`'s elements added at `index` along `dim` (repeated indices add up).
@@ -99,10 +93,7 @@ pub fn scatter_add_kernel(
     index: &MiniTensor,
     src: &MiniTensor,
 ) -> Result<MiniTensor, Error> {
-    let source = ScatterSource::Tensor(src);
-    functional(ix::scatter_meta(self_, dim, index, source)?, |o| {
-        ix::scatter_impl(self_, dim, index, source, true, o)
-    })
+    new_scattered(self_, dim, index, ScatterSource::Tensor(src), true)
 }
 
 /// Zeros of `input_sizes` with `grad_output` at `index` along `dim`: `select`'s derivative.
@@ -141,5 +132,19 @@ pub fn slice_backward_kernel(
         ix::embed_impl(grad_output, o, |t| {
             views::slice(t, dim, Some(start), Some(end), step)
         })
+    })
+}
+
+/// The functional `scatter` family: a new tensor, `self` with `source` written (or, with
+/// `accumulate`, added) at `index` along `dim`.
+fn new_scattered(
+    self_: &MiniTensor,
+    dim: i64,
+    index: &MiniTensor,
+    source: ScatterSource<'_>,
+    accumulate: bool,
+) -> Result<MiniTensor, Error> {
+    functional(ix::scatter_meta(self_, dim, index, source)?, |o| {
+        ix::scatter_impl(self_, dim, index, source, accumulate, o)
     })
 }
