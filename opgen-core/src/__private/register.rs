@@ -5,11 +5,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::dispatch::device::{DeviceArg, DevicePlan, backend_select_keys};
-use crate::dispatch::registry::link::is_global;
+use crate::dispatch::device::{DevicePlan, backend_select_keys};
 use crate::dispatch::{
-    ArgList, ArgTuple, DispatchKey, DispatchKeySet, Error, LazyTypedOperator, Library, Operator,
-    Registration, RetValue, Site, Stack, Tensor, TupleCall, kernel_name, options_at,
+    ArgList, ArgTuple, DispatchKey, DispatchKeySet, Error, IValue, Library, Operator,
+    OperatorHandle, Registration, Site, Stack, Tensor, TupleCall, boxed, kernel_name,
 };
 use crate::schema::parse_schema;
 
@@ -117,47 +116,61 @@ where
 /// Registers the generated `BackendSelect` kernel of the operator with marker `O` (a schema
 /// with TensorOptions, but for `*_like` and `new_*`: torchgen's `RegisterBackendSelect.cpp`):
 /// it computes the backend key of `dtype`, `layout` and `device`, joins the keys of the
-/// tensor arguments below `BackendSelect`, and redispatches. In the global dispatcher it
-/// redispatches through the marker's cached typed handle; in another, boxed, through a
-/// handle held weakly (the kernel lives in the operator's own table). Registering looks
-/// nothing up and parses nothing: the schema's facts are read on the kernel's first call,
-/// so that linking thousands of factories stays cheap.
+/// tensor arguments below `BackendSelect`, and redispatches the operator it was called for.
+///
+/// The kernel is boxed and the same for every operator of a tensor type (the operator's
+/// facts are data it holds): generated code instantiates nothing per factory, which keeps
+/// the code a crate declaring the whole of ATen links small (a typed call boxes its
+/// arguments at this key). Registering looks nothing up and parses nothing: the schema's
+/// facts are read on the kernel's first call, so that linking thousands of factories stays
+/// cheap.
 pub fn backend_select<O: Operator>(lib: &Library, site: Site) -> Result<Registration, Error> {
     let name = O::name();
+    register_backend_select::<O::Tensor>(lib, name, O::SCHEMA, site)
+}
+
+/// Registers the boxed `BackendSelect` kernel of the operator `name` with schema `schema`.
+fn register_backend_select<T: Tensor>(
+    lib: &Library,
+    name: crate::dispatch::OperatorName,
+    schema: &'static str,
+    site: Site,
+) -> Result<Registration, Error> {
     let operator = name.operator;
     let facts: OnceLock<Option<OptionsFacts>> = OnceLock::new();
-    let keys = move |ks: DispatchKeySet, devices: &[DeviceArg<'_, O::Tensor>]| {
-        let Some(facts) = *facts.get_or_init(|| OptionsFacts::of(O::SCHEMA)) else {
-            return Err(Error::internal(format!(
-                "a BackendSelect kernel for `{operator}`, whose schema has no TensorOptions"
-            )));
-        };
-        let (dtype, layout, device) = options_at::<O::Tensor>(devices, facts.start);
-        backend_select_keys(operator, ks, facts.has_tensors, dtype, layout, device)
-    };
-    let qualified: Arc<str> = Arc::from(operator);
-    let erased = if is_global(&lib.dispatcher()) {
-        let f = tuple_fn::<O::Tensor, O::Args, O::Returns, _>(move |ks, args| {
-            let ks = keys(ks, &<O::Args as ArgTuple<O::Tensor>>::device_args(&args))?;
-            O::redispatch(ks, args)
-        });
-        <O::Args as ArgTuple<O::Tensor>>::erase_tuple(f, qualified)
-    } else {
-        let op = LazyTypedOperator::<O::Tensor, O::Args, O::Returns>::new(
-            &lib.dispatcher(),
-            name.qualified,
-            name.overload,
-        );
-        let f = tuple_fn::<O::Tensor, O::Args, O::Returns, _>(move |ks, args| {
-            let ks = keys(ks, &<O::Args as ArgTuple<O::Tensor>>::device_args(&args))?;
-            let mut stack = Stack::new();
-            <O::Args as ArgTuple<O::Tensor>>::push(args, &mut stack);
-            op.get()?.handle().redispatch_boxed(ks, &mut stack)?;
-            <O::Returns as RetValue<O::Tensor>>::pop(&mut stack).map_err(Error::internal)
-        });
-        <O::Args as ArgTuple<O::Tensor>>::erase_tuple(f, qualified)
-    };
-    lib.impl_erased(name.full, DispatchKey::BackendSelect, erased, site)
+    let kernel = boxed(
+        move |op: &OperatorHandle, ks: DispatchKeySet, stack: &mut Stack<T>| {
+            let Some(facts) = *facts.get_or_init(|| OptionsFacts::of(schema)) else {
+                return Err(Error::internal(format!(
+                    "a BackendSelect kernel for `{operator}`, whose schema has no TensorOptions"
+                )));
+            };
+            let args = stack
+                .len()
+                .checked_sub(facts.arity)
+                .and_then(|base| stack.get(base..));
+            let Some(args) = args else {
+                return Err(Error::internal(format!(
+                    "the BackendSelect kernel of `{operator}` got fewer arguments than its schema's"
+                )));
+            };
+            let dtype = match args.get(facts.start) {
+                Some(IValue::ScalarType(d)) => Some(*d),
+                _ => None,
+            };
+            let layout = match args.get(facts.start + 1) {
+                Some(IValue::Layout(l)) => Some(*l),
+                _ => None,
+            };
+            let device = match args.get(facts.start + 2) {
+                Some(IValue::Device(d)) => Some(*d),
+                _ => None,
+            };
+            let ks = backend_select_keys(operator, ks, facts.has_tensors, dtype, layout, device)?;
+            op.redispatch_boxed(ks, stack)
+        },
+    );
+    lib.impl_at(name.full, DispatchKey::BackendSelect, kernel, site)
 }
 
 /// What a `BackendSelect` kernel reads off its operator's schema.
@@ -167,6 +180,8 @@ struct OptionsFacts {
     start: usize,
     /// Whether any argument is tensor-like (their keys join the options' backend).
     has_tensors: bool,
+    /// How many arguments the schema has (the kernel's values at the top of the stack).
+    arity: usize,
 }
 
 impl OptionsFacts {
@@ -175,6 +190,7 @@ impl OptionsFacts {
         Some(OptionsFacts {
             start: schema.tensor_options_start()?,
             has_tensors: schema.arguments.iter().any(|a| a.ty.is_tensor_like()),
+            arity: schema.arguments.len(),
         })
     }
 }

@@ -480,6 +480,7 @@ impl<T> Shared<T> {
     }
 
     /// The `Arc` that keeps the value alive, if it is not a static.
+    #[cfg(test)]
     pub(crate) fn owner(&self) -> Option<&Arc<T>> {
         self.owner.as_ref()
     }

@@ -377,7 +377,6 @@ mod tests;
 pub use args::{ArgFamily, KernelArg};
 pub use device::{DeviceChecks, DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
-pub(crate) use handle::LazyTypedOperator;
 pub use handle::{OperatorHandle, TypedOperator};
 pub use ivalue::{IValue, Stack, default_value};
 pub use kernel::{
@@ -387,10 +386,10 @@ pub use keys::{BackendComponent, DispatchKey};
 pub use keyset::DispatchKeySet;
 pub use library::{Library, LibraryKind, Variants};
 pub use list::{ListItem, ValueList};
+pub(crate) use operator::kernel_name;
 pub use operator::{
     ArgTuple, OpCache, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker, TypedOf,
 };
-pub(crate) use operator::{kernel_name, options_at};
 pub use registry::{Dispatcher, LinkErrors, Registration, RegistrationId, Warning, WarningHook};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};

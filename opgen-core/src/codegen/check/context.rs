@@ -2,7 +2,8 @@
 //! `impl` or `trait` block, two attributes declaring one operator in one module, two
 //! operators declaring one methods trait. rustc would report each as errors inside the
 //! generated code (items an `impl` cannot hold, names defined twice); the macro reads the
-//! kernel's source file instead (the compiler tells where the kernel is written), finds the
+//! kernel's source file instead (the compiler tells where the kernel is written,
+//! `proc_macro::Span::local_file`), finds the
 //! kernel and its neighbours there, and reports one error on the user's text with the fix.
 //!
 //! Each file is read and parsed once per compilation (the facts are cached); a kernel whose
@@ -13,6 +14,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
+
+extern crate proc_macro;
 
 use proc_macro2::{Span, TokenTree};
 
@@ -56,9 +59,12 @@ static FILES: Mutex<Option<HashMap<PathBuf, FileFacts>>> = Mutex::new(None);
 /// Reports the mistakes of the attribute `input` that its kernel's surroundings show.
 pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
     let kernel = &input.kernel;
-    let at = kernel.ident().span();
-    let Some(sites) = file_sites(at) else { return };
-    let line = at.start().line;
+    let Some((path, line)) = place_of(kernel.ident().span()) else {
+        return;
+    };
+    let Some(sites) = file_sites(path) else {
+        return;
+    };
     let name = kernel.ident().to_string();
     let Some(me) = sites.iter().find(|s| s.line == line && s.name == name) else {
         return;
@@ -154,9 +160,18 @@ fn at_or<'a>(lit: Option<&'a LitStr>, kernel: &'a KernelFn) -> &'a dyn quote::To
     }
 }
 
-/// The kernels of the file `at` is in (cached while the file is unchanged).
-fn file_sites(at: Span) -> Option<Arc<Vec<Site>>> {
-    let path = at.local_file()?;
+/// The file and line of `at`, from the compiler (none outside a macro's run: unit tests and
+/// benchmarks expand in process, with no source file).
+fn place_of(at: Span) -> Option<(PathBuf, usize)> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let at = at.unwrap();
+    Some((at.local_file()?, at.line()))
+}
+
+/// The kernels of the file `path` (cached while the file is unchanged).
+fn file_sites(path: PathBuf) -> Option<Arc<Vec<Site>>> {
     let meta = std::fs::metadata(&path).ok()?;
     let (modified, len) = (meta.modified().ok(), meta.len());
     let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
