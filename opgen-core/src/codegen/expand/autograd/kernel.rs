@@ -79,7 +79,10 @@ pub(super) fn expand_kernel(
             quote!(#rt::autograd::view(__opgen_ks, &__OPGEN_OP, #this, &#inputs, #replay, #save, #forward, #after))
         }
     };
+    // The key set and the operator's arguments: clippy counts them all.
+    let allow = (plan.args.len() + 1 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     quote! {
+        #allow
         fn #name(__opgen_ks: #rt::DispatchKeySet, #(#params),*) -> #rt::Result<#ret> {
             #op
             #(#handles)*
