@@ -11,12 +11,17 @@
 //! operator `add` on two 4-element `Float` tensors through the global dispatcher: a plain
 //! call that makes one tensor), `new` (a 4-element tensor made from a `Vec` and dropped),
 //! `view` (`transpose`, a view operator: a new tensor sharing its input's storage and
-//! version counter).
+//! version counter), `fresh` and `fresh_ag` (two operators with the same kernel, the second
+//! with a derivative formula: its generated Autograd kernel, no input requiring grad; see
+//! `benches/support/pair.rs`).
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
 use opgen_example::MiniTensor;
+
+#[path = "../benches/support/pair.rs"]
+mod pair;
 
 fn run(case: &str, n: u64) -> Result<(), String> {
     opgen_example::install().map_err(|e| e.to_string())?;
@@ -30,7 +35,13 @@ fn run(case: &str, n: u64) -> Result<(), String> {
             }
         }
         "view" => (0..n).for_each(|_| drop(black_box(black_box(&a).transpose(0, 1)))),
-        other => return Err(format!("unknown case `{other}`; expected add new view")),
+        "fresh" => (0..n).for_each(|_| drop(black_box(pair::try_fresh(black_box(&a))))),
+        "fresh_ag" => (0..n).for_each(|_| drop(black_box(pair::try_fresh_ag(black_box(&a))))),
+        other => {
+            return Err(format!(
+                "unknown case `{other}`; expected add new view fresh fresh_ag"
+            ));
+        }
     }
     Ok(())
 }
@@ -38,7 +49,7 @@ fn run(case: &str, n: u64) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: callgrind CASE ITERATIONS (CASE: add new view)");
+        eprintln!("usage: callgrind CASE ITERATIONS (CASE: add new view fresh fresh_ag)");
         return ExitCode::FAILURE;
     };
     match run(case, n) {

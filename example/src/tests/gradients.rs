@@ -530,3 +530,21 @@ fn meta_tensors_compute_gradient_shapes_through_generated_kernels() {
         (ScalarType::Float, ScalarType::Float)
     );
 }
+
+#[test]
+fn an_in_place_operator_on_a_view_rewrites_the_base_history() {
+    crate::install().unwrap();
+    let x = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let base = x.try_clone().unwrap();
+    let mut row = base.try_select(0, 1).unwrap();
+    row.try_mul_(&doubles(&[2.0], &[])).unwrap();
+    // PyTorch's CopySlices: the base's history now goes through the in-place operator.
+    assert_eq!(base.grad_fn().map(|n| n.name()), Some("CopySlices"));
+    // The view's own history: the view replayed on the base's new history.
+    assert_eq!(row.grad_fn().map(|n| n.name()), Some("SelectBackward0"));
+    let loss = try_sum(&try_mul(&base, &base).unwrap()).unwrap();
+    backward(&[loss], &[], None, false).unwrap();
+    // d/dx sum(b²) with b = x except row 1 doubled: 2x on row 0, 8x on row 1.
+    let g = x.grad().unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(g, [2.0, 4.0, 6.0, 32.0, 40.0, 48.0]);
+}

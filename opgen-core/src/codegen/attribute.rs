@@ -602,7 +602,7 @@ fn check_name(lit: &LitStr, diag: &mut Diagnostics) {
 /// With `op =`, the operator is defined elsewhere: options that describe the definition
 /// belong there.
 fn check_kernel_only_options(o: &Options, diag: &mut Diagnostics) {
-    let definition: [(&str, Option<Span>); 18] = [
+    let definition: [(&str, Option<Span>); 19] = [
         ("variants", o.variants.as_ref().map(LitStr::span)),
         (
             "composite_from_out",
@@ -647,6 +647,7 @@ fn check_kernel_only_options(o: &Options, diag: &mut Diagnostics) {
         ("name", o.name.as_ref().map(LitStr::span)),
         ("namespace", o.namespace.as_ref().map(LitStr::span)),
         ("methods", o.methods.as_ref().map(LitStr::span)),
+        ("derivatives", o.derivatives.as_ref().map(|d| d.span)),
     ];
     for (key, span) in definition {
         if let Some(span) = span {

@@ -482,3 +482,158 @@ pub fn owned_type(ty: &RustType) -> RustType {
         other => other.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::derivatives::load_derivatives;
+    use crate::native::load_native_functions;
+
+    const NATIVES: &str = "
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+- func: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+- func: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+- func: exp(Tensor self) -> Tensor
+- func: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+- func: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+- func: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+- func: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+";
+
+    /// The plan of the entry for `schema` in `yaml`, with formulas that name what `uses`.
+    fn plan(yaml: &str, schema: &str) -> AutogradPlan {
+        let natives = load_native_functions(NATIVES, "").expect("natives");
+        let d = load_derivatives("d.yaml", yaml, &natives).expect("loads");
+        let info = d.entries[0].default_info().expect("info").clone();
+        let f = natives.get(schema).expect("function");
+        let info = DifferentiabilityInfo {
+            func: f.func.clone(),
+            ..info
+        };
+        let formulas: Vec<TranslatedFormula> = (info.derivatives.iter())
+            .map(|d| TranslatedFormula {
+                rust: "grad".into(),
+                uses: (info.all_saved_inputs.iter().chain(&info.all_saved_outputs))
+                    .filter(|s| d.saved_inputs.contains(s) || d.saved_outputs.contains(s))
+                    .map(|s| s.name.clone())
+                    .chain(["grad".to_string()])
+                    .collect(),
+            })
+            .collect();
+        AutogradPlan::new(&AutogradInput {
+            info: &info,
+            node: "N".into(),
+            formulas: &formulas,
+        })
+    }
+
+    const MUL: &str = "- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * other\n  other: grad * self\n";
+
+    #[test]
+    fn each_operand_is_saved_for_the_other_gradient() {
+        let p = plan(MUL, "mul.Tensor");
+        assert_eq!(p.kind, AutogradKind::Functional);
+        assert_eq!(p.inputs, [0, 1]);
+        let fields: Vec<(&str, &[usize])> = p
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.needed_by.as_slice()))
+            .collect();
+        // Formulas in key order (`other`, then `self`, as torchgen): `self` is read by
+        // `other`'s gradient (input 1), `other` by `self`'s (input 0).
+        assert_eq!(fields, [("self_", &[1][..]), ("other", &[0][..])]);
+        assert!(p.fields.iter().all(|f| !f.after));
+        assert_eq!(p.steps[0].inputs, [1]);
+        assert_eq!(
+            p.steps[0].bindings[0],
+            ("self_".to_string(), Binding::Field(0))
+        );
+    }
+
+    #[test]
+    fn in_place_and_out_variants_take_the_functional_formulas() {
+        let p = plan(MUL, "mul_.Tensor");
+        assert_eq!(p.kind, AutogradKind::InPlace { self_arg: 0 });
+        assert_eq!(p.op, "mul_");
+        let self_field = p.fields.iter().find(|f| f.name == "self_").expect("self");
+        // `self` before it is overwritten: a clone.
+        assert_eq!(
+            self_field.value,
+            SavedValue::Tensor {
+                optional: false,
+                original_self: true
+            }
+        );
+        let p = plan(MUL, "mul.out");
+        assert_eq!((p.kind, p.outs.as_slice()), (AutogradKind::Out, &[2][..]));
+    }
+
+    #[test]
+    fn values_computed_from_tensors_are_saved_instead_of_them() {
+        let exp = plan(
+            "- name: exp(Tensor self) -> Tensor\n  self: grad * result\n",
+            "exp",
+        );
+        let f = &exp.fields[0];
+        assert_eq!(
+            (f.name.as_str(), f.after, f.source),
+            ("result", true, ValueSource::Return(0))
+        );
+        let sum = plan(
+            "- name: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor\n  self: grad.expand_symint(self.sym_sizes())\n",
+            "sum",
+        );
+        let f = &sum.fields[0];
+        assert_eq!(
+            (f.name.as_str(), &f.value),
+            (
+                "self_sym_sizes",
+                &SavedValue::Sizes {
+                    strides: false,
+                    optional: false
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn views_inputs_without_formula_and_non_differentiable_ones() {
+        let t = plan(
+            "- name: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n  self: grad.transpose(dim0, dim1)\n",
+            "transpose.int",
+        );
+        assert_eq!(
+            t.kind,
+            AutogradKind::View {
+                base: 0,
+                list: false
+            }
+        );
+        let u = plan(
+            "- name: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]\n  self: unbind_backward(grads, dim)\n",
+            "unbind.int",
+        );
+        assert_eq!(
+            u.kind,
+            AutogradKind::View {
+                base: 0,
+                list: true
+            }
+        );
+        let w = plan(
+            "- name: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor\n  condition: non_differentiable\n  self: grad\n  other: grad\n",
+            "where.self",
+        );
+        assert_eq!(
+            (w.inputs.as_slice(), w.unchecked.as_slice()),
+            (&[1, 2][..], &[][..])
+        );
+        let i = plan(
+            "- name: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor\n  self: grad\n",
+            "index.Tensor",
+        );
+        // `indices` has no formula and is not marked: it must not require grad.
+        assert_eq!(i.unchecked, [1]);
+    }
+}

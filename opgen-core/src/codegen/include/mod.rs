@@ -16,6 +16,9 @@
 //! inherent `impl` of the tensor type (or one extension trait, `methods = "trait NAME"`),
 //! rather than one per operator.
 //!
+//! With `derivatives = "derivatives.yaml"`, every declared operator an entry of that file
+//! serves also gets its Autograd kernel and backward node (`autograd.rs`).
+//!
 //! A function whose schema has no Rust mapping (`validate::check_rust_mapping`, R84–R89,
 //! or a default without a Rust value), or more arguments than typed calls take
 //! (`dispatch::MAX_ARITY`, 24; three generated out variants of the corpus have 25–30),

@@ -263,3 +263,54 @@ fn yaml_errors_name_file_line_column_and_rule() {
     );
     assert!(!out.contains("error["), "{out}");
 }
+
+#[test]
+fn derivatives_give_kernels_to_the_operators_their_entries_serve() {
+    let dir = yaml_dir(
+        "derivatives",
+        "- func: neg(Tensor self) -> Tensor\n  variants: function, method\n\
+         - func: neg_(Tensor(a!) self) -> Tensor(a!)\n  variants: function, method\n\
+         - func: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n\
+         - func: relu(Tensor self) -> Tensor\n",
+    );
+    std::fs::write(
+        dir.join("d.yaml"),
+        "- name: neg(Tensor self) -> Tensor\n  self: grad.neg()\n",
+    )
+    .unwrap();
+    let out = include_native_functions_in(
+        &dir,
+        quote!(
+            "native_functions.yaml",
+            tensor = "T",
+            derivatives = "d.yaml"
+        ),
+    );
+    let text = out.to_string();
+    assert!(!text.contains("compile_error"), "{text}");
+    // `neg` and `neg_` (through `neg`'s entry) get a node; `neg.out` its refusal; `relu` nothing.
+    assert_eq!(text.matches("struct NegBackward0").count(), 2);
+    assert_eq!(text.matches("autograd :: functional (").count(), 1);
+    assert_eq!(text.matches("autograd :: inplace (").count(), 1);
+    assert_eq!(text.matches("autograd :: out (").count(), 1);
+    syn::parse2::<syn::File>(out).expect("valid items");
+    // A formula that does not translate is an error naming its entry.
+    std::fs::write(
+        dir.join("d.yaml"),
+        "- name: relu(Tensor self) -> Tensor\n  self: my_relu_backward(grad, self)\n",
+    )
+    .unwrap();
+    let text = include_native_functions_in(
+        &dir,
+        quote!(
+            "native_functions.yaml",
+            tensor = "T",
+            derivatives = "d.yaml"
+        ),
+    )
+    .to_string();
+    assert!(
+        text.contains("d.yaml:2:9: `relu`: the formula of `self` calls `my_relu_backward` (2 arguments), which is neither an ATen operator nor a helper"),
+        "{text}"
+    );
+}

@@ -174,3 +174,25 @@ fn rust_formulas_use_rust_names_and_save_what_they_name() {
         "{got:#?}"
     );
 }
+
+#[test]
+fn formulas_belong_to_the_operator_not_to_a_kernel_of_it() {
+    let got = errors(
+        quote!(
+            op = "aten::mul.Tensor",
+            dispatch = "CPU",
+            derivatives(self = "grad", other = "grad")
+        ),
+        quote!(
+            fn mul_cpu(a: &MyTensor, b: &MyTensor) -> MyTensor {
+                a.clone()
+            }
+        ),
+    );
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("`derivatives` describes the operator"),
+        "{}",
+        got[0]
+    );
+}

@@ -61,8 +61,19 @@ impl ApiIndex {
                     .arguments
                     .iter()
                     .position(|a| a.index == f.func.self_index()),
-                rust_name: rust_fn_name(&f.func),
-                args_struct: args_struct_name(&f.func),
+                // A binding written by hand (`manual_cpp_binding`): the generated functions
+                // are `__dispatch_*` (the plan's rule), which the hand-written one calls.
+                rust_name: match f.manual_cpp_binding {
+                    true => format!(
+                        "__dispatch_{}",
+                        rust_fn_name(&f.func).trim_start_matches("r#")
+                    ),
+                    false => rust_fn_name(&f.func),
+                },
+                args_struct: match f.manual_cpp_binding {
+                    true => format!("__Dispatch{}", args_struct_name(&f.func)),
+                    false => args_struct_name(&f.func),
+                },
                 returns: Ty::of_rust(&sig.returns),
                 function: f.variants.function,
                 method: f.variants.method,

@@ -98,6 +98,19 @@ impl Emitter<'_> {
                 let (a, b) = (owned(a, then), owned(b, otherwise));
                 let ty = match (&a.ty, &b.ty) {
                     (Ty::None, t) | (t, Ty::None) => t.optional(),
+                    // `cond ? op(...) : std::tuple<Tensor, Tensor>()`: optional elements.
+                    (Ty::Tuple(x), Ty::Tuple(y)) if x.len() == y.len() => Ty::Tuple(
+                        x.iter()
+                            .zip(y)
+                            .map(|(s, t)| {
+                                if s.optional() == *t {
+                                    t.clone()
+                                } else {
+                                    s.optional()
+                                }
+                            })
+                            .collect(),
+                    ),
                     (Ty::TensorList, Ty::OptTensorList) | (Ty::OptTensorList, Ty::TensorList) => {
                         Ty::OptTensorList
                     }
@@ -156,6 +169,18 @@ impl Emitter<'_> {
             ),
             (a, b) if a.optional() == *b && a != b => {
                 format!("::core::option::Option::Some({})", value.code)
+            }
+            (Ty::Tuple(from), Ty::Tuple(to)) if from.len() == to.len() && from != to => {
+                let names: Vec<String> = (0..from.len()).map(|i| format!("__opgen_e{i}")).collect();
+                let items: Vec<String> = (from.iter().zip(to).zip(&names))
+                    .map(|((f, t), n)| self.coerce(out(n.clone(), f.clone()), t))
+                    .collect();
+                format!(
+                    "{{ let ({},) = {}; ({},) }}",
+                    names.join(", "),
+                    value.code,
+                    items.join(", ")
+                )
             }
             _ => value.code,
         }

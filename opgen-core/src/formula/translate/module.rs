@@ -9,53 +9,58 @@ use crate::native::NativeFunctions;
 use crate::native::derivatives::Derivatives;
 use crate::plan::rust_fn_name;
 
-/// The Rust parameter type of a scope variable of type `ty`.
+/// The Rust parameter type of a scope variable of type `ty`: what a generated backward node
+/// binds it to (tensors owned, as unpacked from saved variables; lists as `Vec`s; strings
+/// borrowed).
 fn param_type(ty: &Ty, tensor: &str, rt: &str) -> Option<String> {
+    let opt = |t: String| format!("::core::option::Option<{t}>");
+    let vec = |t: String| format!("::std::vec::Vec<{t}>");
     Some(match ty {
-        Ty::Tensor => format!("&{tensor}"),
-        Ty::OptTensor => format!("::core::option::Option<{tensor}>"),
-        Ty::TensorList => format!("&[{tensor}]"),
-        Ty::OptTensorList => format!("&[::core::option::Option<{tensor}>]"),
+        Ty::Tensor => tensor.to_string(),
+        Ty::OptTensor => opt(tensor.to_string()),
+        Ty::TensorList => vec(tensor.to_string()),
+        Ty::OptTensorList => vec(opt(tensor.to_string())),
         Ty::Int => "i64".into(),
-        Ty::OptInt => "::core::option::Option<i64>".into(),
+        Ty::OptInt => opt("i64".into()),
         Ty::Float => "f64".into(),
-        Ty::OptFloat => "::core::option::Option<f64>".into(),
+        Ty::OptFloat => opt("f64".into()),
         Ty::Bool => "bool".into(),
-        Ty::OptBool => "::core::option::Option<bool>".into(),
+        Ty::OptBool => opt("bool".into()),
         Ty::Scalar => format!("{rt}::Scalar"),
-        Ty::OptScalar => format!("::core::option::Option<{rt}::Scalar>"),
-        Ty::IntList => "&[i64]".into(),
-        Ty::OptIntList => "::core::option::Option<&[i64]>".into(),
-        Ty::IntListList => "&[::std::vec::Vec<i64>]".into(),
-        Ty::FloatList => "&[f64]".into(),
+        Ty::OptScalar => opt(format!("{rt}::Scalar")),
+        Ty::IntList => vec("i64".into()),
+        Ty::OptIntList => opt(vec("i64".into())),
+        Ty::IntListList => vec(vec("i64".into())),
+        Ty::ScalarList => vec(format!("{rt}::Scalar")),
+        Ty::FloatList => vec("f64".into()),
         Ty::BoolList => "&[bool]".into(),
         Ty::ScalarType => format!("{rt}::ScalarType"),
-        Ty::OptScalarType => format!("::core::option::Option<{rt}::ScalarType>"),
-        Ty::ScalarTypeList => format!("&[{rt}::ScalarType]"),
+        Ty::OptScalarType => opt(format!("{rt}::ScalarType")),
+        Ty::ScalarTypeList => vec(format!("{rt}::ScalarType")),
         Ty::Layout => format!("{rt}::Layout"),
         Ty::Device => format!("{rt}::Device"),
         Ty::MemoryFormat => format!("{rt}::MemoryFormat"),
         Ty::Options => format!("{rt}::TensorOptions"),
         Ty::Str => "&str".into(),
-        Ty::OptStr => "::core::option::Option<&str>".into(),
-        Ty::OptLayout => format!("::core::option::Option<{rt}::Layout>"),
-        Ty::OptDevice => format!("::core::option::Option<{rt}::Device>"),
-        Ty::OptMemoryFormat => format!("::core::option::Option<{rt}::MemoryFormat>"),
-        Ty::TypeAndSize => format!("&{rt}::autograd::functions::TypeAndSize"),
-        Ty::Geometry => format!("&{rt}::autograd::functions::TensorGeometry"),
+        Ty::OptStr => opt("&str".into()),
+        Ty::OptLayout => opt(format!("{rt}::Layout")),
+        Ty::OptDevice => opt(format!("{rt}::Device")),
+        Ty::OptMemoryFormat => opt(format!("{rt}::MemoryFormat")),
+        Ty::TypeAndSize => format!("{rt}::autograd::functions::TypeAndSize"),
+        Ty::Geometry => format!("{rt}::autograd::functions::TensorGeometry"),
         _ => return None,
     })
 }
 
+/// The Rust type of a formula's value: a tensor, an optional one, a list, or a tuple of
+/// them (each element as the operator or helper returns it).
 fn return_type(ty: &Ty, tensor: &str) -> String {
     match ty {
         Ty::Tensor => tensor.to_string(),
+        Ty::TensorList => format!("::std::vec::Vec<{tensor}>"),
         Ty::OptTensorList => format!("::std::vec::Vec<::core::option::Option<{tensor}>>"),
         Ty::Tuple(items) => {
-            let items: Vec<String> = items
-                .iter()
-                .map(|_| format!("::core::option::Option<{tensor}>"))
-                .collect();
+            let items: Vec<String> = items.iter().map(|t| return_type(t, tensor)).collect();
             format!("({})", items.join(", "))
         }
         _ => format!("::core::option::Option<{tensor}>"),
@@ -69,6 +74,7 @@ pub fn emit_module(d: &Derivatives, natives: &NativeFunctions, options: &Options
     let api = ApiIndex::new(natives);
     let rt = &options.runtime;
     let mut out = String::from("// Translated backward formulas of derivatives.yaml.\n");
+    let mut defined = std::collections::HashSet::new();
     for entry in &d.entries {
         let Some(info) = entry.default_info() else {
             continue;
@@ -89,15 +95,27 @@ pub fn emit_module(d: &Derivatives, natives: &NativeFunctions, options: &Options
                 let Some((rust, ty)) = scope.get(name) else {
                     continue;
                 };
-                if let Some(p) = param_type(&ty, &options.tensor, rt) {
+                // `grad_input_mask` has one flag per input of the formula.
+                let p = match name {
+                    "grad_input_mask" => Some(format!("[bool; {}]", derivative.var_names.len())),
+                    _ => param_type(&ty, &options.tensor, rt),
+                };
+                if let Some(p) = p {
                     params.push(format!("{rust}: {p}"));
                 }
             }
-            let fname = format!(
+            let base = format!(
                 "{}__{}",
                 rust_fn_name(&info.func),
                 derivative.var_names.join("_")
             );
+            // Two operators may share a Rust name (`clamp`, `clamp.Tensor`): number the later.
+            let mut fname = base.clone();
+            let mut n = 1;
+            while !defined.insert(fname.clone()) {
+                n += 1;
+                fname = format!("{base}_{n}");
+            }
             out.push_str(&format!(
                 "\n/// `{}`: `{}`\n#[allow(unused_variables, non_snake_case, clippy::all)]\npub fn {}({}) -> ::core::result::Result<{}, {rt}::Error> {{\n    ::core::result::Result::Ok({})\n}}\n",
                 entry.name,

@@ -475,11 +475,15 @@ fn translated_formulas_form_one_rust_module() {
         ..Default::default()
     };
     let module = crate::formula::translate::emit_module(corpus_derivatives(), corpus(), &options);
+    // The variables as a generated backward node binds them: tensors owned.
     assert!(module.contains(
-        "pub fn mul__self(grad: &Tensor, other: &Tensor, self_scalar_type: ::opgen_core::ScalarType) \
+        "pub fn mul__self(grad: Tensor, other: Tensor, self_scalar_type: ::opgen_core::ScalarType) \
          -> ::core::result::Result<Tensor, ::opgen_core::Error> {\n    ::core::result::Result::Ok(\
          ::opgen_core::autograd::functions::mul_tensor_backward(&grad, &other, self_scalar_type)?)\n}"
     ), "{}", &module[..2000]);
+    // `grad_input_mask` has one flag per input of the formula; names are unique.
+    assert!(module.contains("grad_input_mask: [bool; 3]"));
+    assert!(module.contains("pub fn clamp__self_2("));
     // One function per translated formula of the `Default` key.
     assert_eq!(module.matches("\npub fn ").count(), 755);
     if let Ok(path) = std::env::var("OPGEN_TRANSLATED_MODULE") {
