@@ -196,3 +196,62 @@ fn formulas_belong_to_the_operator_not_to_a_kernel_of_it() {
         got[0]
     );
 }
+
+#[test]
+fn a_functional_operator_lends_its_formulas_to_in_place_and_out_variants() {
+    let (args, item) = mul(quote!(derivatives(self = "grad * other", other = "grad * self")));
+    let out = expand(args, item);
+    // For the tuple of its arguments; the in-place kernel saves `self` as a clone.
+    assert!(out.contains("InplaceFormulas < (& 'a MyTensor , & 'a MyTensor ,) > for mul"), "{out}");
+    assert!(out.contains("OutFormulas < (& 'a MyTensor , & 'a MyTensor ,) > for mul"), "{out}");
+    assert!(out.contains("name : \"mul_\""), "{out}");
+    assert!(out.contains("save_original (__opgen_mask [1] , self_)"), "{out}");
+    assert!(out.contains("\"VariableType::mul_Tensor\""), "{out}");
+}
+
+#[test]
+fn an_in_place_operator_borrows_the_functional_formulas() {
+    let out = expand(
+        quote!("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", dispatch = "CPU", derivatives(functional)),
+        quote!(
+            fn mul_inplace_cpu(a: &mut MyTensor, b: &MyTensor) {}
+        ),
+    );
+    assert!(
+        out.contains("< mul as :: opgen :: __private :: formulas :: InplaceFormulas < _ > > :: inplace (__opgen_ks , (& __opgen_h0 , other ,) ,"),
+        "{out}"
+    );
+    assert!(out.contains("\"VariableType::mul__Tensor\""), "{out}");
+    // No node of its own.
+    assert!(!out.contains("impl :: opgen :: autograd :: Backward"), "{out}");
+    let out = expand(
+        quote!("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+               dispatch = "CPU", derivatives(functional = ops::sum_dim_int_list)),
+        quote!(
+            fn sum_out_cpu(a: &MyTensor, dim: Option<&[i64]>, keepdim: bool, dtype: Option<ScalarType>, out: &mut MyTensor) {}
+        ),
+    );
+    assert!(
+        out.contains("< ops :: sum_dim_int_list as :: opgen :: __private :: formulas :: OutFormulas < _ > > :: out (__opgen_ks , (self_ , dim , keepdim , dtype ,) , & [:: opgen :: autograd :: Input :: from (& __opgen_h4)] ,"),
+        "{out}"
+    );
+}
+
+#[test]
+fn functional_is_for_in_place_and_out_operators_alone() {
+    let got = errors_of(quote!(derivatives(functional)));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("`derivatives(functional)` lends a functional operator's formulas to its in-place and out variants, but `mul.Tensor` is not one of those"),
+        "{}",
+        got[0]
+    );
+    let got = errors(
+        quote!("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", dispatch = "CPU", derivatives(functional, self = "grad")),
+        quote!(
+            fn mul_inplace_cpu(a: &mut MyTensor, b: &MyTensor) {}
+        ),
+    );
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].starts_with("`derivatives(functional)` takes every formula of the functional operator; `self` cannot be added to them"), "{}", got[0]);
+}
