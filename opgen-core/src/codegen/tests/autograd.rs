@@ -232,7 +232,7 @@ fn an_in_place_operator_borrows_the_functional_formulas() {
         ),
     );
     for code in [
-        "<mul as ::opgen::__private::formulas::InplaceFormulas<_>>::inplace(__opgen_ks, (&__opgen_h0, other),",
+        "<mul as ::opgen::__private::formulas::InplaceFormulas<(&MyTensor, &MyTensor)>>::inplace(__opgen_ks, (&__opgen_h0, other),",
         "(lib, key, __opgen_autograd, \"VariableType::mul__Tensor\", site)",
     ] {
         assert!(holds(&out, code), "{code}\n{out}");
@@ -246,7 +246,7 @@ fn an_in_place_operator_borrows_the_functional_formulas() {
             fn sum_out_cpu(a: &MyTensor, dim: Option<&[i64]>, keepdim: bool, dtype: Option<ScalarType>, out: &mut MyTensor) {}
         ),
     );
-    let code = "<ops::sum_dim_int_list as ::opgen::__private::formulas::OutFormulas<_>>::out(__opgen_ks, (self_, dim, keepdim, dtype), &[::opgen::autograd::Input::from(&__opgen_h4)],";
+    let code = "<ops::sum_dim_int_list as ::opgen::__private::formulas::OutFormulas<(&MyTensor, ::core::option::Option<&[i64]>, bool, ::core::option::Option<::opgen::ScalarType>)>>::out(__opgen_ks, (self_, dim, keepdim, dtype), &[::opgen::autograd::Input::from(&__opgen_h4)],";
     assert!(holds(&out, code), "{code}\n{out}");
 }
 

@@ -10,7 +10,7 @@ mod ops {
     #[native_function(
         "exp(Tensor self) -> Tensor",
         dispatch = "CPU",
-        derivatives(self = "grad * result")
+        derivatives(self = "rust: grad")
     )]
     pub fn exp_cpu(self_: &MyTensor) -> MyTensor {
         self_.clone()

@@ -13,7 +13,7 @@ mod ops {
         dispatch = "CPU",
         derivatives(self = "grad * other", other = "grad * self")
     )]
-    pub fn mul_cpu(self_: &MyTensor, other: &MyTensor) -> MyTensor {
+    pub fn mul_cpu(self_: &MyTensor, _other: &MyTensor) -> MyTensor {
         self_.clone()
     }
 
@@ -22,7 +22,7 @@ mod ops {
         dispatch = "CPU",
         derivatives(functional)
     )]
-    pub fn mul_inplace_cpu(self_: &mut MyTensor, other: &MyTensor) {}
+    pub fn mul_inplace_cpu(_self: &mut MyTensor, _other: &MyTensor) {}
 }
 
 // Another module: the functional operator by path.
@@ -31,7 +31,7 @@ mod ops {
     dispatch = "CPU",
     derivatives(functional = ops::mul)
 )]
-fn mul_out_cpu(self_: &MyTensor, other: &MyTensor, out: &mut MyTensor) {}
+fn mul_out_cpu(_self: &MyTensor, _other: &MyTensor, _out: &mut MyTensor) {}
 
 fn main() {
     let dispatcher = Dispatcher::global();

@@ -138,22 +138,36 @@ pub(super) fn expand_borrowed(
     };
     let functional = &borrowed.path;
     let formulas = quote!(#rt::__private::formulas);
+    // The functional operator's arguments: this operator's, shared, before its outs. The
+    // trait is named with them, so that a functional operator without formulas, or with
+    // other arguments, is the trait's message.
+    let end = if borrowed.out {
+        plan.schema.out_start()
+    } else {
+        plan.args.len()
+    };
+    let types = plan.args[..end.min(plan.args.len())].iter().map(|a| {
+        let ty = match &a.ty {
+            RustType::Mut(inner) => RustType::Ref(inner.clone()),
+            ty => ty.clone(),
+        };
+        rust_type(&ty, cx, Lifetimes::Elided)
+    });
+    let tuple = quote!((#(#types,)*));
+    let args = (0..end).map(shared);
     let call = if borrowed.out {
-        let start = plan.schema.out_start();
-        let args = (0..start).map(shared);
-        let outs = (start..plan.args.len()).map(|i| {
+        let outs = (end..plan.args.len()).map(|i| {
             let s = shared(i);
             quote!(#rt::autograd::Input::from(#s))
         });
         let head = respan(
-            quote!(<#functional as #formulas::OutFormulas<_>>::out),
+            quote!(<#functional as #formulas::OutFormulas<#tuple>>::out),
             borrowed_span(borrowed),
         );
         quote!(#head(__opgen_ks, (#(#args,)*), &[#(#outs),*], #forward))
     } else {
-        let args = (0..plan.args.len()).map(shared);
         let head = respan(
-            quote!(<#functional as #formulas::InplaceFormulas<_>>::inplace),
+            quote!(<#functional as #formulas::InplaceFormulas<#tuple>>::inplace),
             borrowed_span(borrowed),
         );
         quote!(#head(__opgen_ks, (#(#args,)*), #forward))
