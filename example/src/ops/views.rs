@@ -64,7 +64,9 @@ pub fn select_kernel(self_: &MiniTensor, dim: i64, index: i64) -> Result<MiniTen
 pub fn unbind_kernel(self_: &MiniTensor, dim: i64) -> Result<Vec<MiniTensor>, Error> {
     let sizes = self_.shape();
     if sizes.is_empty() {
-        return Err(Error::from("Dimension specified as 0 but tensor has no dimensions"));
+        return Err(Error::from(
+            "Dimension specified as 0 but tensor has no dimensions",
+        ));
     }
     let n = sizes[crate::shape::wrap_dim(dim, sizes.len())?];
     (0..n).map(|i| views::select(self_, dim, i)).collect()

@@ -55,8 +55,9 @@ fn in_place_variants_use_the_functional_node_and_the_original_self() {
     let mut leaf_copy = x.share();
     let err = leaf_copy.try_relu_().unwrap_err().to_string();
     assert!(
-        err.starts_with("a leaf Variable that requires grad is being used in an in-place operation.")
-            && err.contains("relu_"),
+        err.starts_with(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        ) && err.contains("relu_"),
         "{err}"
     );
 }
@@ -74,7 +75,9 @@ fn out_variants_refuse_inputs_that_require_grad_by_the_functional_formulas() {
         err.starts_with("sum(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."),
         "{err}"
     );
-    let err = ops::try_mean_out(&mut out, &x, Some(&[1])).unwrap_err().to_string();
+    let err = ops::try_mean_out(&mut out, &x, Some(&[1]))
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("mean(): functions with out="), "{err}");
     // Without grad, the out operator runs.
     let plain = doubles(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
@@ -95,7 +98,10 @@ fn hand_written_formulas_have_pytorchs_node_names() {
     let mut c = doubles(&[0.0; 4], &[2, 2]);
     c.try_copy_(&x).unwrap();
     assert_eq!(c.grad_fn().map(|n| n.name()), Some("CopyBackwards"));
-    assert_eq!(format!("{:?}", c.grad_fn().unwrap()).contains("CopyBackwards"), true);
+    assert_eq!(
+        format!("{:?}", c.grad_fn().unwrap()).contains("CopyBackwards"),
+        true
+    );
 }
 
 #[test]
@@ -103,11 +109,17 @@ fn autograd_kernels_are_named_as_torchgen_names_them_in_dumps() {
     crate::install().unwrap();
     let op = Dispatcher::global().find("aten::mul", "Tensor").unwrap();
     let dump = op.dispatch_table().to_string();
-    assert!(dump.contains("kernel VariableType::mul_Tensor registered at Autograd"), "{dump}");
+    assert!(
+        dump.contains("kernel VariableType::mul_Tensor registered at Autograd"),
+        "{dump}"
+    );
     assert!(!dump.contains("__opgen"), "{dump}");
     let op = Dispatcher::global().find("aten::relu_", "").unwrap();
     let dump = op.dispatch_table().to_string();
-    assert!(dump.contains("kernel VariableType::relu_ registered at Autograd"), "{dump}");
+    assert!(
+        dump.contains("kernel VariableType::relu_ registered at Autograd"),
+        "{dump}"
+    );
 }
 
 #[test]
@@ -127,7 +139,10 @@ fn unbind_records_each_output_as_a_view_that_may_not_be_modified_in_place() {
     let squares = try_mul(&rows[1], &rows[1]).unwrap();
     let total = try_add(&try_sum(&rows[0]).unwrap(), &try_sum(&squares).unwrap()).unwrap();
     let g = grad(&[total], &[x.share()], &[None], None, false, false).unwrap();
-    assert_eq!(values(g[0].as_ref().unwrap()), [1.0, 1.0, 1.0, 8.0, 10.0, 12.0]);
+    assert_eq!(
+        values(g[0].as_ref().unwrap()),
+        [1.0, 1.0, 1.0, 8.0, 10.0, 12.0]
+    );
     // PyTorch refuses to modify one of them in place with grad mode on.
     let mut row = rows[1].share();
     let err = row.try_exp_().unwrap_err().to_string();

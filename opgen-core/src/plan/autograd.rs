@@ -304,7 +304,10 @@ impl AutogradPlan {
     /// assert_eq!(self_.value, SavedValue::Tensor { optional: false, original_self: true });
     /// ```
     pub fn inplace_variant(&self, schema: &Schema) -> Option<AutogradPlan> {
-        if !matches!(self.kind, AutogradKind::Functional | AutogradKind::View { .. }) {
+        if !matches!(
+            self.kind,
+            AutogradKind::Functional | AutogradKind::View { .. }
+        ) {
             return None;
         }
         let self_arg = schema.self_index()?;

@@ -121,10 +121,14 @@ fn set_at<T: Tensor>(args: &mut [IValue<T>], s: Slot, t: T) -> Result<(), Error>
     match (value, s.elem) {
         (v @ IValue::Tensor(_), None) => *v = IValue::Tensor(t),
         (IValue::TensorList(ts), Some(j)) => {
-            *std::sync::Arc::make_mut(ts).get_mut(j).ok_or_else(not_a_tensor)? = t;
+            *std::sync::Arc::make_mut(ts)
+                .get_mut(j)
+                .ok_or_else(not_a_tensor)? = t;
         }
         (IValue::OptionalTensorList(ts), Some(j)) => {
-            *std::sync::Arc::make_mut(ts).get_mut(j).ok_or_else(not_a_tensor)? = Some(t);
+            *std::sync::Arc::make_mut(ts)
+                .get_mut(j)
+                .ok_or_else(not_a_tensor)? = Some(t);
         }
         _ => return Err(not_a_tensor()),
     }

@@ -244,7 +244,10 @@ mod tests {
         assert!(functional.is_none());
         assert_eq!(entries[0].key, "functional");
         let err = parse_entries.parse2(quote!(functional = 3)).unwrap_err();
-        assert!(err.to_string().starts_with("expected the functional operator's marker"));
+        assert!(
+            err.to_string()
+                .starts_with("expected the functional operator's marker")
+        );
     }
 
     #[test]

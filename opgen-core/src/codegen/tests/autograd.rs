@@ -209,7 +209,10 @@ fn holds(out: &str, code: &str) -> bool {
 
 #[test]
 fn a_functional_operator_lends_its_formulas_to_in_place_and_out_variants() {
-    let (args, item) = mul(quote!(derivatives(self = "grad * other", other = "grad * self")));
+    let (args, item) = mul(quote!(derivatives(
+        self = "grad * other",
+        other = "grad * self"
+    )));
     let out = expand(args, item);
     // For the tuple of its arguments; the in-place kernel saves `self` as a clone.
     for code in [
@@ -226,7 +229,11 @@ fn a_functional_operator_lends_its_formulas_to_in_place_and_out_variants() {
 #[test]
 fn an_in_place_operator_borrows_the_functional_formulas() {
     let out = expand(
-        quote!("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", dispatch = "CPU", derivatives(functional)),
+        quote!(
+            "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+            dispatch = "CPU",
+            derivatives(functional)
+        ),
         quote!(
             fn mul_inplace_cpu(a: &mut MyTensor, b: &MyTensor) {}
         ),
@@ -240,10 +247,20 @@ fn an_in_place_operator_borrows_the_functional_formulas() {
     // No node of its own.
     assert!(!out.contains("Backward<MyTensor> for"), "{out}");
     let out = expand(
-        quote!("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
-               dispatch = "CPU", derivatives(functional = ops::sum_dim_int_list)),
         quote!(
-            fn sum_out_cpu(a: &MyTensor, dim: Option<&[i64]>, keepdim: bool, dtype: Option<ScalarType>, out: &mut MyTensor) {}
+            "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+            dispatch = "CPU",
+            derivatives(functional = ops::sum_dim_int_list)
+        ),
+        quote!(
+            fn sum_out_cpu(
+                a: &MyTensor,
+                dim: Option<&[i64]>,
+                keepdim: bool,
+                dtype: Option<ScalarType>,
+                out: &mut MyTensor,
+            ) {
+            }
         ),
     );
     let code = "<ops::sum_dim_int_list as ::opgen::__private::formulas::OutFormulas<(&MyTensor, ::core::option::Option<&[i64]>, bool, ::core::option::Option<::opgen::ScalarType>)>>::out(__opgen_ks, (self_, dim, keepdim, dtype), &[::opgen::autograd::Input::from(&__opgen_h4)],";
@@ -260,7 +277,11 @@ fn functional_is_for_in_place_and_out_operators_alone() {
         got[0]
     );
     let got = errors(
-        quote!("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", dispatch = "CPU", derivatives(functional, self = "grad")),
+        quote!(
+            "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+            dispatch = "CPU",
+            derivatives(functional, self = "grad")
+        ),
         quote!(
             fn mul_inplace_cpu(a: &mut MyTensor, b: &MyTensor) {}
         ),

@@ -171,7 +171,12 @@ fn with_sum_all(factors: [f64; 2]) -> (Dispatcher, Vec<Registration>) {
 /// The tensors of a `Tensor[]` argument are inputs of gradcheck, each one.
 #[test]
 fn the_tensors_of_a_list_argument_are_checked() {
-    let list = || IValue::TensorList(std::sync::Arc::new(vec![TT::vec(&[1.0, 2.0]), TT::vec(&[3.0])]));
+    let list = || {
+        IValue::TensorList(std::sync::Arc::new(vec![
+            TT::vec(&[1.0, 2.0]),
+            TT::vec(&[3.0]),
+        ]))
+    };
     let run = |d: &Dispatcher| {
         let op = d.find("lists::sum_all", "").expect("operator");
         OpCheck::new(d, &op, vec![list()])

@@ -45,7 +45,10 @@ pub(super) fn expand_lent(
     let (rt, tensor) = (cx.rt, cx.tensor);
     let formulas = quote!(#rt::__private::formulas);
     let ids: Vec<syn::Ident> = plan.args.iter().map(|a| ident(&a.ident)).collect();
-    let types = plan.args.iter().map(|a| rust_type(&a.ty, cx, Lifetimes::Named));
+    let types = plan
+        .args
+        .iter()
+        .map(|a| rust_type(&a.ty, cx, Lifetimes::Named));
     let tuple = quote!((#(#types,)*));
     let lifetime = (plan.args.iter())
         .any(|a| has_reference(&a.ty))
