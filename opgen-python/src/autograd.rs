@@ -216,6 +216,10 @@ pub(crate) trait TensorAutograd: Send + Sync {
     /// `t.grad = g`; `None` (or `del t.grad`) clears it.
     fn set_grad(&self, this: &TensorObject, grad: Option<&Bound<'_, PyAny>>) -> PyResult<()>;
     fn grad_fn(&self) -> Option<Node>;
+    /// `t._base`: the tensor `t` is a view of, if it is one.
+    fn base(&self) -> Option<TensorObject>;
+    /// `t._is_view()`.
+    fn is_view(&self) -> bool;
     fn detach(&self) -> PyResult<TensorObject>;
     fn backward(
         &self,
@@ -297,6 +301,14 @@ impl<B: PyTensor> TensorAutograd for Held<B> {
 
     fn grad_fn(&self) -> Option<Node> {
         self.0.grad_fn().map(Node::new)
+    }
+
+    fn base(&self) -> Option<TensorObject> {
+        self.0.view_base().map(TensorObject::new::<B>)
+    }
+
+    fn is_view(&self) -> bool {
+        self.0.is_view()
     }
 
     fn detach(&self) -> PyResult<TensorObject> {
@@ -397,6 +409,8 @@ pub(crate) fn autograd_tensor_stub_lines() -> Vec<String> {
         "@property\n    def grad_fn(self) -> Optional[_Node]: ...",
         "@property\n    def is_leaf(self) -> _bool: ...",
         "@property\n    def retains_grad(self) -> _bool: ...",
+        "@property\n    def _base(self) -> Optional[Tensor]: ...",
+        "def _is_view(self) -> _bool: ...",
         "def requires_grad_(self, requires_grad: _bool = True) -> Tensor: ...",
         "def retain_grad(self) -> None: ...",
         "def detach(self) -> Tensor: ...",

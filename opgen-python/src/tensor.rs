@@ -340,6 +340,18 @@ impl TensorObject {
         self.inner.autograd().grad_fn()
     }
 
+    /// The tensor this one is a view of (`None` if it is not a view), as PyTorch's `_base`:
+    /// a view of a view has the first tensor as its base.
+    #[getter(_base)]
+    fn base(&self) -> Option<TensorObject> {
+        self.inner.autograd().base()
+    }
+
+    /// Whether the tensor is a view of another (it has a `_base`).
+    fn _is_view(&self) -> bool {
+        self.inner.autograd().is_view()
+    }
+
     /// Whether a non-leaf keeps its gradient (`retain_grad()`).
     #[getter]
     fn retains_grad(&self) -> bool {

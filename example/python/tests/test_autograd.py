@@ -464,6 +464,45 @@ def test_methods_views_and_in_place_operators_record_their_nodes():
     np.testing.assert_allclose(values(gx), numerical, rtol=1e-6)
 
 
+def test_base_is_the_tensor_a_view_was_taken_of():
+    x = doubles([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x._base is None and not x._is_view()
+    t = x.transpose(0, 1)
+    assert t._is_view()
+    # A view of a view has the first tensor as its base, as in PyTorch.
+    tt = t.transpose(0, 1)
+    for view in (t, tt):
+        base = view._base
+        assert base is not None and base._base is None
+        assert values(base) == values(x)
+    # The base shares the view's data: writing through it shows in the view.
+    t._base.neg_()
+    assert values(tt) == [[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]
+    # Operators that make new tensors make no views.
+    y = og.mul(x, 2.0)
+    assert y._base is None and not y._is_view()
+    # Leaves that require grad have views too; the view is no leaf.
+    w = leaf([1.0, 2.0])
+    v = w.transpose(0, 0)
+    assert v._base is not None and values(v._base) == [1.0, 2.0] and not v.is_leaf
+    assert v._base.requires_grad
+
+
+def test_unbind_gives_views_that_may_not_be_modified_in_place():
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    rows = og.unbind(og.mul(x, 1.0))
+    assert [r.grad_fn.name() for r in rows] == ["UnbindBackward0", "UnbindBackward0"]
+    assert all(r._is_view() for r in rows)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "Output 1 of UnbindBackward0 is a view and is being modified inplace. This view is "
+            "the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one.")):
+        rows[1].exp_()
+    (g,) = og.autograd.grad(og.sum(og.mul(rows[1], rows[1])), x)
+    assert values(g) == [[0.0, 0.0], [6.0, 8.0]]
+
+
 def test_out_operators_refuse_inputs_that_require_grad():
     x = leaf([1.0, 2.0])
     out = doubles([0.0, 0.0])

@@ -98,7 +98,7 @@ pub fn abs_kernel(self_: &MiniTensor) -> Result<MiniTensor, Error> {
     "abs_(Tensor(a!) self) -> Tensor(a!)",
     variants = "function, method",
     dispatch = "CPU, Meta",
-    derivatives(self = "grad * self.sgn()")
+    derivatives(functional)
 )]
 pub fn abs_inplace_kernel(self_: &mut MiniTensor) -> Result<(), Error> {
     let input = self_.share();
@@ -111,7 +111,7 @@ pub fn abs_inplace_kernel(self_: &mut MiniTensor) -> Result<(), Error> {
 #[native_function(
     "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
     dispatch = "CPU, Meta",
-    derivatives(self = "grad * self.sgn()")
+    derivatives(functional)
 )]
 pub fn abs_out_kernel(self_: &MiniTensor, out_: &mut MiniTensor) -> Result<(), Error> {
     out(out_, pw::unary_meta(Unary::Abs, self_)?, |o| {
@@ -137,7 +137,7 @@ pub fn relu_kernel(self_: &MiniTensor) -> Result<MiniTensor, Error> {
     "relu_(Tensor(a!) self) -> Tensor(a!)",
     variants = "function, method",
     dispatch = "CPU, Meta",
-    derivatives(self = "threshold_backward(grad, result, 0)")
+    derivatives(functional)
 )]
 pub fn relu_inplace_kernel(self_: &mut MiniTensor) -> Result<(), Error> {
     let input = self_.share();

@@ -102,10 +102,7 @@ pub fn reduction_dtype(
 #[native_function(
     "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(
-        self = "handle_r_to_c(self.scalar_type(), grad)",
-        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(grad, alpha.conj()))",
-    )
+    derivatives(functional)
 )]
 pub fn add_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -146,10 +143,7 @@ pub fn add();
     structured_delegate = "add.out",
     variants = "method",
     tensor = "MiniTensor",
-    derivatives(
-        self = "handle_r_to_c(self.scalar_type(), grad)",
-        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(grad, alpha.conj()))",
-    )
+    derivatives(functional)
 )]
 pub fn add_();
 
@@ -157,10 +151,7 @@ pub fn add_();
 #[native_function(
     "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(
-        self = "handle_r_to_c(self.scalar_type(), grad)",
-        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(-grad, alpha.conj()))",
-    )
+    derivatives(functional)
 )]
 pub fn sub_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -201,10 +192,7 @@ pub fn sub();
     structured_delegate = "sub.out",
     variants = "method",
     tensor = "MiniTensor",
-    derivatives(
-        self = "handle_r_to_c(self.scalar_type(), grad)",
-        other = "handle_r_to_c(other.scalar_type(), maybe_multiply(-grad, alpha.conj()))",
-    )
+    derivatives(functional)
 )]
 pub fn sub_();
 
@@ -212,10 +200,7 @@ pub fn sub_();
 #[native_function(
     "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(
-        self = "mul_tensor_backward(grad, other, self.scalar_type())",
-        other = "mul_tensor_backward(grad, self, other.scalar_type())",
-    )
+    derivatives(functional)
 )]
 pub fn mul_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -254,10 +239,7 @@ pub fn mul();
     structured_delegate = "mul.out",
     variants = "method",
     tensor = "MiniTensor",
-    derivatives(
-        self = "mul_tensor_backward(grad, other, self.scalar_type())",
-        other = "mul_tensor_backward(grad, self, other.scalar_type())",
-    )
+    derivatives(functional)
 )]
 pub fn mul_();
 
@@ -265,10 +247,7 @@ pub fn mul_();
 #[native_function(
     "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(
-        self = "div_tensor_self_backward(grad, other, self.scalar_type())",
-        other = "div_tensor_other_backward(grad, self, other)",
-    )
+    derivatives(functional)
 )]
 pub fn div_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -307,10 +286,7 @@ pub fn div();
     structured_delegate = "div.out",
     variants = "method",
     tensor = "MiniTensor",
-    derivatives(
-        self = "div_tensor_self_backward(grad, other, self.scalar_type())",
-        other = "div_tensor_other_backward(grad, self, other)",
-    )
+    derivatives(functional)
 )]
 pub fn div_();
 
@@ -318,7 +294,7 @@ pub fn div_();
 #[native_function(
     "neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(self = "grad.neg()")
+    derivatives(functional)
 )]
 pub fn neg_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -349,7 +325,7 @@ pub fn neg();
     structured_delegate = "neg.out",
     variants = "function, method",
     tensor = "MiniTensor",
-    derivatives(self = "grad.neg()")
+    derivatives(functional)
 )]
 pub fn neg_();
 
@@ -357,7 +333,7 @@ pub fn neg_();
 #[native_function(
     "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(self = "grad * result.conj()")
+    derivatives(functional)
 )]
 pub fn exp_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -388,7 +364,7 @@ pub fn exp();
     structured_delegate = "exp.out",
     variants = "function, method",
     tensor = "MiniTensor",
-    derivatives(self = "grad * result.conj()")
+    derivatives(functional)
 )]
 pub fn exp_();
 
@@ -397,7 +373,7 @@ pub fn exp_();
 #[native_function(
     "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(self = "clamp_backward(grad, self, min, max)")
+    derivatives(functional)
 )]
 pub fn clamp_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -436,7 +412,7 @@ pub fn clamp();
     structured_delegate = "clamp.out",
     variants = "function, method",
     tensor = "MiniTensor",
-    derivatives(self = "clamp_backward(grad, self, min, max)")
+    derivatives(functional)
 )]
 pub fn clamp_();
 
@@ -637,7 +613,7 @@ pub fn gt_scalar();
 #[native_function(
     "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(self = "sum_backward(grad, self.sym_sizes(), dim, keepdim)")
+    derivatives(functional = sum_dim_int_list)
 )]
 pub fn sum_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,
@@ -677,7 +653,7 @@ pub fn sum_dim_int_list();
 #[native_function(
     "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
     structured,
-    derivatives(self = "mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)")
+    derivatives(functional = mean_dim)
 )]
 pub fn mean_meta(
     meta: &mut StructuredMeta<'_, MiniTensor>,

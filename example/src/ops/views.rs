@@ -51,6 +51,27 @@ pub fn select_kernel(self_: &MiniTensor, dim: i64, index: i64) -> Result<MiniTen
     views::select(self_, dim, index)
 }
 
+/// The slices of `self` along `dim`, each without that dimension: views of `self`, of
+/// which (as in PyTorch, for an operator returning several views) none may be modified in
+/// place while grad mode is on.
+#[native_function(
+    "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+    variants = "function, method",
+    dispatch = "CPU, Meta, PrivateUse1",
+    name = "unbind",
+    derivatives(self = "unbind_backward(grads, dim)")
+)]
+pub fn unbind_kernel(self_: &MiniTensor, dim: i64) -> Result<Vec<MiniTensor>, Error> {
+    let sizes = self_.shape();
+    if sizes.is_empty() {
+        return Err(Error::from(
+            "Dimension specified as 0 but tensor has no dimensions",
+        ));
+    }
+    let n = sizes[crate::shape::wrap_dim(dim, sizes.len())?];
+    (0..n).map(|i| views::select(self_, dim, i)).collect()
+}
+
 /// A new tensor handle viewing all of `self`.
 #[native_function(
     "alias(Tensor(a) self) -> Tensor(a)",

@@ -300,6 +300,11 @@ fn reduction_cases() -> Vec<Case> {
             }),
         ),
         case(
+            &["unbind.int"],
+            vec![x23()],
+            Box::new(|t| try_unbind_with(&t[0], UnbindArgs { dim: 1 })),
+        ),
+        case(
             &["stack", "select.int"],
             vec![y3(), y3()],
             Box::new(|t| Ok(vec![try_stack(&[t[0].share(), t[1].share()])?])),

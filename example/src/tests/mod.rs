@@ -7,6 +7,7 @@
 
 mod autograd;
 mod autograd_ops;
+mod autograd_variants;
 mod gradients;
 mod memory;
 mod operators;

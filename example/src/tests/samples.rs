@@ -749,7 +749,7 @@ pub fn samples() -> Vec<Sample> {
         row(
             "aten::cat",
             vec![list(vec![a(), i64s(&[7, 8, 9], &[1, 3])])],
-            "smtv",
+            "smtva",
             |x| {
                 let args = CatArgs { dim: x.int(1)? };
                 Ok(one(ops::try_cat_with(&x.ts(0)?, args)?))
@@ -758,7 +758,7 @@ pub fn samples() -> Vec<Sample> {
         row(
             "aten::cat.out",
             vec![list(vec![a(), at()]), Int(1), out(ScalarType::Float)],
-            "smtv",
+            "smtva",
             |x| {
                 let args = CatOutArgs { dim: x.int(1)? };
                 Ok(one(ops::try_cat_out_with(&mut x.t(2)?, &x.ts(0)?, args)?))
@@ -767,7 +767,7 @@ pub fn samples() -> Vec<Sample> {
         row(
             "aten::stack",
             vec![list(vec![a(), at()]), Int(2)],
-            "smtv",
+            "smtva",
             |x| {
                 let args = StackArgs { dim: x.int(1)? };
                 Ok(one(ops::try_stack_with(&x.ts(0)?, args)?))
@@ -820,6 +820,10 @@ pub fn samples() -> Vec<Sample> {
             "smt",
             |x| Ok(one(x.t(0)?.try_select(x.int(1)?, x.int(2)?)?)),
         ),
+        row("aten::unbind.int", vec![t(at()), Int(1)], "smt", |x| {
+            let args = UnbindArgs { dim: x.int(1)? };
+            Ok(vec![list(ops::try_unbind_with(&x.t(0)?, args)?)])
+        }),
         row("aten::alias", vec![t(at())], "smt", |x| {
             Ok(one(ops::try_alias(&x.t(0)?)?))
         }),

@@ -33,7 +33,8 @@
 //!   attached by path (`op = aten::add`).
 //! * [`impl_result`]: what a structured impl's coerced function returns.
 //! * [`autograd`]: what generated Autograd kernels and backward nodes call besides the
-//!   runtime's `autograd::{functional, inplace, out, view}`.
+//!   runtime's `autograd::{functional, inplace, out, view}`; [`formulas`]: what a functional
+//!   operator's formulas lend its in-place and out variants.
 
 use crate::dispatch::Error;
 
@@ -41,6 +42,7 @@ pub use linkme;
 
 pub mod autograd;
 mod check;
+pub mod formulas;
 mod register;
 
 pub use check::{

@@ -281,6 +281,55 @@ impl AutogradPlan {
     pub fn saves_outputs(&self) -> bool {
         self.fields.iter().any(|f| f.after)
     }
+
+    /// The plan of the in-place variant of this functional operator (of schema `schema`),
+    /// with its formulas, as torchgen serves an in-place operator without an entry of its
+    /// own: the same node and steps, `self` saved as a clone made before the call where a
+    /// formula reads it (PyTorch's `original_self`), `result` read from `self` after it.
+    /// `None` when no in-place variant can exist: a kernel that is not functional, no
+    /// `Tensor self`, or not one tensor return.
+    ///
+    /// ```
+    /// # use opgen_core::native::{derivatives::load_derivatives, load_native_functions};
+    /// # use opgen_core::plan::{AutogradInput, AutogradKind, AutogradPlan, SavedValue, TranslatedFormula};
+    /// let natives = load_native_functions("- func: mul.Tensor(Tensor self, Tensor other) -> Tensor\n", "").unwrap();
+    /// let d = load_derivatives("d.yaml", "- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * other\n  other: grad * self\n", &natives).unwrap();
+    /// let info = d.entries[0].default_info().unwrap();
+    /// let f = |uses: &[&str]| TranslatedFormula { rust: "grad".into(), uses: uses.iter().map(|u| u.to_string()).collect() };
+    /// let formulas = [f(&["grad", "other"]), f(&["grad", "self"])];
+    /// let plan = AutogradPlan::new(&AutogradInput { info, node: "MulBackward0".into(), formulas: &formulas });
+    /// let inplace = plan.inplace_variant(&info.func).unwrap();
+    /// assert_eq!((inplace.kind, inplace.op.as_str()), (AutogradKind::InPlace { self_arg: 0 }, "mul_"));
+    /// let self_ = inplace.fields.iter().find(|f| f.name == "self_").unwrap();
+    /// assert_eq!(self_.value, SavedValue::Tensor { optional: false, original_self: true });
+    /// ```
+    pub fn inplace_variant(&self, schema: &Schema) -> Option<AutogradPlan> {
+        if !matches!(
+            self.kind,
+            AutogradKind::Functional | AutogradKind::View { .. }
+        ) {
+            return None;
+        }
+        let self_arg = schema.self_index()?;
+        let is_tensor = |t: &ArgType| *t == ArgType::Base(BaseType::Tensor);
+        let [ret] = schema.returns.as_slice() else {
+            return None;
+        };
+        if !is_tensor(&schema.arguments[self_arg].ty) || !is_tensor(&ret.ty) {
+            return None;
+        }
+        let mut name = schema.name.name.clone();
+        name.inplace = true;
+        let mut plan = self.clone();
+        plan.kind = AutogradKind::InPlace { self_arg };
+        plan.op = name.to_string();
+        for f in &mut plan.fields {
+            if let SavedValue::Tensor { original_self, .. } = &mut f.value {
+                *original_self = f.source == ValueSource::Arg(self_arg);
+            }
+        }
+        Some(plan)
+    }
 }
 
 /// The kind of kernel a schema gets.
@@ -294,23 +343,33 @@ fn kind_of(schema: &Schema) -> AutogradKind {
     }
 }
 
-/// A view operator of one return (a tensor or a list of tensors) aliasing one argument.
+/// A view operator: its returns alias one argument, as one tensor, one list of tensors
+/// (`unbind`), or several tensors (each a view of the base: PyTorch's multi-output views).
 fn view_of(schema: &Schema) -> Option<AutogradKind> {
-    let [ret] = schema.returns.as_slice() else {
-        return None;
-    };
-    let alias = ret.annotation.as_ref().filter(|a| !a.is_write)?;
+    let first = schema.returns.first()?;
+    let alias = first.annotation.as_ref().filter(|a| !a.is_write)?;
     let base = schema.arguments.iter().position(|a| {
         a.annotation
             .as_ref()
             .is_some_and(|b| !b.is_write && b.before.iter().any(|c| alias.before.contains(c)))
     })?;
-    let list = match &ret.ty {
-        ArgType::Base(BaseType::Tensor) => false,
-        ArgType::List { elem, .. } if **elem == ArgType::Base(BaseType::Tensor) => true,
-        _ => return None,
-    };
-    Some(AutogradKind::View { base, list })
+    let tensor = ArgType::Base(BaseType::Tensor);
+    if let [ret] = schema.returns.as_slice() {
+        let list = match &ret.ty {
+            t if *t == tensor => false,
+            ArgType::List { elem, .. } if **elem == tensor => true,
+            _ => return None,
+        };
+        return Some(AutogradKind::View { base, list });
+    }
+    // Several returns: each a tensor aliasing the base (otherwise some are new tensors, and
+    // the operator is not a view).
+    let all_views = schema.returns.iter().all(|r| {
+        r.ty == tensor
+            && (r.annotation.as_ref())
+                .is_some_and(|a| !a.is_write && a.before.iter().any(|c| alias.before.contains(c)))
+    });
+    all_views.then_some(AutogradKind::View { base, list: false })
 }
 
 /// The named returns among the differentiable outputs: `grad_<name>` → its index among
@@ -499,6 +558,8 @@ mod tests {
 - func: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 - func: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 - func: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+- func: split_pair(Tensor(a) self, int dim) -> (Tensor(a) first, Tensor(a) second)
+- func: unpack_pair(Tensor(a) self) -> (Tensor(a) primal, Tensor tangent)
 ";
 
     /// The plan of the entry for `schema` in `yaml`, with formulas that name what `uses`.
@@ -621,6 +682,24 @@ mod tests {
                 list: true
             }
         );
+        let s = plan(
+            "- name: split_pair(Tensor(a) self, int dim) -> (Tensor(a) first, Tensor(a) second)\n  self: grad\n",
+            "split_pair",
+        );
+        // Several returns, each a view of `self`.
+        assert_eq!(
+            s.kind,
+            AutogradKind::View {
+                base: 0,
+                list: false
+            }
+        );
+        let d = plan(
+            "- name: unpack_pair(Tensor(a) self) -> (Tensor(a) primal, Tensor tangent)\n  self: grad\n",
+            "unpack_pair",
+        );
+        // A view and a new tensor: not a view operator.
+        assert_eq!(d.kind, AutogradKind::Functional);
         let w = plan(
             "- name: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor\n  condition: non_differentiable\n  self: grad\n  other: grad\n",
             "where.self",

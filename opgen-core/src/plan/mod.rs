@@ -16,8 +16,9 @@ pub use autograd::{
 pub use defaults::{ArgDefault, MAX_REPEATED_DEFAULT, arg_default, repeats_too_far, rust_default};
 pub use names::{
     PRELUDE_METHODS, arg_ident, args_struct_name, args_struct_name_for, cpp_api_name, form_name,
-    fresh_name, marker_name, marker_of, method_name, native_name, precompute_struct_name,
-    rename_candidate, rust_fn_name, rust_ident, snake_case, structured_marker_name,
+    fresh_name, functional_marker_of, marker_name, marker_of, method_name, native_name,
+    precompute_struct_name, rename_candidate, rust_fn_name, rust_ident, snake_case,
+    structured_marker_name,
 };
 pub use op::{
     Api, ArgPlan, ArgsStruct, Blocker, Body, Claims, Form, MAX_ARGUMENTS, MAX_RETURNS, MethodsKind,

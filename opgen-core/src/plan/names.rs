@@ -136,6 +136,30 @@ pub fn marker_of(name: &OperatorName) -> String {
     marker_name(&rust_words(name, true))
 }
 
+/// The marker of the functional operator of the in-place or out operator named `name`, by
+/// the naming of PyTorch's operator groups: the in-place operator's name without its `_`,
+/// the out operator's overload without `out` (`derivatives(functional)` takes that
+/// operator's formulas).
+///
+/// ```
+/// use opgen_core::plan::functional_marker_of;
+/// use opgen_core::schema::parse_operator_name;
+/// let marker = |s| functional_marker_of(&parse_operator_name(s).unwrap());
+/// assert_eq!(marker("mul_.Tensor"), "mul");
+/// assert_eq!(marker("mul.out"), "mul");
+/// assert_eq!(marker("add_.Scalar"), "add_scalar");
+/// assert_eq!(marker("sum.IntList_out"), "sum_int_list");
+/// ```
+pub fn functional_marker_of(name: &OperatorName) -> String {
+    let mut f = name.clone();
+    f.name.inplace = false;
+    f.overload = (name.overload.as_deref())
+        .map(|o| o.strip_suffix("out").unwrap_or(o).trim_end_matches('_'))
+        .filter(|o| !o.is_empty())
+        .map(Into::into);
+    marker_name(&rust_words(&f, false))
+}
+
 /// The struct of a structured operator's precomputed values: `sum.IntList_out` →
 /// `SumIntListOutPrecompute`.
 ///

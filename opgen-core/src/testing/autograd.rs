@@ -1,5 +1,7 @@
 //! The autograd check of [`OpCheck`](super::OpCheck): for an operator with a kernel at an
-//! autograd key, called with its floating-point tensor inputs requiring grad,
+//! autograd key, called with its floating-point tensor inputs requiring grad (each tensor of
+//! a `Tensor[]` or `Tensor?[]` argument too; the tensors of list and tuple returns are its
+//! outputs),
 //!
 //! * the outputs equal those of the same call below autograd (the Autograd kernel computes
 //!   what the kernels below it compute), and an output requires grad;
@@ -37,28 +39,29 @@ pub(super) fn check<T: GradcheckTensor>(
     if !AUTOGRAD_KEYS.iter().any(|k| keys.contains(k)) {
         return Ok(Some("the operator has no Autograd kernel".into()));
     }
-    let positions = differentiable_positions(schema, inputs);
-    if positions.is_empty() {
+    let slots = differentiable_slots(schema, inputs);
+    if slots.is_empty() {
         return Ok(Some("no floating-point tensor input".into()));
     }
     if schema.kind() == SchemaKind::Out {
-        return out_refuses(op, inputs, &positions);
+        return out_refuses(op, inputs, &slots);
     }
     let in_place = schema.kind() == SchemaKind::Inplace;
-    let written = schema.self_index().filter(|_| in_place);
-    same_outputs(dispatcher, op, inputs, &positions, written, same)?;
-    let doubles: Vec<T> = (positions.iter())
-        .map(|&i| leaf(as_double(tensor_at(inputs, i)?)?))
+    let written = (schema.self_index().filter(|_| in_place)).map(|arg| Slot { arg, elem: None });
+    same_outputs(dispatcher, op, inputs, &slots, written, same)?;
+    let doubles: Vec<T> = (slots.iter())
+        .map(|&s| leaf(as_double(tensor_at(inputs, s)?)?))
         .collect::<Result<_, Error>>()
         .map_err(|e| format!("making double-precision inputs failed: {e}"))?;
     let f = |ts: &[T]| -> Result<Vec<T>, Error> {
         let mut args = inputs.to_vec();
-        for (&i, t) in positions.iter().zip(ts) {
-            args[i] = IValue::Tensor(if Some(i) == written {
+        for (&s, t) in slots.iter().zip(ts) {
+            let t = if Some(s) == written {
                 clone_of(dispatcher, op.namespace(), t)?
             } else {
                 t.clone()
-            });
+            };
+            set_at(&mut args, s, t)?;
         }
         let outputs = call(op, args).map_err(Error::from)?;
         Ok(floating(&outputs))
@@ -67,23 +70,73 @@ pub(super) fn check<T: GradcheckTensor>(
     Ok(None)
 }
 
-/// The tensor inputs (before the out arguments) of a floating-point dtype.
-fn differentiable_positions<T: Tensor>(schema: &Schema, inputs: &[IValue<T>]) -> Vec<usize> {
-    (0..schema.out_start().min(inputs.len()))
-        .filter(|&i| match &inputs[i] {
-            IValue::Tensor(t) => t
-                .options()
-                .is_ok_and(|o| is_differentiable_type(o.dtype_or_default())),
-            _ => false,
-        })
-        .collect()
+/// Where a differentiable tensor is among the arguments: argument `arg`, element `elem` of
+/// it when it is a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    arg: usize,
+    elem: Option<usize>,
 }
 
-fn tensor_at<T: Tensor>(inputs: &[IValue<T>], i: usize) -> Result<&T, Error> {
-    match inputs.get(i) {
-        Some(IValue::Tensor(t)) => Ok(t),
-        _ => Err(Error::internal("expected a tensor input")),
+/// The tensor inputs (before the out arguments) of a floating-point dtype, the tensors of
+/// lists included, in argument order: gradcheck's inputs.
+fn differentiable_slots<T: Tensor>(schema: &Schema, inputs: &[IValue<T>]) -> Vec<Slot> {
+    let floating = |t: &T| {
+        t.options()
+            .is_ok_and(|o| is_differentiable_type(o.dtype_or_default()))
+    };
+    let mut slots = Vec::new();
+    for (arg, value) in inputs.iter().enumerate().take(schema.out_start()) {
+        let elems: Vec<Option<usize>> = match value {
+            IValue::Tensor(t) if floating(t) => vec![None],
+            IValue::TensorList(ts) => (ts.iter().enumerate())
+                .filter(|(_, t)| floating(t))
+                .map(|(j, _)| Some(j))
+                .collect(),
+            IValue::OptionalTensorList(ts) => (ts.iter().enumerate())
+                .filter(|(_, t)| t.as_ref().is_some_and(floating))
+                .map(|(j, _)| Some(j))
+                .collect(),
+            _ => Vec::new(),
+        };
+        slots.extend(elems.into_iter().map(|elem| Slot { arg, elem }));
     }
+    slots
+}
+
+fn tensor_at<T: Tensor>(inputs: &[IValue<T>], s: Slot) -> Result<&T, Error> {
+    match (inputs.get(s.arg), s.elem) {
+        (Some(IValue::Tensor(t)), None) => Ok(t),
+        (Some(IValue::TensorList(ts)), Some(j)) => ts.get(j).ok_or_else(not_a_tensor),
+        (Some(IValue::OptionalTensorList(ts)), Some(j)) => {
+            ts.get(j).and_then(Option::as_ref).ok_or_else(not_a_tensor)
+        }
+        _ => Err(not_a_tensor()),
+    }
+}
+
+/// Puts `t` at `s` (a list is copied with its element replaced).
+fn set_at<T: Tensor>(args: &mut [IValue<T>], s: Slot, t: T) -> Result<(), Error> {
+    let value = args.get_mut(s.arg).ok_or_else(not_a_tensor)?;
+    match (value, s.elem) {
+        (v @ IValue::Tensor(_), None) => *v = IValue::Tensor(t),
+        (IValue::TensorList(ts), Some(j)) => {
+            *std::sync::Arc::make_mut(ts)
+                .get_mut(j)
+                .ok_or_else(not_a_tensor)? = t;
+        }
+        (IValue::OptionalTensorList(ts), Some(j)) => {
+            *std::sync::Arc::make_mut(ts)
+                .get_mut(j)
+                .ok_or_else(not_a_tensor)? = Some(t);
+        }
+        _ => return Err(not_a_tensor()),
+    }
+    Ok(())
+}
+
+fn not_a_tensor() -> Error {
+    Error::internal("expected a tensor input")
 }
 
 /// A fresh leaf that requires grad, with `t`'s values.
@@ -100,18 +153,15 @@ fn as_double<T: Tensor>(t: &T) -> Result<T, Error> {
     Ok(copy)
 }
 
-/// Fresh copies of the inputs, those at `positions` requiring grad.
-fn with_grad<T: Tensor>(
-    inputs: &[IValue<T>],
-    positions: &[usize],
-) -> Result<Vec<IValue<T>>, String> {
+/// Fresh copies of the inputs, those at `slots` requiring grad.
+fn with_grad<T: Tensor>(inputs: &[IValue<T>], slots: &[Slot]) -> Result<Vec<IValue<T>>, String> {
     let mut args = inputs.to_vec();
-    for &i in positions {
-        let copy = tensor_at(inputs, i)
+    for &s in slots {
+        tensor_at(inputs, s)
             .and_then(deep_copy)
             .and_then(leaf)
+            .and_then(|copy| set_at(&mut args, s, copy))
             .map_err(|e| format!("copying the inputs failed: {e}"))?;
-        args[i] = IValue::Tensor(copy);
     }
     Ok(args)
 }
@@ -123,8 +173,8 @@ fn same_outputs<T: Tensor>(
     dispatcher: &Dispatcher,
     op: &OperatorHandle,
     inputs: &[IValue<T>],
-    positions: &[usize],
-    written: Option<usize>,
+    slots: &[Slot],
+    written: Option<Slot>,
     same: &dyn Fn(&T, &T) -> bool,
 ) -> Result<(), String> {
     let plain = {
@@ -136,10 +186,11 @@ fn same_outputs<T: Tensor>(
         let _below = ExcludeDispatchKeyGuard::new(DispatchKey::Autograd);
         floating(&call(op, fresh)?)
     };
-    let mut args = with_grad(inputs, positions)?;
+    let mut args = with_grad(inputs, slots)?;
     if let Some(w) = written {
         let t = tensor_at(&args, w).and_then(|t| clone_of(dispatcher, op.namespace(), t));
-        args[w] = IValue::Tensor(t.map_err(|e| format!("cloning `self` failed: {e}"))?);
+        let t = t.map_err(|e| format!("cloning `self` failed: {e}"))?;
+        set_at(&mut args, w, t).map_err(|e| e.to_string())?;
     }
     let recorded = floating(&call(op, args)?);
     if plain.len() != recorded.len() {
@@ -188,9 +239,9 @@ fn clone_of<T: Tensor>(dispatcher: &Dispatcher, ns: &str, t: &T) -> Result<T, Er
 fn out_refuses<T: Tensor>(
     op: &OperatorHandle,
     inputs: &[IValue<T>],
-    positions: &[usize],
+    slots: &[Slot],
 ) -> Result<Option<String>, String> {
-    match call(op, with_grad(inputs, positions)?) {
+    match call(op, with_grad(inputs, slots)?) {
         Err(e) if e.contains("arguments don't support automatic differentiation") => Ok(None),
         Err(e) => Err(format!(
             "with inputs requiring grad, expected the out= refusal, got: {e}"

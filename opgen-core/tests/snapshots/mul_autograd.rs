@@ -47,12 +47,11 @@ const _: () = {
             mul,
         >(
             &[::opgen::DispatchKey::Autograd],
-            |lib, key, site| <mul as ::opgen::dispatch::Operator>::register(
-                lib,
-                key,
-                __opgen_autograd,
-                site,
-            ),
+            |lib, key, site| ::opgen::__private::formulas::impl_autograd_of::<
+                mul,
+                _,
+                _,
+            >(lib, key, __opgen_autograd, "VariableType::mul_Tensor", site),
         ),
     ];
     #[allow(non_camel_case_types)]
@@ -163,5 +162,76 @@ const _: () = {
             ),
             |_, _| ::core::result::Result::Ok(()),
         )
+    }
+    #[automatically_derived]
+    impl<'a> ::opgen::__private::formulas::OutFormulas<(&'a MyTensor, &'a MyTensor)>
+    for mul {
+        #[allow(unused_variables)]
+        fn out<__OpgenR>(
+            __opgen_ks: ::opgen::DispatchKeySet,
+            (self_, other): (&'a MyTensor, &'a MyTensor),
+            __opgen_outs: &[::opgen::autograd::Input<'_, MyTensor>],
+            __opgen_forward: impl ::core::ops::FnOnce(
+                ::opgen::DispatchKeySet,
+            ) -> ::opgen::Result<__OpgenR>,
+        ) -> ::opgen::Result<__OpgenR> {
+            static __OPGEN_OP: ::opgen::autograd::AutogradOp = ::opgen::autograd::AutogradOp {
+                name: "mul",
+                output_differentiability: &[],
+            };
+            ::opgen::autograd::out(
+                __opgen_ks,
+                &__OPGEN_OP,
+                &[
+                    ::opgen::autograd::Input::from(self_),
+                    ::opgen::autograd::Input::from(other),
+                ],
+                __opgen_outs,
+                __opgen_forward,
+            )
+        }
+    }
+    #[automatically_derived]
+    impl<'a> ::opgen::__private::formulas::InplaceFormulas<(&'a MyTensor, &'a MyTensor)>
+    for mul {
+        #[allow(unused_variables)]
+        fn inplace<__OpgenR>(
+            __opgen_ks: ::opgen::DispatchKeySet,
+            (self_, other): (&'a MyTensor, &'a MyTensor),
+            __opgen_forward: impl ::core::ops::FnOnce(
+                ::opgen::DispatchKeySet,
+            ) -> ::opgen::Result<__OpgenR>,
+        ) -> ::opgen::Result<__OpgenR> {
+            static __OPGEN_OP: ::opgen::autograd::AutogradOp = ::opgen::autograd::AutogradOp {
+                name: "mul_",
+                output_differentiability: &[],
+            };
+            ::opgen::autograd::inplace(
+                __opgen_ks,
+                &__OPGEN_OP,
+                self_,
+                &[
+                    ::opgen::autograd::Input::from(self_),
+                    ::opgen::autograd::Input::from(other),
+                ],
+                |__opgen_mask: &[bool]| ::core::result::Result::Ok(MulBackward0 {
+                    self_: ::opgen::__private::autograd::save_original(
+                        __opgen_mask[1],
+                        self_,
+                    )?,
+                    other_scalar_type: ::opgen::__private::autograd::save_value(
+                        __opgen_mask[1],
+                        || ::opgen::autograd::functions::scalar_type(other),
+                    )?,
+                    self_scalar_type: ::opgen::__private::autograd::save_value(
+                        __opgen_mask[0],
+                        || ::opgen::autograd::functions::scalar_type(self_),
+                    )?,
+                    other: ::opgen::__private::autograd::save(__opgen_mask[0], other),
+                }),
+                __opgen_forward,
+                |_, _| ::core::result::Result::Ok(()),
+            )
+        }
     }
 };

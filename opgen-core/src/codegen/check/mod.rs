@@ -35,6 +35,8 @@ pub(crate) struct Definition {
     pub signature: Signature,
     /// The derivative formulas (`derivatives(...)`), checked and translated.
     pub formulas: Option<crate::codegen::derivatives::check::Formulas>,
+    /// `derivatives(functional)`: the functional operator's formulas.
+    pub borrowed: Option<crate::codegen::derivatives::check::Borrowed>,
 }
 
 impl Input {
@@ -103,8 +105,14 @@ impl Input {
                 &mut diag,
             )
         };
+        let borrowed = match (&self.options.derivatives, &signature) {
+            (Some(attr), Some(_)) if diag.len() == 0 && attr.functional.is_some() => {
+                crate::codegen::derivatives::check::check_functional(attr, &function, &mut diag)
+            }
+            _ => None,
+        };
         let formulas = match (&self.options.derivatives, &signature) {
-            (Some(attr), Some(sig)) if diag.len() == 0 => {
+            (Some(attr), Some(sig)) if diag.len() == 0 && attr.functional.is_none() => {
                 let tensor = &sig.tensor;
                 crate::codegen::derivatives::check::check_formulas(
                     attr, &function, &self.rt, tensor, &mut diag,
@@ -117,6 +125,7 @@ impl Input {
             namespace,
             signature,
             formulas,
+            borrowed,
         });
         match def {
             Some(def) => diag.finish(Checked {

@@ -32,6 +32,62 @@ pub(crate) struct Formulas {
     pub spans: Vec<Span>,
 }
 
+/// `derivatives(functional)`, checked: the kernel of an in-place or out operator made by
+/// its functional operator's formulas.
+pub(crate) struct Borrowed {
+    /// The functional operator's marker (as written, or by the rule), spanned at
+    /// `functional`.
+    pub path: syn::Path,
+    /// An out operator (else in-place).
+    pub out: bool,
+}
+
+/// Checks `derivatives(functional)` on `f`: the operator is in-place or out, and the list
+/// has no formulas besides.
+pub(crate) fn check_functional(
+    attr: &DerivativesAttr,
+    f: &NativeFunction,
+    diag: &mut Diagnostics,
+) -> Option<Borrowed> {
+    let functional = attr.functional.as_ref()?;
+    let kind = f.func.kind();
+    let name = &f.func.name;
+    if !matches!(kind, SchemaKind::Inplace | SchemaKind::Out) {
+        diag.at_span(
+            functional.span,
+            format!(
+                "`derivatives(functional)` lends a functional operator's formulas to its in-place \
+                 and out variants, but `{name}` is not one of those\nhelp: write the formulas of \
+                 `{name}` itself: `derivatives(self = \"...\")`"
+            ),
+        );
+        return None;
+    }
+    if let Some(e) = attr.entries.first() {
+        diag.at_span(
+            e.key_span,
+            format!(
+                "`derivatives(functional)` takes every formula of the functional operator; `{}` \
+                 cannot be added to them\nhelp: write either `derivatives(functional)` or all of \
+                 the formulas of `{name}`",
+                e.key
+            ),
+        );
+        return None;
+    }
+    let path = match &functional.path {
+        Some(p) => p.clone(),
+        None => {
+            let marker = crate::plan::functional_marker_of(name);
+            syn::Path::from(crate::codegen::expand::ident_at(&marker, functional.span))
+        }
+    };
+    Some(Borrowed {
+        path,
+        out: kind == SchemaKind::Out,
+    })
+}
+
 /// Checks and translates the formulas of `attr` for `f`. `rt` and `tensor` are how the
 /// translated code names the runtime and the tensor type.
 pub(crate) fn check_formulas(
@@ -85,6 +141,7 @@ pub(crate) fn check_formulas(
         .collect();
     let node = corpus()
         .and_then(|c| c.nodes.get(&schema).cloned())
+        .or_else(|| hand_written_node(&f.func).map(str::to_string))
         .or_else(|| info.op.clone())
         .unwrap_or_default();
     let mut translated = Vec::new();
@@ -112,6 +169,13 @@ pub(crate) fn check_formulas(
         translated,
         spans,
     })
+}
+
+/// The node PyTorch writes by hand (in `VariableTypeManual.cpp`, outside
+/// `derivatives.yaml`) for an operator of ATen's: `copy_`'s is `CopyBackwards`.
+fn hand_written_node(schema: &crate::schema::Schema) -> Option<&'static str> {
+    let name = &schema.name;
+    (name.name.to_string() == "copy_" && name.overload.is_none()).then_some("CopyBackwards")
 }
 
 /// The functional form of out operator `f`: its arguments before the outs, its returns

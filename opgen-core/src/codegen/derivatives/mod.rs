@@ -26,8 +26,21 @@ use syn::{LitBool, LitStr, Token};
 pub struct DerivativesAttr {
     /// The entries.
     pub entries: Vec<FormulaEntry>,
+    /// `functional` (or `functional = path`): the formulas of the functional operator.
+    pub functional: Option<Functional>,
     /// The `derivatives` word, where errors about the whole list go.
     pub span: Span,
+}
+
+/// `derivatives(functional)`: an in-place or out operator takes its functional operator's
+/// formulas, as torchgen serves such an operator without an entry of its own.
+#[derive(Debug, Clone)]
+pub struct Functional {
+    /// Where `functional` is written.
+    pub span: Span,
+    /// `functional = path::to::op`: the functional operator's marker, when it is not the
+    /// one named by the rule (`mul` for `mul_.Tensor` and `mul.out`) in scope.
+    pub path: Option<syn::Path>,
 }
 
 /// One `key = value` of `derivatives(...)`.
@@ -75,18 +88,63 @@ impl FromMeta for DerivativesAttr {
             .segments
             .last()
             .map_or_else(Span::call_site, |s| s.ident.span());
-        let entries = parse_entries
+        let (entries, functional) = parse_entries
             .parse2(list.tokens.clone())
             .map_err(darling::Error::from)?;
-        Ok(DerivativesAttr { entries, span })
+        Ok(DerivativesAttr {
+            entries,
+            functional,
+            span,
+        })
     }
+}
+
+/// `functional`, `functional = path` (not a string: `functional = "..."` is the formula of
+/// an argument named `functional`), if the input starts with it.
+fn parse_functional(input: ParseStream<'_>) -> syn::Result<Option<Functional>> {
+    let fork = input.fork();
+    let Ok(word) = fork.call(syn::Ident::parse_any) else {
+        return Ok(None);
+    };
+    if word != "functional" || !(fork.is_empty() || fork.peek(Token![,]) || fork.peek(Token![=])) {
+        return Ok(None);
+    }
+    if fork.peek(Token![=]) && (fork.peek2(LitStr) || fork.peek2(syn::token::Bracket)) {
+        return Ok(None);
+    }
+    input.call(syn::Ident::parse_any)?;
+    let path = if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+        Some(input.parse::<syn::Path>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the functional operator's marker after `functional =` (its path, as \
+                 `crate::ops::mul`)",
+            )
+        })?)
+    } else {
+        None
+    };
+    Ok(Some(Functional {
+        span: word.span(),
+        path,
+    }))
 }
 
 /// `key = value, ...`: a key is an identifier (keywords such as `self` included) or a
 /// string (`"self, other"`); a value a string or a list of booleans.
-fn parse_entries(input: ParseStream<'_>) -> syn::Result<Vec<FormulaEntry>> {
+fn parse_entries(input: ParseStream<'_>) -> syn::Result<(Vec<FormulaEntry>, Option<Functional>)> {
     let mut entries = Vec::new();
+    let mut functional = None;
     while !input.is_empty() {
+        if let Some(f) = parse_functional(input)? {
+            functional = Some(f);
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+            continue;
+        }
         let (key, key_span) = if input.peek(LitStr) {
             let lit: LitStr = input.parse()?;
             (lit.value(), lit.span())
@@ -122,7 +180,7 @@ fn parse_entries(input: ParseStream<'_>) -> syn::Result<Vec<FormulaEntry>> {
         }
         input.parse::<Token![,]>()?;
     }
-    Ok(entries)
+    Ok((entries, functional))
 }
 
 impl DerivativesAttr {
@@ -170,7 +228,26 @@ mod tests {
     use quote::quote;
 
     fn parse(tokens: proc_macro2::TokenStream) -> syn::Result<Vec<FormulaEntry>> {
-        parse_entries.parse2(tokens)
+        parse_entries.parse2(tokens).map(|(entries, _)| entries)
+    }
+
+    #[test]
+    fn functional_names_the_functional_operators_formulas() {
+        let f = |tokens| parse_entries.parse2(tokens).unwrap();
+        let (entries, functional) = f(quote!(functional));
+        assert!(entries.is_empty() && functional.unwrap().path.is_none());
+        let (_, functional) = f(quote!(functional = crate::ops::mul,));
+        let path = functional.unwrap().path.unwrap();
+        assert_eq!(quote!(#path).to_string(), "crate :: ops :: mul");
+        // A string is the formula of an argument named `functional`.
+        let (entries, functional) = f(quote!(functional = "grad"));
+        assert!(functional.is_none());
+        assert_eq!(entries[0].key, "functional");
+        let err = parse_entries.parse2(quote!(functional = 3)).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("expected the functional operator's marker")
+        );
     }
 
     #[test]
@@ -202,6 +279,7 @@ mod tests {
         let e = parse(quote!(self = "grad * other", other = "a 'quote'")).unwrap();
         let attr = DerivativesAttr {
             entries: e,
+            functional: None,
             span: Span::call_site(),
         };
         let (yaml, at) = attr.to_yaml(

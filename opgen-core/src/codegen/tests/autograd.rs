@@ -196,3 +196,96 @@ fn formulas_belong_to_the_operator_not_to_a_kernel_of_it() {
         got[0]
     );
 }
+
+/// Whether `out` holds `code`, whitespace aside (the expansion is pretty-printed).
+fn holds(out: &str, code: &str) -> bool {
+    // Without whitespace and the trailing commas the printer adds.
+    let squash = |s: &str| {
+        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        s.replace(",)", ")").replace(",>", ">")
+    };
+    squash(out).contains(&squash(code))
+}
+
+#[test]
+fn a_functional_operator_lends_its_formulas_to_in_place_and_out_variants() {
+    let (args, item) = mul(quote!(derivatives(
+        self = "grad * other",
+        other = "grad * self"
+    )));
+    let out = expand(args, item);
+    // For the tuple of its arguments; the in-place kernel saves `self` as a clone.
+    for code in [
+        "impl<'a> ::opgen::__private::formulas::InplaceFormulas<(&'a MyTensor, &'a MyTensor)> for mul",
+        "impl<'a> ::opgen::__private::formulas::OutFormulas<(&'a MyTensor, &'a MyTensor)> for mul",
+        "name: \"mul_\"",
+        "self_: ::opgen::__private::autograd::save_original(__opgen_mask[1], self_)?",
+        "(lib, key, __opgen_autograd, \"VariableType::mul_Tensor\", site)",
+    ] {
+        assert!(holds(&out, code), "{code}\n{out}");
+    }
+}
+
+#[test]
+fn an_in_place_operator_borrows_the_functional_formulas() {
+    let out = expand(
+        quote!(
+            "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+            dispatch = "CPU",
+            derivatives(functional)
+        ),
+        quote!(
+            fn mul_inplace_cpu(a: &mut MyTensor, b: &MyTensor) {}
+        ),
+    );
+    for code in [
+        "<mul as ::opgen::__private::formulas::InplaceFormulas<(&MyTensor, &MyTensor)>>::inplace(__opgen_ks, (&__opgen_h0, other),",
+        "(lib, key, __opgen_autograd, \"VariableType::mul__Tensor\", site)",
+    ] {
+        assert!(holds(&out, code), "{code}\n{out}");
+    }
+    // No node of its own.
+    assert!(!out.contains("Backward<MyTensor> for"), "{out}");
+    let out = expand(
+        quote!(
+            "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+            dispatch = "CPU",
+            derivatives(functional = ops::sum_dim_int_list)
+        ),
+        quote!(
+            fn sum_out_cpu(
+                a: &MyTensor,
+                dim: Option<&[i64]>,
+                keepdim: bool,
+                dtype: Option<ScalarType>,
+                out: &mut MyTensor,
+            ) {
+            }
+        ),
+    );
+    let code = "<ops::sum_dim_int_list as ::opgen::__private::formulas::OutFormulas<(&MyTensor, ::core::option::Option<&[i64]>, bool, ::core::option::Option<::opgen::ScalarType>)>>::out(__opgen_ks, (self_, dim, keepdim, dtype), &[::opgen::autograd::Input::from(&__opgen_h4)],";
+    assert!(holds(&out, code), "{code}\n{out}");
+}
+
+#[test]
+fn functional_is_for_in_place_and_out_operators_alone() {
+    let got = errors_of(quote!(derivatives(functional)));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("`derivatives(functional)` lends a functional operator's formulas to its in-place and out variants, but `mul.Tensor` is not one of those"),
+        "{}",
+        got[0]
+    );
+    let got = errors(
+        quote!(
+            "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+            dispatch = "CPU",
+            derivatives(functional, self = "grad")
+        ),
+        quote!(
+            fn mul_inplace_cpu(a: &mut MyTensor, b: &MyTensor) {}
+        ),
+    );
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].starts_with("`derivatives(functional)` takes every formula of the functional operator; `self` cannot be added to them"), "{}", got[0]);
+}

@@ -115,3 +115,86 @@ fn an_autograd_kernel_that_changes_the_forward_fails() {
         "output 0 with inputs requiring grad differs from the output below autograd"
     );
 }
+
+static SUM_ALL: AutogradOp = AutogradOp::new("sum_all");
+
+/// `sum_all(tensors)`'s backward: `grad` spread over each tensor of the list, times
+/// `factors[i]` (1 is right).
+struct SumAllBackward {
+    shapes: Vec<Vec<i64>>,
+    factors: [f64; 2],
+}
+
+impl Backward<TT> for SumAllBackward {
+    fn name(&self) -> &'static str {
+        "SumAllBackward0"
+    }
+    fn apply(&mut self, ctx: &mut BackwardContext<'_, TT>) -> Result<(), Error> {
+        let g = ctx.grad(0).map_or(0.0, |g| g.values()[0]);
+        let grads = (self.shapes.iter().zip(self.factors))
+            .map(|(s, f)| Some(TT::new(s, vec![g * f; s.iter().product::<i64>() as usize])))
+            .collect();
+        ctx.set_list(0, grads);
+        Ok(())
+    }
+}
+
+/// A library with `sum_all(Tensor[] tensors) -> Tensor`, whose Autograd kernel's backward
+/// multiplies the gradients of the list's tensors by `factors`.
+fn with_sum_all(factors: [f64; 2]) -> (Dispatcher, Vec<Registration>) {
+    let d = Dispatcher::new();
+    let lib = d.library("lists").expect("library");
+    let sum = |ts: &[TT]| TT::scalar(ts.iter().flat_map(TT::values).sum());
+    let kernel = move |ks: DispatchKeySet, ts: &[TT]| -> Result<TT, Error> {
+        functional(
+            ks,
+            &SUM_ALL,
+            &[ts.into()],
+            |_| {
+                let shapes = ts.iter().map(|t| t.shape().to_vec()).collect();
+                Ok(SumAllBackward { shapes, factors })
+            },
+            |_| Ok(sum(ts)),
+            |_, _| Ok(()),
+        )
+    };
+    let regs = vec![
+        lib.def("sum_all(Tensor[] tensors) -> Tensor").expect("def"),
+        lib.impl_("sum_all", DispatchKey::CPU, move |ts: &[TT]| sum(ts))
+            .expect("cpu"),
+        lib.impl_("sum_all", DispatchKey::Autograd, kernel)
+            .expect("autograd"),
+    ];
+    (d, regs)
+}
+
+/// The tensors of a `Tensor[]` argument are inputs of gradcheck, each one.
+#[test]
+fn the_tensors_of_a_list_argument_are_checked() {
+    let list = || {
+        IValue::TensorList(std::sync::Arc::new(vec![
+            TT::vec(&[1.0, 2.0]),
+            TT::vec(&[3.0]),
+        ]))
+    };
+    let run = |d: &Dispatcher| {
+        let op = d.find("lists::sum_all", "").expect("operator");
+        OpCheck::new(d, &op, vec![list()])
+            .compare_with(|a: &TT, b: &TT| a.shape() == b.shape() && a.values() == b.values())
+            .autograd()
+            .run()
+    };
+    let (d, _regs) = with_sum_all([1.0, 1.0]);
+    let report = run(&d).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.passed.contains(&Check::Autograd), "{report:?}");
+    // A wrong gradient for the list's second tensor: gradcheck's input 1.
+    let (d, _regs) = with_sum_all([1.0, 2.0]);
+    let err = run(&d).unwrap_err();
+    assert_eq!(err.check, Check::Autograd);
+    assert!(
+        err.message
+            .starts_with("gradcheck: Jacobian mismatch for output 0 with respect to input 1"),
+        "{}",
+        err.message
+    );
+}

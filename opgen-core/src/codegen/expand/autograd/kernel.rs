@@ -12,10 +12,10 @@ use crate::plan::{
 };
 
 /// What the kernel's pieces share.
-struct Kernel<'a> {
-    plan: &'a OpPlan,
-    autograd: &'a AutogradPlan,
-    cx: &'a Cx<'a>,
+pub(super) struct Kernel<'a> {
+    pub plan: &'a OpPlan,
+    pub autograd: &'a AutogradPlan,
+    pub cx: &'a Cx<'a>,
 }
 
 /// The kernel function `name`.
@@ -34,28 +34,9 @@ pub(super) fn expand_kernel(
         quote!(#id: #ty)
     });
     let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
-    let handles = plan
-        .args
-        .iter()
-        .zip(&ids)
-        .enumerate()
-        .filter_map(|(i, (a, id))| {
-            let h = handle(i);
-            match &a.ty {
-                RustType::Mut(inner) if **inner == RustType::Tensor => {
-                    let tensor = cx.tensor;
-                    Some(quote!(let #h = <#tensor as ::core::clone::Clone>::clone(#id);))
-                }
-                RustType::Mut(_) => Some(quote!(let #h = #id.to_vec();)),
-                _ => None,
-            }
-        });
+    let handles = handles(plan, cx);
     let op = k.op_static();
-    let checks = autograd.unchecked.iter().map(|&i| {
-        let arg = Literal::string(&plan.schema.arguments[i].name);
-        let shared = k.shared(i);
-        quote!(#rt::autograd::check_no_requires_grad(&__OPGEN_OP, #arg, #rt::autograd::Input::from(#shared))?;)
-    });
+    let checks = k.checks();
     let inputs = k.inputs(&autograd.inputs);
     let forward = quote! {
         |__opgen_ks| <#marker as #rt::dispatch::Operator>::redispatch(__opgen_ks, (#(#ids,)*))
@@ -91,6 +72,43 @@ pub(super) fn expand_kernel(
     }
 }
 
+/// `let __opgen_hI = clone(arg);` for each written argument: a handle shared with the
+/// checks and saves made around the call that writes it.
+pub(super) fn handles(plan: &OpPlan, cx: &Cx<'_>) -> Vec<TokenStream2> {
+    let tensor = cx.tensor;
+    (plan.args.iter().enumerate())
+        .filter_map(|(i, a)| {
+            let (h, id) = (handle(i), ident(&a.ident));
+            match &a.ty {
+                RustType::Mut(inner) if **inner == RustType::Tensor => {
+                    Some(quote!(let #h = <#tensor as ::core::clone::Clone>::clone(#id);))
+                }
+                RustType::Mut(_) => Some(quote!(let #h = #id.to_vec();)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Argument `i` of `plan` as a shared reference (a written one through its handle).
+pub(super) fn shared_arg(plan: &OpPlan, i: usize) -> TokenStream2 {
+    let Some(a) = plan.args.get(i) else {
+        return TokenStream2::new();
+    };
+    let id = ident(&a.ident);
+    match &a.ty {
+        RustType::Mut(inner) if **inner == RustType::Tensor => {
+            let h = handle(i);
+            quote!(&#h)
+        }
+        RustType::Mut(_) => {
+            let h = handle(i);
+            quote!(&#h[..])
+        }
+        _ => quote!(#id),
+    }
+}
+
 /// The local holding a handle of written argument `i` (its tensor shared, not borrowed
 /// mutably), for the checks and saves made around the call that writes it.
 fn handle(i: usize) -> syn::Ident {
@@ -100,7 +118,7 @@ fn handle(i: usize) -> syn::Ident {
 impl Kernel<'_> {
     /// `static __OPGEN_OP: AutogradOp`: the name in messages and which returns are
     /// differentiable.
-    fn op_static(&self) -> TokenStream2 {
+    pub(super) fn op_static(&self) -> TokenStream2 {
         let rt = self.cx.rt;
         let name = Literal::string(&self.autograd.op);
         let flags = &self.autograd.output_differentiability;
@@ -112,27 +130,34 @@ impl Kernel<'_> {
         }
     }
 
-    /// Argument `i` as a shared reference (a written one through its handle).
-    fn shared(&self, i: usize) -> TokenStream2 {
-        let Some(a) = self.plan.args.get(i) else {
-            return TokenStream2::new();
-        };
-        let id = ident(&a.ident);
-        match &a.ty {
-            RustType::Mut(inner) if **inner == RustType::Tensor => {
-                let h = handle(i);
-                quote!(&#h)
-            }
-            RustType::Mut(_) => {
-                let h = handle(i);
-                quote!(&#h[..])
-            }
-            _ => quote!(#id),
+    /// The schema index of `self`, for an in-place operator.
+    fn in_place_self(&self) -> Option<usize> {
+        match self.autograd.kind {
+            AutogradKind::InPlace { self_arg } => Some(self_arg),
+            _ => None,
         }
     }
 
+    /// Argument `i` as a shared reference (a written one through its handle).
+    pub(super) fn shared(&self, i: usize) -> TokenStream2 {
+        shared_arg(self.plan, i)
+    }
+
+    /// `check_no_requires_grad` of each tensor argument without formula that is not
+    /// `non_differentiable`.
+    pub(super) fn checks(&self) -> Vec<TokenStream2> {
+        let rt = self.cx.rt;
+        (self.autograd.unchecked.iter())
+            .map(|&i| {
+                let arg = Literal::string(&self.plan.schema.arguments[i].name);
+                let shared = self.shared(i);
+                quote!(#rt::autograd::check_no_requires_grad(&__OPGEN_OP, #arg, #rt::autograd::Input::from(#shared))?;)
+            })
+            .collect()
+    }
+
     /// `[Input::from(a), ...]` of arguments `args`.
-    fn inputs(&self, args: &[usize]) -> TokenStream2 {
+    pub(super) fn inputs(&self, args: &[usize]) -> TokenStream2 {
         let rt = self.cx.rt;
         let items = args.iter().map(|&i| {
             let shared = self.shared(i);
@@ -154,7 +179,7 @@ impl Kernel<'_> {
     }
 
     /// The closure that builds the node with what the formulas of the needed gradients use.
-    fn save(&self) -> TokenStream2 {
+    pub(super) fn save(&self) -> TokenStream2 {
         let node = ident(&self.autograd.node);
         let fields = self.autograd.fields.iter().map(|f| {
             let id = ident(&f.name);
@@ -190,7 +215,7 @@ impl Kernel<'_> {
     }
 
     /// The closure that saves the values of the outputs the formulas use.
-    fn after(&self) -> TokenStream2 {
+    pub(super) fn after(&self) -> TokenStream2 {
         let after: Vec<&SavedField> = self.autograd.fields.iter().filter(|f| f.after).collect();
         if after.is_empty() {
             return quote!(|_, _| ::core::result::Result::Ok(()));
@@ -204,9 +229,15 @@ impl Kernel<'_> {
             quote!(__opgen_node.#id = #value;)
         });
         let node = ident(&self.autograd.node);
-        let ret = rust_type(&self.plan.returns, self.cx, Lifetimes::Elided);
+        // An in-place operator's `result` is read from `self` (`source`).
+        let result = if matches!(self.autograd.kind, AutogradKind::InPlace { .. }) {
+            quote!(_)
+        } else {
+            let ret = rust_type(&self.plan.returns, self.cx, Lifetimes::Elided);
+            quote!(__opgen_result: &#ret)
+        };
         quote! {
-            |__opgen_node: &mut #node, __opgen_result: &#ret| {
+            |__opgen_node: &mut #node, #result| {
                 #(#sets)*
                 ::core::result::Result::Ok(())
             }
@@ -216,6 +247,10 @@ impl Kernel<'_> {
     /// The expression a saved value is computed from: an argument (shared), a return, or
     /// the gathered options.
     fn source(&self, source: ValueSource) -> TokenStream2 {
+        // The tensor an in-place operator returns is `self`, after the call.
+        if let (ValueSource::Return(_), Some(this)) = (source, self.in_place_self()) {
+            return self.shared(this);
+        }
         match source {
             ValueSource::Arg(i) => self.shared(i),
             ValueSource::Return(_) if self.plan.schema.returns.len() == 1 => {
@@ -319,7 +354,7 @@ impl Kernel<'_> {
 
     /// The replay of a view: the operator called on another base with copies of the other
     /// arguments; for a list of views, element `i` of its result.
-    fn replay(&self, marker: &syn::Ident, base: usize, list: bool) -> TokenStream2 {
+    pub(super) fn replay(&self, marker: &syn::Ident, base: usize, list: bool) -> TokenStream2 {
         let (rt, tensor) = (self.cx.rt, self.cx.tensor);
         let mut copies = Vec::new();
         let args = self.plan.args.iter().enumerate().map(|(i, a)| {
@@ -333,8 +368,21 @@ impl Kernel<'_> {
             borrow_expr(&a.ty, &quote!(#c))
         });
         let args: Vec<TokenStream2> = args.collect();
+        let returns = self.plan.schema.returns.len();
         let pick = if list {
             quote!(#rt::autograd::functions::value(__opgen_r.into_iter().nth(__opgen_i)))
+        } else if returns > 1 {
+            // Several views: the one at the output's place.
+            let arms = (0..returns).map(|i| {
+                let (at, field) = (Literal::usize_unsuffixed(i), syn::Index::from(i));
+                quote!(#at => ::core::result::Result::Ok(__opgen_r.#field),)
+            });
+            quote! {
+                match __opgen_i {
+                    #(#arms)*
+                    _ => #rt::autograd::functions::value(::core::option::Option::None),
+                }
+            }
         } else {
             quote!(::core::result::Result::Ok(__opgen_r))
         };

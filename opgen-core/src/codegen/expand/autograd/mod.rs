@@ -16,6 +16,7 @@
 //! ```
 
 mod kernel;
+mod lend;
 mod node;
 
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -43,20 +44,42 @@ pub(crate) fn expand_autograd(
     params: &Params,
     cx: &Cx<'_>,
 ) -> Expanded {
-    let rt = cx.rt;
-    let kernel_name = syn::Ident::new("__opgen_autograd", Span::call_site());
+    let kernel_name = kernel_ident();
     let node = (!matches!(autograd.kind, crate::plan::AutogradKind::Out))
         .then(|| node::expand_node(autograd, spans, cx));
     let kernel = kernel::expand_kernel(plan, marker, autograd, &kernel_name, cx);
-    let Params { lib, key, site } = params;
-    let keys = super::link::keys(&[crate::dispatch::DispatchKey::Autograd], rt);
-    let register =
-        quote!(<#marker as #rt::dispatch::Operator>::register(#lib, #key, #kernel_name, #site));
-    let path = syn::Path::from(marker.clone());
     Expanded {
         items: quote! { #node #kernel },
-        entry: super::link::kernel_of(rt, &path, keys, register, params, Span::call_site()),
+        entry: registration(plan, marker, &kernel_name, params, cx),
     }
+}
+
+/// The name of the generated Autograd kernel function (in the hidden block).
+fn kernel_ident() -> syn::Ident {
+    syn::Ident::new("__opgen_autograd", Span::call_site())
+}
+
+/// The link entry registering `kernel` at `Autograd`, named as torchgen names the
+/// operator's `VariableType` kernel (`VariableType::mul_Tensor`), which dumps show.
+fn registration(
+    plan: &OpPlan,
+    marker: &syn::Ident,
+    kernel: &syn::Ident,
+    params: &Params,
+    cx: &Cx<'_>,
+) -> TokenStream2 {
+    let rt = cx.rt;
+    let Params { lib, key, site } = params;
+    let keys = super::link::keys(&[crate::dispatch::DispatchKey::Autograd], rt);
+    let name = proc_macro2::Literal::string(&format!(
+        "VariableType::{}",
+        crate::plan::native_name(&plan.schema)
+    ));
+    let register = quote! {
+        #rt::__private::formulas::impl_autograd_of::<#marker, _, _>(#lib, #key, #kernel, #name, #site)
+    };
+    let path = syn::Path::from(marker.clone());
+    super::link::kernel_of(rt, &path, keys, register, params, Span::call_site())
 }
 
 /// The autograd expansion of an operator the attribute defines, if it has formulas.
@@ -67,16 +90,26 @@ pub(crate) fn expand_definition(
     params: &Params,
     cx: &Cx<'_>,
 ) -> Option<Expanded> {
+    let marker = ident(&api.marker);
+    if let Some(borrowed) = &def.borrowed {
+        let kernel_name = kernel_ident();
+        return Some(Expanded {
+            items: lend::expand_borrowed(plan, &marker, borrowed, &kernel_name, cx),
+            entry: registration(plan, &marker, &kernel_name, params, cx),
+        });
+    }
     let f = def.formulas.as_ref()?;
     let autograd = AutogradPlan::new(&AutogradInput {
         info: &f.info,
         node: f.node.clone(),
         formulas: &f.translated,
     });
-    let marker = ident(&api.marker);
-    Some(expand_autograd(
-        plan, &marker, &autograd, &f.spans, params, cx,
-    ))
+    let mut expanded = expand_autograd(plan, &marker, &autograd, &f.spans, params, cx);
+    // What the formulas lend the operator's in-place and out variants.
+    expanded
+        .items
+        .extend(lend::expand_lent(plan, &marker, &autograd, cx));
+    Some(expanded)
 }
 
 /// The tokens of Rust source made by the plan (a formula), located at `span`.
