@@ -90,7 +90,11 @@ pub fn linalg_solve_jvp<T: Tensor>(
         }
     };
     let (x, db) = (to_matrix(x)?, to_matrix(db)?);
-    let r = if left { matmul(da, &x)? } else { matmul(&x, da)? };
+    let r = if left {
+        matmul(da, &x)?
+    } else {
+        matmul(&x, da)?
+    };
     let use_a_t = super::is_contiguous(a)? && !is_complex(a)?;
     let dx = solve_with_a(&sub(&db, &r)?, a, lu, pivots, left, use_a_t)?;
     if vector_case {
@@ -144,7 +148,10 @@ pub fn stack_jvp<T: Tensor>(
 
 /// `block_diag`'s forward derivative: the block diagonal matrix of the inputs' tangents
 /// (`block_diag_jvp`).
-pub fn block_diag_jvp<T: Tensor>(tensors: &[T], tangents: &[Option<T>]) -> Result<Option<T>, Error> {
+pub fn block_diag_jvp<T: Tensor>(
+    tensors: &[T],
+    tangents: &[Option<T>],
+) -> Result<Option<T>, Error> {
     tangents_or_zeros(tensors, tangents)?
         .map(|t| block_diag(&t))
         .transpose()

@@ -224,6 +224,10 @@ aten_ops! {
     special_bessel_j0 = "special_bessel_j0"(a: R<T>) -> T;
     special_bessel_y0 = "special_bessel_y0"(a: R<T>) -> T;
     block_diag = "block_diag"(tensors: Tensors<T>) -> T;
+    to_padded_tensor = "to_padded_tensor"(a: R<T>, padding: f64, output_size: Opt<Ints>) -> T;
+    nested_tensor_from_tensor_list = "_nested_tensor_from_tensor_list"(list: Tensors<T>, dtype: Opt<ScalarType>, layout: Opt<Layout>, device: Opt<Device>, pin: Opt<bool>) -> T;
+    local_scalar_dense = "_local_scalar_dense"(a: R<T>) -> Scalar;
+    chunk = "chunk"(a: R<T>, chunks: i64, dim: i64) -> Vec<T>;
     linalg_eigh = "linalg_eigh"(a: R<T>, uplo: &'static str) -> (T, T);
 }
 

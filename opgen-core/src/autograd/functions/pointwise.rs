@@ -409,7 +409,10 @@ pub fn i1e_backward<T: Tensor>(grad: &T, self_: &T, result: &T) -> Result<T, Err
 pub fn bessel_j1_backward<T: Tensor>(grad: &T, self_: &T, result: &T) -> Result<T, Error> {
     let eps = epsilon(scalar_type(self_)?, "bessel_j1_backward")?;
     let (not_tiny, safe) = safe_nonzero(self_, eps)?;
-    let gradx = sub(&special_bessel_j0(&safe)?, &mul(result, &reciprocal(&safe)?)?)?;
+    let gradx = sub(
+        &special_bessel_j0(&safe)?,
+        &mul(result, &reciprocal(&safe)?)?,
+    )?;
     let half = scalar_tensor(0.5, options(self_)?)?;
     mul(grad, &where_(&not_tiny, &gradx, &half)?)
 }

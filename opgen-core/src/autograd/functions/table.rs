@@ -256,6 +256,10 @@ helpers! {
     cat_jvp(TensorList, Tangents, Int) -> OptionalTensor;
     stack_jvp(TensorList, Tangents, Int) -> OptionalTensor;
     block_diag_jvp(TensorList, Tangents) -> OptionalTensor;
+    _nested_from_padded_backward(Tensor, Tensor, Bool) -> Tensor;
+    unbind_backward_nested(OptionalTensorList, Tensor, Int, Options) -> Tensor;
+    chunk_backward_nested(OptionalTensorList, Tensor, Int, Int) -> Tensor;
+    _nested_split_with_sizes_backward(OptionalTensorList, IntList, Int, Tensor, Options) -> Tensor;
     split_with_sizes_backward(OptionalTensorList, IntList, Int, IntList, Options) -> Tensor;
     split_backward(OptionalTensorList, Int, Int, IntList, Options) -> Tensor;
     unbind_backward(OptionalTensorList, Int) -> Tensor;

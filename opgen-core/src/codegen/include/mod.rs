@@ -249,7 +249,10 @@ pub fn included_names(nfs: &NativeFunctions, tensor: &str) -> HashMap<String, (S
 
 /// The planned names of each function with an API (function, arguments struct), by schema
 /// name.
-fn api_names(functions: &[&NativeFunction], planned: &[Planned]) -> HashMap<String, (String, String)> {
+fn api_names(
+    functions: &[&NativeFunction],
+    planned: &[Planned],
+) -> HashMap<String, (String, String)> {
     (functions.iter().zip(planned))
         .filter_map(|(f, p)| {
             let api = p.plan.api.as_ref().ok()?;
@@ -267,7 +270,10 @@ fn plan_all(
     tensor: Option<String>,
     functions: &[&NativeFunction],
 ) -> Vec<Planned> {
-    let usual: Vec<OpPlan> = functions.iter().map(|f| plan_of(methods, f, None)).collect();
+    let usual: Vec<OpPlan> = functions
+        .iter()
+        .map(|f| plan_of(methods, f, None))
+        .collect();
     // Structs of public operators: an underscored operator leaves them to those.
     let public_structs: HashSet<String> = (usual.iter())
         .filter_map(|p| p.api.as_ref().ok())

@@ -56,7 +56,7 @@ impl ApiIndex {
     /// [`ApiIndex::new`] with the names `include_native_functions!` gives operators whose
     /// usual names clash (`_ctc_loss_backward.Tensor` is `_ctc_loss_backward_tensor`):
     /// `names` maps a schema's name (`_ctc_loss_backward.Tensor`) to its function and
-    /// arguments struct, as `codegen::included_names` computes them.
+    /// arguments struct, as `codegen::included_names` computes them (feature `codegen`).
     ///
     /// ```
     /// use std::collections::HashMap;
@@ -66,7 +66,11 @@ impl ApiIndex {
     /// - func: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     /// - func: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
     /// ", "").unwrap();
-    /// let names = opgen_core::codegen::included_names(&natives, "T");
+    /// // As `opgen_core::codegen::included_names(&natives, "T")` names them.
+    /// let names = HashMap::from([
+    ///     ("clamp".to_string(), ("clamp".to_string(), "ClampArgs".to_string())),
+    ///     ("clamp.Tensor".to_string(), ("clamp_tensor".to_string(), "ClampTensorArgs".to_string())),
+    /// ]);
     /// let api = ApiIndex::with_names(&natives, &names);
     /// let mut scope = Scope::default();
     /// scope.add("self", "self_", Ty::Tensor);

@@ -80,7 +80,10 @@ impl Emitter<'_> {
                 } else {
                     Ty::Unknown
                 };
-                out(format!("::std::vec![{}; ({}) as usize]", v.code, n.code), ty)
+                out(
+                    format!("::std::vec![{}; ({}) as usize]", v.code, n.code),
+                    ty,
+                )
             }
             ("std::max" | "std::min", 2) => {
                 // Both in the wider type (C++ requires one type; the formulas mix `int64_t`
@@ -216,6 +219,9 @@ impl Emitter<'_> {
 
     /// `receiver.name(args)` / `receiver->name(args)`.
     pub fn method(&mut self, receiver: &Expr, arrow: bool, name: &str, args: &[Expr]) -> Out {
+        if let Some(o) = self.nested_impl(receiver, name, args) {
+            return o;
+        }
         let r = self.expr(receiver);
         let recv_ty = if arrow {
             r.ty.unwrapped()
@@ -243,6 +249,33 @@ impl Emitter<'_> {
             return self.op_call(name, all, true);
         }
         self.block_unsupported(&format!("method `{name}` of a value of type {recv_ty:?}"))
+    }
+
+    /// `at::native::get_nested_tensor_impl(t)->get_nested_sizes()` (and the strides and
+    /// storage offsets): the metadata tensors of a nested tensor, which ATen's operators
+    /// `t._nested_tensor_size()`, `_nested_tensor_strides()` and
+    /// `_nested_tensor_storage_offsets()` return.
+    fn nested_impl(&mut self, receiver: &Expr, name: &str, args: &[Expr]) -> Option<Out> {
+        let ExprKind::Call {
+            callee,
+            args: inner,
+            ..
+        } = &receiver.kind
+        else {
+            return None;
+        };
+        let callee = callee.to_string();
+        if callee.trim_start_matches("::") != "at::native::get_nested_tensor_impl" {
+            return None;
+        }
+        let op = match (name, args.len(), inner.as_slice()) {
+            ("get_nested_sizes", 0, [_]) => "_nested_tensor_size",
+            ("get_nested_strides", 0, [_]) => "_nested_tensor_strides",
+            ("get_storage_offsets", 0, [_]) => "_nested_tensor_storage_offsets",
+            _ => return None,
+        };
+        let t = self.expr(&inner[0]);
+        Some(self.op_call(op, vec![t], true))
     }
 
     fn f_path(&self, name: &str) -> String {
@@ -285,7 +318,9 @@ impl Emitter<'_> {
             }
             // C++ truncates a floating-point value.
             (Ty::Scalar, "toLong" | "toInt", 0) => out(
-                format!("match {recv} {{ {rt}::Scalar::Int(__i) => __i, __s => __s.to_f64() as i64 }}"),
+                format!(
+                    "match {recv} {{ {rt}::Scalar::Int(__i) => __i, __s => __s.to_f64() as i64 }}"
+                ),
                 Ty::Int,
             ),
             (Ty::Tensor, "dtype", 0) => {
@@ -299,8 +334,11 @@ impl Emitter<'_> {
                 format!(
                     "{}.unwrap_or({})",
                     clone_of(recv),
-                    args.first()
-                        .map_or_else(String::new, |a| convert_number(&rt, a, &t.unwrapped()))
+                    args.first().map_or_else(String::new, |a| convert_number(
+                        &rt,
+                        a,
+                        &t.unwrapped()
+                    ))
                 ),
                 t.unwrapped(),
             ),
@@ -309,9 +347,10 @@ impl Emitter<'_> {
                 Ty::Bool,
             ),
             (t, "has_value", 0) if t.is_optional() => out(format!("({recv}).is_some()"), Ty::Bool),
-            (t, "value", 0) if t.is_optional() => {
-                out(format!("{}({})?", f("value"), clone_of(recv)), t.unwrapped())
-            }
+            (t, "value", 0) if t.is_optional() => out(
+                format!("{}({})?", f("value"), clone_of(recv)),
+                t.unwrapped(),
+            ),
             (
                 Ty::TensorList
                 | Ty::OptTensorList

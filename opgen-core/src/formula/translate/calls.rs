@@ -64,7 +64,12 @@ impl Emitter<'_> {
     /// The arguments of a helper that reads the tangents of a list argument (`cat_jvp`):
     /// `args` with the list's tangents (`tensors_t`, from the scope of a forward formula)
     /// after it.
-    pub(crate) fn with_tangents(&mut self, name: &str, exprs: &[Expr], mut args: Vec<Out>) -> Vec<Out> {
+    pub(crate) fn with_tangents(
+        &mut self,
+        name: &str,
+        exprs: &[Expr],
+        mut args: Vec<Out>,
+    ) -> Vec<Out> {
         let at = (HELPERS.iter().filter(|h| h.cpp == name))
             .find_map(|h| h.params.iter().position(|p| *p == HelperParam::Tangents));
         let Some(at) = at else {
@@ -78,7 +83,9 @@ impl Emitter<'_> {
         match tangents {
             Some((rust, ty)) if at <= args.len() => args.insert(at, out(rust, ty)),
             _ => {
-                let what = format!("`{name}` reads the tangents of its list argument: only in a forward formula, of an input list");
+                let what = format!(
+                    "`{name}` reads the tangents of its list argument: only in a forward formula, of an input list"
+                );
                 args.insert(at.min(args.len()), self.block(Blocker::Unsupported(what)));
             }
         }
@@ -145,7 +152,9 @@ impl Emitter<'_> {
             (P::OptionalIntList, Ty::Int) => some(&format!("&[{code}][..]")),
             (P::OptionalIntList, Ty::IntList) => some(&format!("&{code}[..]")),
             (P::OptionalIntList, _) => format!("({code}).as_deref()"),
-            (P::OptionalTensorList | P::Tangents, Ty::TensorList) => format!("&{}", some_each(code)),
+            (P::OptionalTensorList | P::Tangents, Ty::TensorList) => {
+                format!("&{}", some_each(code))
+            }
             (
                 P::Tensor
                 | P::TensorList
@@ -157,14 +166,18 @@ impl Emitter<'_> {
                 | P::Geometry,
                 _,
             ) => format!("&{code}"),
-            (P::Scalar, Ty::Int | Ty::Float | Ty::Bool) => convert_number(self.rt(), &a, &Ty::Scalar),
+            (P::Scalar, Ty::Int | Ty::Float | Ty::Bool) => {
+                convert_number(self.rt(), &a, &Ty::Scalar)
+            }
             (P::OptionalScalar, Ty::Int | Ty::Float | Ty::Bool) => {
                 some(&convert_number(self.rt(), &a, &Ty::Scalar))
             }
             (P::Int, Ty::Bool) | (P::Float, Ty::Int | Ty::Bool) => {
                 convert_number(self.rt(), &a, &param_ty(p))
             }
-            (P::OptionalFloat, Ty::Int | Ty::Bool) => some(&convert_number(self.rt(), &a, &Ty::Float)),
+            (P::OptionalFloat, Ty::Int | Ty::Bool) => {
+                some(&convert_number(self.rt(), &a, &Ty::Float))
+            }
             (P::OptionalInt, Ty::Bool) => some(&convert_number(self.rt(), &a, &Ty::Int)),
             (P::Bool, Ty::Int) => format!("(({code}) != 0)"),
             (P::BoolPair, _) => format!("{{ let m = &{code}; [m[0], m[1]] }}"),
@@ -236,7 +249,10 @@ impl Emitter<'_> {
                 // The plain form takes the gathered options even when they have defaults
                 // (the plan's rule); C++ omits them.
                 (None, true) if !with && p.ty == Ty::Options => {
-                    positional.push(format!("{}::TensorOptions::default()", self.rt()));
+                    positional.push(format!(
+                        "<{}::TensorOptions as ::core::default::Default>::default()",
+                        self.rt()
+                    ));
                 }
                 (None, _) => {}
             }

@@ -259,7 +259,10 @@ impl Emitter<'_> {
                 return self.block(Blocker::Unsupported(what));
             }
         };
-        out(clone_of(&format!("{}[({}) as usize]", b.code, i.code)), elem)
+        out(
+            clone_of(&format!("{}[({}) as usize]", b.code, i.code)),
+            elem,
+        )
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &Expr) -> Out {

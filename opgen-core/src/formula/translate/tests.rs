@@ -202,12 +202,20 @@ fn constructs_of_cpp_with_a_rust_rendering() {
 #[test]
 fn what_stays_cpp_is_reported() {
     let vars = [("self", Ty::Tensor)];
-    let nested = "at::native::get_nested_tensor_impl(self)->get_nested_sizes()";
+    let nested = "at::native::get_nested_tensor_impl(self)->get_buffer()";
     assert_eq!(
         tr(nested, &vars).unwrap_err(),
         [
             "unsupported C++: `at::native::get_nested_tensor_impl`",
-            "no overload of `get_nested_sizes` for these 1 argument"
+            "no overload of `get_buffer` for these 1 argument"
+        ]
+    );
+    // A forward formula's helper that reads tangents, outside a forward formula.
+    assert_eq!(
+        tr("cat_jvp(self, 0)", &[("self", Ty::TensorList)]).unwrap_err(),
+        [
+            "unsupported C++: `cat_jvp` reads the tangents of its list argument: only in a \
+          forward formula, of an input list"
         ]
     );
     assert_eq!(
@@ -216,17 +224,41 @@ fn what_stays_cpp_is_reported() {
     );
 }
 
-
 /// Where `code` relies on the prelude: a name of the prelude not spelt with its path
 /// (`Some(`, `Vec<`, `vec![`), or a method of a prelude trait (`.clone()`, `.map(`).
 fn prelude_uses(code: &str) -> Vec<String> {
     let names = [
-        "Some(", "None", "Ok(", "Err(", "Vec<", "Vec::", "vec!", "String", "Box<", "Option<",
-        "Option::", "Result<", "Result::", "Default::", "format!", "From<", "Into<",
+        "Some(",
+        "None",
+        "Ok(",
+        "Err(",
+        "Vec<",
+        "Vec::",
+        "vec!",
+        "String",
+        "Box<",
+        "Option<",
+        "Option::",
+        "Result<",
+        "Result::",
+        "Default::",
+        "format!",
+        "From<",
+        "Into<",
     ];
     let methods = [
-        ".clone()", ".into_iter()", ".map(", ".collect", ".cloned()", ".max(", ".min(",
-        ".to_string()", ".to_owned()", ".into()", ".from(", ".iter().map",
+        ".clone()",
+        ".into_iter()",
+        ".map(",
+        ".collect",
+        ".cloned()",
+        ".max(",
+        ".min(",
+        ".to_string()",
+        ".to_owned()",
+        ".into()",
+        ".from(",
+        ".iter().map",
     ];
     let mut found = Vec::new();
     for name in names {
@@ -238,7 +270,21 @@ fn prelude_uses(code: &str) -> Vec<String> {
             }
         }
     }
-    found.extend((methods.iter()).filter(|m| code.contains(*m)).map(|m| m.to_string()));
+    found.extend(
+        (methods.iter())
+            .filter(|m| code.contains(*m))
+            .map(|m| m.to_string()),
+    );
+    // A trait's associated function through a type: `T::default()`, `T::from(x)`.
+    for f in ["::default()", "::from(", "::try_from(", "::into("] {
+        for (at, _) in code.match_indices(f) {
+            if !code[..at].ends_with("Default>")
+                && !code[..at].ends_with("::core::default::Default")
+            {
+                found.push(f.to_string());
+            }
+        }
+    }
     found
 }
 
@@ -248,6 +294,14 @@ fn prelude_uses_are_found() {
     assert_eq!(prelude_uses("vec![Some(1)]"), ["Some(", "vec!"]);
     assert!(prelude_uses("::std::vec![::core::option::Option::Some(1)]").is_empty());
     assert!(prelude_uses("::core::clone::Clone::clone(&(x))").is_empty());
+    assert_eq!(
+        prelude_uses("::opgen_core::TensorOptions::default()"),
+        ["::default()"]
+    );
+    assert!(
+        prelude_uses("<::opgen_core::TensorOptions as ::core::default::Default>::default()")
+            .is_empty()
+    );
 }
 
 /// Translated code compiles where the prelude is not in scope (`#![no_implicit_prelude]`,
@@ -269,7 +323,12 @@ fn translated_code_does_not_rely_on_the_prelude() {
             bad.push((what, f.lines().next().unwrap_or("")));
         }
     }
-    assert!(bad.is_empty(), "{} uses of the prelude, first: {:?}", bad.len(), &bad[..bad.len().min(10)]);
+    assert!(
+        bad.is_empty(),
+        "{} uses of the prelude, first: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(10)]
+    );
     // The constructs that would: cloned variables, lists of optionals, `fmap`, `std::max`,
     // numbers into `Scalar`s.
     for construct in [
@@ -285,11 +344,19 @@ fn translated_code_does_not_rely_on_the_prelude() {
 
 #[test]
 fn numbers_convert_as_cpps_usual_arithmetic_conversions() {
-    let vars = [("p", Ty::Float), ("train", Ty::OptBool), ("n", Ty::Int), ("b", Ty::Bool)];
+    let vars = [
+        ("p", Ty::Float),
+        ("train", Ty::OptBool),
+        ("n", Ty::Int),
+        ("b", Ty::Bool),
+    ];
     // A ternary of an `int` and a `double` is a `double`; a `double` compares with an
     // `int` as a `double`.
     assert_eq!(
-        ok("!train.value() ? 1 : (p == 1 ? 0.0 : 1.0 / (1.0 - p))", &vars),
+        ok(
+            "!train.value() ? 1 : (p == 1 ? 0.0 : 1.0 / (1.0 - p))",
+            &vars
+        ),
         "if !::opgen_core::autograd::functions::value(::core::clone::Clone::clone(&(train)))? \
          { ((1i64) as f64) } else { if (p == ((1i64) as f64)) { 0.0f64 } else { (1.0f64 / (1.0f64 - p)) } }"
     );
@@ -298,8 +365,92 @@ fn numbers_convert_as_cpps_usual_arithmetic_conversions() {
 #[test]
 fn optional_of_a_value() {
     let vars = [("self", Ty::Tensor), ("n", Ty::Int)];
-    assert_eq!(ok("std::optional<c10::SymInt>(n)", &vars), "::core::option::Option::Some(n)");
-    assert_eq!(ok("std::optional<c10::SymInt>(std::optional<c10::SymInt>(n))", &vars), "::core::option::Option::Some(n)");
-    assert_eq!(ok("std::max(n, 1.0)", &vars), "f64::max(((n) as f64), 1.0f64)");
+    assert_eq!(
+        ok("std::optional<c10::SymInt>(n)", &vars),
+        "::core::option::Option::Some(n)"
+    );
+    assert_eq!(
+        ok(
+            "std::optional<c10::SymInt>(std::optional<c10::SymInt>(n))",
+            &vars
+        ),
+        "::core::option::Option::Some(n)"
+    );
+    assert_eq!(
+        ok("std::max(n, 1.0)", &vars),
+        "f64::max(((n) as f64), 1.0f64)"
+    );
     assert_eq!(ok("std::max(n, n)", &vars), "::core::cmp::Ord::max(n, n)");
+}
+
+#[test]
+fn nested_tensor_metadata_and_tangents_of_lists() {
+    let vars = [
+        ("self", Ty::Tensor),
+        ("grads", Ty::OptTensorList),
+        ("dim", Ty::Int),
+        ("tensors", Ty::TensorList),
+        ("tensors_t", Ty::TensorList),
+    ];
+    assert_eq!(
+        ok(
+            "unbind_backward_nested(grads, at::native::get_nested_tensor_impl(self)->get_nested_sizes(), dim, self.options())",
+            &vars
+        ),
+        format!(
+            "{F}unbind_backward_nested(&grads, &(self_)._try_nested_tensor_size()?, dim, \
+             {F}options(&self_)?)?"
+        )
+    );
+    // `cat_jvp` reads the inputs' tangents in C++: they are passed.
+    assert_eq!(
+        ok("cat_jvp(tensors, dim)", &vars),
+        format!(
+            "{F}cat_jvp(&tensors, &::core::iter::Iterator::collect::<::std::vec::Vec<_>>(\
+             ::core::iter::Iterator::map(::core::iter::IntoIterator::into_iter(tensors_t), \
+             ::core::option::Option::Some)), dim)?"
+        )
+    );
+}
+
+#[cfg(feature = "codegen")]
+#[test]
+fn operators_by_the_names_include_native_functions_gives_them() {
+    let natives = crate::native::derivatives::tests::corpus();
+    let api = ApiIndex::with_names(natives, &crate::codegen::included_names(natives, "T"));
+    let t = Ty::Tensor;
+    let mut scope = Scope::default();
+    for name in [
+        "grad",
+        "log_probs",
+        "targets",
+        "input_lengths",
+        "target_lengths",
+        "result0",
+        "result1",
+    ] {
+        scope.add(name, name, t.clone());
+    }
+    scope.add("blank", "blank", Ty::Int);
+    scope.add("zero_infinity", "zero_infinity", Ty::Bool);
+    let f = "_ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)";
+    let e = parse_formula(f).expect("parses");
+    let rust = translate(&e, &scope, &api, &Options::default())
+        .expect("translates")
+        .rust;
+    // Lengths as tensors: the `.Tensor` overload, which the macro names apart.
+    assert!(
+        rust.starts_with("_try_ctc_loss_backward_tensor_with("),
+        "{rust}"
+    );
+    // By the usual names, both overloads are `_ctc_loss_backward`.
+    let usual = translate(&e, &scope, api_usual(), &Options::default())
+        .expect("translates")
+        .rust;
+    assert!(usual.starts_with("_try_ctc_loss_backward_with("), "{usual}");
+}
+
+#[cfg(feature = "codegen")]
+fn api_usual() -> &'static ApiIndex {
+    api()
 }
