@@ -1,11 +1,14 @@
 //! With the feature `translated-formulas`: writes `$OUT_DIR/formulas.rs`, PyTorch's
 //! backward formulas (`derivatives.yaml`) translated into Rust calls of this crate's API
-//! (`opgen_core::formula::translate::emit_module`), one function per formula, for
-//! `examples/formulas.rs` to type-check. Without the feature: nothing.
+//! (`opgen_core::formula::translate::emit_module_for`), one function per formula, calling
+//! the operators by the names `include_native_functions!` gives them in `src/lib.rs`
+//! (`opgen_core::codegen::included_names`), for `examples/formulas.rs` to type-check.
+//! Without the feature: nothing.
 
 use std::path::Path;
 
-use opgen_core::formula::translate::{Options, emit_module};
+use opgen_core::codegen::included_names;
+use opgen_core::formula::translate::{ApiIndex, Options, emit_module_for};
 use opgen_core::native::derivatives::load_derivatives;
 use opgen_core::native::load_native_functions_from_paths;
 
@@ -30,7 +33,8 @@ fn main() {
         api_path: String::new(),
         tensor: "CpuTensor".into(),
     };
-    let module = emit_module(&d, &natives, &options);
+    let api = ApiIndex::with_names(&natives, &included_names(&natives, &options.tensor));
+    let module = emit_module_for(&d, &api, &options);
     let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("formulas.rs");
     std::fs::write(&out, module).expect("writes formulas.rs");
 }

@@ -25,7 +25,9 @@ pub(crate) mod paths;
 mod tests;
 
 pub use attribute::Options;
-pub use include::{IncludeOptions, include_native_functions, include_native_functions_in};
+pub use include::{
+    IncludeOptions, include_native_functions, include_native_functions_in, included_names,
+};
 pub use kernel_fn::KernelFn;
 
 use attribute::{KeyAt, Methods};

@@ -8,6 +8,9 @@
 //! `cargo test -p opgen-tests-corpus --features translated-formulas -- --ignored formulas`
 //! counts the entries of `derivatives.yaml` whose formulas all translate and type-check, and
 //! lists what keeps the others from type-checking (docs/AUTOGRAD.md gives the figures).
+//!
+//! The module is compiled without the prelude: translated code must name everything by its
+//! full path, as code generated into a user's module must.
 
 #![allow(
     unused_imports,
@@ -17,10 +20,13 @@
     clippy::all
 )]
 
-use opgen::prelude::*;
-use opgen_tests_corpus::CpuTensor;
-use opgen_tests_corpus::aten::*;
+/// The translated formulas, where nothing but the API and the tensor type is in scope.
+#[no_implicit_prelude]
+mod translated {
+    use ::opgen_tests_corpus::CpuTensor;
+    use ::opgen_tests_corpus::aten::*;
 
-include!(concat!(env!("OUT_DIR"), "/formulas.rs"));
+    ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/formulas.rs"));
+}
 
 fn main() {}

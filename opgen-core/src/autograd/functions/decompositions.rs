@@ -30,7 +30,7 @@ fn real_dtype<T: Tensor>(t: &T) -> Result<ScalarType, Error> {
 }
 
 /// `LU` with `eps` wherever its diagonal is 0 (a non-singular approximation).
-fn perturbed_lu<T: Tensor>(lu: &T) -> Result<T, Error> {
+pub(crate) fn perturbed_lu<T: Tensor>(lu: &T) -> Result<T, Error> {
     let eps = epsilon(real_dtype(lu)?);
     let zero_diag = eq_s(&diag(lu)?, Scalar::Float(0.0))?;
     add(

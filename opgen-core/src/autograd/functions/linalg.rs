@@ -374,3 +374,16 @@ pub fn linalg_matrix_exp_differential<T: Tensor>(
 ) -> Result<T, Error> {
     differential_analytic_matrix_function(self_, grad, linalg_matrix_exp, adjoint)
 }
+
+/// The derivative of the square root of a Hermitian positive semi-definite matrix, in the
+/// direction `grad`, and its adjoint (the same map: it is self-adjoint): with
+/// `A = Q diag(λ) Qᴴ` and `s = √λ`, `Q ((Qᴴ E Q) / (sᵢ + sⱼ)) Qᴴ`, the solution `X` of
+/// `√A X + X √A = E` (`linalg_matrix_sqrth_differential`).
+pub fn linalg_matrix_sqrth_differential<T: Tensor>(self_: &T, grad: &T) -> Result<T, Error> {
+    let (lambda, q) = linalg_eigh(self_, "L")?;
+    let s = sqrt(&lambda)?;
+    let denom = add(&unsqueeze(&s, -1)?, &unsqueeze(&s, -2)?)?;
+    let qh = m_h(&q)?;
+    let inner = div(&matmul(&matmul(&qh, grad)?, &q)?, &denom)?;
+    matmul(&matmul(&q, &inner)?, &qh)
+}

@@ -258,3 +258,14 @@ pub fn _cudnn_ctc_loss_backward<T: Tensor>(
     let zero_loss = eq_s(&unsqueeze(&unsqueeze(loss, 0)?, 2)?, Scalar::Int(0))?;
     where_(&zero_loss, &zeros_o(&[], raw_grad.options()?)?, &scaled)
 }
+
+/// MIOpen's CTC loss' derivative from its raw gradient, as cuDNN's:
+/// `raw * grad`, 0 for infinite losses when `zero_infinity` (`_miopen_ctc_loss_backward`).
+pub fn _miopen_ctc_loss_backward<T: Tensor>(
+    grad_out: &T,
+    loss: &T,
+    raw_grad: &T,
+    zero_infinity: bool,
+) -> Result<T, Error> {
+    _cudnn_ctc_loss_backward(grad_out, loss, raw_grad, zero_infinity)
+}

@@ -369,3 +369,75 @@ pub fn infinitely_differentiable_native_rms_norm_backward<T: Tensor>(
     }
     Ok((dx, dgamma))
 }
+
+/// `native_group_norm`'s derivatives in differentiable operators (so that they can be
+/// differentiated again), from the gradients of the output `dY`, of the mean and of the
+/// reciprocal standard deviation. Per group of `D = C / group · HxW` elements, with
+/// `x̂ = (x - μ) σ`: `dx = σ (dx̂ - mean(dx̂) - x̂ mean(dx̂ x̂)) + dμ / D - dσ σ³ (x - μ) / D`
+/// where `dx̂ = dY γ`; `dγ = Σ dY x̂` and `dβ = Σ dY` over the batch and the spatial
+/// dimensions (`native_group_norm_backward_dispatcher`).
+#[allow(clippy::too_many_arguments)]
+pub fn native_group_norm_backward_dispatcher<T: Tensor>(
+    dy: Option<&T>,
+    dmean: Option<&T>,
+    drstd: Option<&T>,
+    x: &T,
+    mean: &T,
+    rstd: &T,
+    gamma: Option<&T>,
+    n: i64,
+    c: i64,
+    hxw: i64,
+    group: i64,
+    output_mask: [bool; 3],
+) -> Result<Gradients3<T>, Error> {
+    if group <= 0 || c % group != 0 {
+        return Err(Error::from(format!(
+            "Expected number of channels in input to be divisible by num_groups, but got \
+             input of shape {:?} and num_groups={group}",
+            sizes(x)?
+        )));
+    }
+    let d = c / group * hxw;
+    let xg = reshape(x, &[n, group, d])?;
+    let (mean_b, rstd_b) = (unsqueeze(mean, -1)?, unsqueeze(rstd, -1)?);
+    let centered = sub(&xg, &mean_b)?;
+    let x_hat = mul(&centered, &rstd_b)?;
+    let dy_c = dy.map(|dy| reshape(dy, &[n, c, hxw])).transpose()?;
+    let mut dx = None;
+    if output_mask[0] {
+        if let Some(dy_c) = &dy_c {
+            let dx_hat = match gamma {
+                Some(g) => mul(dy_c, &reshape(g, &[1, c, 1])?)?,
+                None => dy_c.clone(),
+            };
+            let dx_hat = reshape(&dx_hat, &[n, group, d])?;
+            let m1 = mean_dim(&dx_hat, &[-1], true)?;
+            let m2 = mean_dim(&mul(&dx_hat, &x_hat)?, &[-1], true)?;
+            let inner = sub(&sub(&dx_hat, &m1)?, &mul(&x_hat, &m2)?)?;
+            dx = Some(mul(&rstd_b, &inner)?);
+        }
+        if let Some(dm) = dmean {
+            let from_mean = div_n(&expand(&unsqueeze(dm, -1)?, &[n, group, d])?, d as f64)?;
+            dx = Some(plus(dx, from_mean)?);
+        }
+        if let Some(ds) = drstd {
+            let cubed = pow_s(&rstd_b, Scalar::Int(3))?;
+            let per_x = div_n(&mul(&cubed, &centered)?, -(d as f64))?;
+            dx = Some(plus(dx, mul(&unsqueeze(ds, -1)?, &per_x)?)?);
+        }
+        dx = dx.map(|t| reshape(&t, &sizes(x)?)).transpose()?;
+    }
+    let dgamma = match (&dy_c, output_mask[1]) {
+        (Some(dy_c), true) => {
+            let x_hat_c = reshape(&x_hat, &[n, c, hxw])?;
+            Some(sum_dim(&mul(dy_c, &x_hat_c)?, &[0, 2], false)?)
+        }
+        _ => None,
+    };
+    let dbeta = match (&dy_c, output_mask[2]) {
+        (Some(dy_c), true) => Some(sum_dim(dy_c, &[0, 2], false)?),
+        _ => None,
+    };
+    Ok((dx, dgamma, dbeta))
+}

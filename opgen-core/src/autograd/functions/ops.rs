@@ -221,6 +221,14 @@ aten_ops! {
     linear = "linear"(input: R<T>, weight: R<T>, bias: Opt<R<T>>) -> T;
     unsafe_chunk = "unsafe_chunk"(a: R<T>, chunks: i64, dim: i64) -> Vec<T>;
     trilinear = "_trilinear"(i1: R<T>, i2: R<T>, i3: R<T>, expand1: Ints, expand2: Ints, expand3: Ints, sumdim: Ints, unroll_dim: i64) -> T;
+    special_bessel_j0 = "special_bessel_j0"(a: R<T>) -> T;
+    special_bessel_y0 = "special_bessel_y0"(a: R<T>) -> T;
+    block_diag = "block_diag"(tensors: Tensors<T>) -> T;
+    to_padded_tensor = "to_padded_tensor"(a: R<T>, padding: f64, output_size: Opt<Ints>) -> T;
+    nested_tensor_from_tensor_list = "_nested_tensor_from_tensor_list"(list: Tensors<T>, dtype: Opt<ScalarType>, layout: Opt<Layout>, device: Opt<Device>, pin: Opt<bool>) -> T;
+    local_scalar_dense = "_local_scalar_dense"(a: R<T>) -> Scalar;
+    chunk = "chunk"(a: R<T>, chunks: i64, dim: i64) -> Vec<T>;
+    linalg_eigh = "linalg_eigh"(a: R<T>, uplo: &'static str) -> (T, T);
 }
 
 // C++'s operators on tensors and the factories with `TensorOptions`.

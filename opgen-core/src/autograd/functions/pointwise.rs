@@ -404,6 +404,33 @@ pub fn i1e_backward<T: Tensor>(grad: &T, self_: &T, result: &T) -> Result<T, Err
     mul(grad, &where_(&not_tiny, &gradx, &half)?)
 }
 
+/// `special_bessel_j1`'s derivative: `grad * (J0(x) - J1(x) / x)`, 0.5 (the limit) where
+/// `|x|` is at most the dtype's epsilon (`bessel_j1_backward`).
+pub fn bessel_j1_backward<T: Tensor>(grad: &T, self_: &T, result: &T) -> Result<T, Error> {
+    let eps = epsilon(scalar_type(self_)?, "bessel_j1_backward")?;
+    let (not_tiny, safe) = safe_nonzero(self_, eps)?;
+    let gradx = sub(
+        &special_bessel_j0(&safe)?,
+        &mul(result, &reciprocal(&safe)?)?,
+    )?;
+    let half = scalar_tensor(0.5, options(self_)?)?;
+    mul(grad, &where_(&not_tiny, &gradx, &half)?)
+}
+
+/// `special_bessel_y1`'s derivative: `grad * (Y0(x) - Y1(x) / x)` (`Y1` is singular at 0,
+/// and so is its derivative) (`bessel_y1_backward`).
+pub fn bessel_y1_backward<T: Tensor>(grad: &T, self_: &T, result: &T) -> Result<T, Error> {
+    let gradx = sub(&special_bessel_y0(self_)?, &div(result, self_)?)?;
+    mul(grad, &gradx)
+}
+
+/// `_test_warn_in_autograd`'s derivative: `grad`, with c10's warning `Warning: backwards`
+/// written to standard error as `TORCH_WARN`'s default handler does (`warn_backwards`).
+pub fn warn_backwards<T: Tensor>(grad: &T) -> Result<T, Error> {
+    eprintln!("Warning: Warning: backwards");
+    Ok(grad.clone())
+}
+
 /// `|x| > eps`, and `x` with `eps` where it is not.
 fn safe_nonzero<T: Tensor>(x: &T, eps: f64) -> Result<(T, T), Error> {
     let not_tiny = gt_s(&abs(x)?, Scalar::Float(eps))?;

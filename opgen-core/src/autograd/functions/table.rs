@@ -17,6 +17,10 @@ pub enum HelperParam {
     TensorList,
     /// `&[Option<T>]` (`grads`, a `variable_list` whose tensors may be undefined).
     OptionalTensorList,
+    /// `&[Option<T>]`: the tangents of the list passed as the previous argument, which the
+    /// C++ helper reads itself (`t._fw_grad(level)`): a formula does not write it, the
+    /// translator passes the list's tangents (`tensors_t` after `tensors`).
+    Tangents,
     /// `Scalar`.
     Scalar,
     /// `Option<Scalar>`.
@@ -131,6 +135,7 @@ macro_rules! helpers {
     (@ty OptionalTensor) => { Option<&TT> };
     (@ty TensorList) => { &[TT] };
     (@ty OptionalTensorList) => { &[Option<TT>] };
+    (@ty Tangents) => { &[Option<TT>] };
     (@ty Scalar) => { Scalar };
     (@ty OptionalScalar) => { Option<Scalar> };
     (@ty Int) => { i64 };
@@ -188,6 +193,9 @@ helpers! {
     sinc_backward(Tensor, Tensor) -> Tensor;
     i1_backward(Tensor, Tensor, Tensor) -> Tensor;
     i1e_backward(Tensor, Tensor, Tensor) -> Tensor;
+    bessel_j1_backward(Tensor, Tensor, Tensor) -> Tensor;
+    bessel_y1_backward(Tensor, Tensor, Tensor) -> Tensor;
+    warn_backwards(Tensor) -> Tensor;
     infinitely_differentiable_logit_backward(Tensor, Tensor, OptionalFloat) -> Tensor;
     atan2_backward(Tensor, Tensor, Tensor, BoolPair) -> TensorPair;
     polar_backward(Tensor, Tensor) -> TensorPair;
@@ -245,6 +253,13 @@ helpers! {
     cat_tensors_backward(OptionalTensor, IntListList, ScalarTypeList, Int) -> TensorList;
     stack_tensors_backward(OptionalTensor, Int, ScalarTypeList) -> TensorList;
     block_diag_backward(OptionalTensor, IntListList, ScalarTypeList) -> TensorList;
+    cat_jvp(TensorList, Tangents, Int) -> OptionalTensor;
+    stack_jvp(TensorList, Tangents, Int) -> OptionalTensor;
+    block_diag_jvp(TensorList, Tangents) -> OptionalTensor;
+    _nested_from_padded_backward(Tensor, Tensor, Bool) -> Tensor;
+    unbind_backward_nested(OptionalTensorList, Tensor, Int, Options) -> Tensor;
+    chunk_backward_nested(OptionalTensorList, Tensor, Int, Int) -> Tensor;
+    _nested_split_with_sizes_backward(OptionalTensorList, IntList, Int, Tensor, Options) -> Tensor;
     split_with_sizes_backward(OptionalTensorList, IntList, Int, IntList, Options) -> Tensor;
     split_backward(OptionalTensorList, Int, Int, IntList, Options) -> Tensor;
     unbind_backward(OptionalTensorList, Int) -> Tensor;
@@ -282,6 +297,7 @@ helpers! {
     linalg_solve_backward(OptionalTensor, Tensor, Tensor, Tensor, Tensor, Bool, Bool) -> TensorPair;
     lu_unpack_backward(OptionalTensor, OptionalTensor, Int, Int) -> OptionalTensor;
     linalg_matrix_exp_differential(Tensor, Tensor, Bool) -> Tensor;
+    linalg_matrix_sqrth_differential(Tensor, Tensor) -> Tensor;
     _grouped_mm_mat1_backward(Tensor, Tensor, IntList, IntList, Layout, OptionalTensor, Scalar) -> Tensor;
     _grouped_mm_mat2_backward(Tensor, Tensor, IntList, IntList, Layout, OptionalTensor, Scalar) -> Tensor;
     householder_product_backward(OptionalTensor, Tensor, Tensor, Tensor, Bool = "false") -> TensorPair;
@@ -301,6 +317,9 @@ helpers! {
     linalg_lu_solve_LU(Tensor, Tensor, Tensor, Tensor, Bool, Bool) -> Tensor;
     linalg_lu_solve_jvp(Tensor, Tensor, Tensor, Tensor, Tensor, Bool, Bool) -> Tensor;
     linalg_det_backward(OptionalTensor, Tensor, Tensor, Tensor, Tensor) -> OptionalTensor;
+    linalg_det_jvp(Tensor, Tensor, Tensor, Tensor, Tensor, Bool) -> Tensor;
+    slogdet_jvp(Tensor, Tensor, Tensor, Tensor, Tensor, Bool) -> TensorPair;
+    linalg_solve_jvp(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Bool) -> Tensor;
     slogdet_backward(OptionalTensor, OptionalTensor, Tensor, Tensor, Tensor, Tensor) -> OptionalTensor;
     svd_backward(OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, Tensor) -> OptionalTensor;
     linalg_svd_jvp(Tensor, Tensor, Tensor, Tensor, Bool) -> TensorTriple;
@@ -326,12 +345,14 @@ helpers! {
     soft_margin_loss_double_backward(Tensor, Tensor, Tensor, Int) -> Tensor;
     soft_margin_loss_double_backward_grad_output(Tensor, Tensor, Tensor, Tensor, Int) -> Tensor;
     _cudnn_ctc_loss_backward(Tensor, Tensor, Tensor, Bool) -> Tensor;
+    _miopen_ctc_loss_backward(Tensor, Tensor, Tensor, Bool) -> Tensor;
     // Recurrent layers.
     mkldnn_rnn_layer_differentiable_backward(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, OptionalTensor, OptionalTensor, OptionalTensor, Bool, Int, Int, Int, Bool, Bool, Bool, IntList, Bool, Tensor) -> TensorSeven;
     // Normalization.
     batchnorm_double_backward(Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, OptionalTensor, OptionalTensor, Bool, Float, OptionalTensor, OptionalTensor, BoolTriple) -> TensorTriple;
     layer_norm_double_backward(Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, Tensor, IntList, BoolTriple) -> TensorTriple;
     infinitely_differentiable_native_rms_norm_backward(OptionalTensor, OptionalTensor, Tensor, IntList, Tensor, OptionalTensor, BoolPair) -> TensorPair;
+    native_group_norm_backward_dispatcher(OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, Tensor, OptionalTensor, Int, Int, Int, Int, BoolTriple) -> TensorTriple;
     batch_norm_jvp(Tensor, Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, Bool, Float) -> Tensor;
     layer_norm_jvp(Tensor, Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, IntList) -> Tensor;
     group_norm_jvp(Tensor, Tensor, OptionalTensor, OptionalTensor, OptionalTensor, OptionalTensor, Tensor, Tensor, Int) -> Tensor;

@@ -34,12 +34,14 @@ pub(super) struct Served {
 }
 
 /// Reads and loads the file of `derivatives = "..."` against `nfs`; for each function index
-/// an entry serves, what its kernel needs. Problems are reported on the literal.
+/// an entry serves, what its kernel needs (formulas call the operators by the names the
+/// macro gives them, `names`). Problems are reported on the literal.
 pub(super) fn load(
     manifest_dir: &Path,
     parsed: &Parsed,
     nfs: &NativeFunctions,
     selected: &[usize],
+    names: &HashMap<String, (String, String)>,
     tracked: &mut Vec<std::path::PathBuf>,
     diag: &mut Diagnostics,
 ) -> HashMap<usize, Served> {
@@ -65,7 +67,7 @@ pub(super) fn load(
             return HashMap::new();
         }
     };
-    let api = ApiIndex::new(nfs);
+    let api = ApiIndex::with_names(nfs, names);
     let (rt, tensor) = (&parsed.rt, &parsed.tensor);
     let options = Options {
         runtime: quote!(#rt).to_string(),

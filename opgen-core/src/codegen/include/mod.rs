@@ -30,7 +30,7 @@ mod names;
 mod options;
 mod select;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream as TokenStream2;
@@ -40,7 +40,9 @@ use super::attribute::Methods;
 use super::diag::Diagnostics;
 use super::expand::{Cx, Origin, api, docs, link};
 use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags, read_yaml_file};
-use crate::plan::{MethodsKind, OpPlan, PlanInput, args_struct_name_for, rename_candidate};
+use crate::plan::{
+    MethodsKind, OpPlan, PlanInput, args_struct_name, args_struct_name_for, rename_candidate,
+};
 use crate::schema::{more_errors, shown_errors};
 
 pub use options::IncludeOptions;
@@ -86,14 +88,17 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
     let mut diag = Diagnostics::default();
     let selected = select::select(&nfs, &parsed.options, &mut diag);
     let functions: Vec<&NativeFunction> = selected.iter().map(|&i| &nfs.functions()[i]).collect();
-    let planned = plan_all(&parsed, &functions);
+    let tensor = super::kernel_fn::last_ident(&parsed.tensor).map(ToString::to_string);
+    let planned = plan_all(&parsed.methods, tensor, &functions);
     check_registered_only(&parsed, &planned, &mut diag);
+    let names = api_names(&functions, &planned);
     let mut tracked = tracked;
     let served = autograd::load(
         manifest_dir,
         &parsed,
         &nfs,
         &selected,
+        &names,
         &mut tracked,
         &mut diag,
     );
@@ -200,17 +205,13 @@ fn load_errors(lit: &syn::LitStr, errors: &[LoadError]) -> syn::Error {
 const MAX_RENAMES: usize = 64;
 
 /// The plan of `f` with the names given (default: the usual ones).
-fn plan_of(
-    parsed: &options::Parsed,
-    f: &NativeFunction,
-    names: Option<&(String, String)>,
-) -> OpPlan {
+fn plan_of(methods: &Methods, f: &NativeFunction, names: Option<&(String, String)>) -> OpPlan {
     OpPlan::new(&PlanInput {
         function: f,
         namespace: &f.namespace,
         name: names.map(|(n, _)| n.clone()),
         args_struct: names.map(|(_, s)| s.clone()),
-        methods: match &parsed.methods {
+        methods: match methods {
             Methods::Inherent => MethodsKind::Inherent,
             Methods::Trait(t) => MethodsKind::Trait(t.to_string()),
         },
@@ -224,16 +225,61 @@ struct Planned {
     note: Option<String>,
 }
 
-/// Plans every selected function with unique names (see `names.rs`).
-fn plan_all(parsed: &options::Parsed, functions: &[&NativeFunction]) -> Vec<Planned> {
-    let usual: Vec<OpPlan> = functions.iter().map(|f| plan_of(parsed, f, None)).collect();
+/// The Rust names (function, arguments struct) `include_native_functions!` gives the
+/// operators of `nfs` when it declares them all (inherent methods, on a tensor type named
+/// `tensor`), by schema name: the usual ones, or others where they clash (see `names.rs`).
+/// What formulas translated against the whole file call
+/// ([`ApiIndex::with_names`](crate::formula::translate::ApiIndex::with_names)).
+///
+/// ```
+/// use opgen_core::native::load_native_functions;
+/// let natives = load_native_functions("
+/// - func: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+/// - func: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+/// ", "").unwrap();
+/// let names = opgen_core::codegen::included_names(&natives, "MyTensor");
+/// assert_eq!(names["clamp"], ("clamp".to_string(), "ClampArgs".to_string()));
+/// assert_eq!(names["clamp.Tensor"], ("clamp_tensor".to_string(), "ClampTensorArgs".to_string()));
+/// ```
+pub fn included_names(nfs: &NativeFunctions, tensor: &str) -> HashMap<String, (String, String)> {
+    let functions: Vec<&NativeFunction> = nfs.functions().iter().collect();
+    let planned = plan_all(&Methods::Inherent, Some(tensor.to_string()), &functions);
+    api_names(&functions, &planned)
+}
+
+/// The planned names of each function with an API (function, arguments struct), by schema
+/// name.
+fn api_names(
+    functions: &[&NativeFunction],
+    planned: &[Planned],
+) -> HashMap<String, (String, String)> {
+    (functions.iter().zip(planned))
+        .filter_map(|(f, p)| {
+            let api = p.plan.api.as_ref().ok()?;
+            let args_struct = (api.args_struct.as_ref())
+                .map_or_else(|| args_struct_name(&f.func), |s| s.name.clone());
+            Some((f.func.name.full_name(), (api.name.clone(), args_struct)))
+        })
+        .collect()
+}
+
+/// Plans every selected function with unique names (see `names.rs`); `tensor` is the
+/// tensor type's name, which no generated type may take.
+fn plan_all(
+    methods: &Methods,
+    tensor: Option<String>,
+    functions: &[&NativeFunction],
+) -> Vec<Planned> {
+    let usual: Vec<OpPlan> = functions
+        .iter()
+        .map(|f| plan_of(methods, f, None))
+        .collect();
     // Structs of public operators: an underscored operator leaves them to those.
     let public_structs: HashSet<String> = (usual.iter())
         .filter_map(|p| p.api.as_ref().ok())
         .filter(|api| !api.name.starts_with('_'))
         .filter_map(|api| api.args_struct.as_ref().map(|s| s.name.clone()))
         .collect();
-    let tensor = super::kernel_fn::last_ident(&parsed.tensor).map(ToString::to_string);
     let mut taken = names::Taken::with_types(tensor);
     let mut out = Vec::with_capacity(functions.len());
     for (f, plan) in functions.iter().zip(usual) {
@@ -254,12 +300,12 @@ fn plan_all(parsed: &options::Parsed, functions: &[&NativeFunction]) -> Vec<Plan
                 usual_name.clone(),
                 args_struct_name_for(&f.func, &usual_name),
             );
-            plan = plan_of(parsed, f, Some(&names));
+            plan = plan_of(methods, f, Some(&names));
         }
         let mut level = 0;
         while !taken.is_free(&plan.claims()) && level < MAX_RENAMES {
             level += 1;
-            plan = plan_of(parsed, f, Some(&rename_candidate(&f.func, level)));
+            plan = plan_of(methods, f, Some(&rename_candidate(&f.func, level)));
         }
         taken.take(plan.claims());
         let note = plan.api.as_ref().ok().and_then(|api| {

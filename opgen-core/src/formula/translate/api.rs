@@ -46,8 +46,42 @@ pub struct ApiIndex {
 }
 
 impl ApiIndex {
-    /// The operators of `natives`, with their variants and `cpp_no_default_args`.
+    /// The operators of `natives`, with their variants and `cpp_no_default_args`, by their
+    /// usual Rust names (`plan::rust_fn_name`: each declared on its own, as the attribute
+    /// declares them).
     pub fn new(natives: &NativeFunctions) -> ApiIndex {
+        ApiIndex::with_names(natives, &HashMap::new())
+    }
+
+    /// [`ApiIndex::new`] with the names `include_native_functions!` gives operators whose
+    /// usual names clash (`_ctc_loss_backward.Tensor` is `_ctc_loss_backward_tensor`):
+    /// `names` maps a schema's name (`_ctc_loss_backward.Tensor`) to its function and
+    /// arguments struct, as `codegen::included_names` computes them (feature `codegen`).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use opgen_core::formula::{parse_formula, translate::{ApiIndex, Options, Scope, Ty, translate}};
+    /// use opgen_core::native::load_native_functions;
+    /// let natives = load_native_functions("
+    /// - func: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    /// - func: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    /// ", "").unwrap();
+    /// // As `opgen_core::codegen::included_names(&natives, "T")` names them.
+    /// let names = HashMap::from([
+    ///     ("clamp".to_string(), ("clamp".to_string(), "ClampArgs".to_string())),
+    ///     ("clamp.Tensor".to_string(), ("clamp_tensor".to_string(), "ClampTensorArgs".to_string())),
+    /// ]);
+    /// let api = ApiIndex::with_names(&natives, &names);
+    /// let mut scope = Scope::default();
+    /// scope.add("self", "self_", Ty::Tensor);
+    /// let e = parse_formula("at::clamp(self, self, self)").unwrap();
+    /// let t = translate(&e, &scope, &api, &Options::default()).unwrap();
+    /// assert_eq!(t.rust, "try_clamp_tensor_with(&self_, ClampTensorArgs { min: ::core::option::Option::Some(&self_), max: ::core::option::Option::Some(&self_) })?");
+    /// ```
+    pub fn with_names(
+        natives: &NativeFunctions,
+        names: &HashMap<String, (String, String)>,
+    ) -> ApiIndex {
         let mut ops: HashMap<String, Vec<ApiOp>> = HashMap::new();
         for f in natives.functions() {
             if f.func.kind() == SchemaKind::Out {
@@ -78,6 +112,14 @@ impl ApiIndex {
                 function: f.variants.function,
                 method: f.variants.method,
                 options_parts: None,
+            };
+            let op = match names.get(&f.func.name.full_name()) {
+                Some((name, args_struct)) => ApiOp {
+                    rust_name: name.clone(),
+                    args_struct: args_struct.clone(),
+                    ..op
+                },
+                None => op,
             };
             let forms = ops.entry(f.func.name.name.to_string()).or_default();
             let scattered = scattered(&op);

@@ -3,7 +3,7 @@
 //! scalars, optionals and lists (`self.sym_sizes()`, `alpha.conj()`, `dim.has_value()`).
 
 use super::Blocker;
-use super::emit::{Emitter, Out};
+use super::emit::{Emitter, Out, clone_of, convert_number};
 use super::types::Ty;
 use crate::formula::{Expr, ExprKind, Path, TemplateArg};
 
@@ -64,12 +64,13 @@ impl Emitter<'_> {
                 out("::core::option::Option::None", Ty::None)
             }
             ("std::optional" | "c10::optional" | "std::make_optional", 1) => {
+                // `std::optional<T>(x)`: an optional holding `x` (one already optional is
+                // copied).
                 let v = self.expr(&args[0]);
-                let ty = match v.ty {
-                    Ty::Tensor => Ty::OptTensor,
-                    Ty::IntList => Ty::OptIntList,
-                    other => other,
-                };
+                if v.ty.is_optional() {
+                    return Some(v);
+                }
+                let ty = v.ty.optional();
                 out(format!("::core::option::Option::Some({})", v.code), ty)
             }
             ("std::vector", 2) => {
@@ -79,12 +80,26 @@ impl Emitter<'_> {
                 } else {
                     Ty::Unknown
                 };
-                out(format!("vec![{}; ({}) as usize]", v.code, n.code), ty)
+                out(
+                    format!("::std::vec![{}; ({}) as usize]", v.code, n.code),
+                    ty,
+                )
             }
             ("std::max" | "std::min", 2) => {
+                // Both in the wider type (C++ requires one type; the formulas mix `int64_t`
+                // and `SymInt`, which are one here).
                 let (a, b) = (self.expr(&args[0]), self.expr(&args[1]));
                 let f = if name == "std::max" { "max" } else { "min" };
-                out(format!("({}).{f}({})", a.code, b.code), a.ty)
+                let ty = if a.ty == Ty::Float || b.ty == Ty::Float {
+                    Ty::Float
+                } else {
+                    a.ty.clone()
+                };
+                let (x, y) = (convert_number(&rt, &a, &ty), convert_number(&rt, &b, &ty));
+                match ty {
+                    Ty::Float => out(format!("f64::{f}({x}, {y})"), ty),
+                    _ => out(format!("::core::cmp::Ord::{f}({x}, {y})"), ty),
+                }
             }
             ("std::abs" | "std::sqrt" | "std::exp" | "std::log", 1) => {
                 let a = self.expr(&args[0]);
@@ -190,7 +205,7 @@ impl Emitter<'_> {
         let rt = &self.options.runtime;
         out(
             format!(
-                "({}).iter().cloned().map(|{rust}| -> ::core::result::Result<_, {rt}::Error> {{ ::core::result::Result::Ok({}) }}).collect::<::core::result::Result<::std::vec::Vec<_>, {rt}::Error>>()?",
+                "::core::iter::Iterator::collect::<::core::result::Result<::std::vec::Vec<_>, {rt}::Error>>(::core::iter::Iterator::map(::core::iter::Iterator::cloned(({}).iter()), |{rust}| -> ::core::result::Result<_, {rt}::Error> {{ ::core::result::Result::Ok({}) }}))?",
                 l.code, b.code
             ),
             list_ty,
@@ -204,6 +219,9 @@ impl Emitter<'_> {
 
     /// `receiver.name(args)` / `receiver->name(args)`.
     pub fn method(&mut self, receiver: &Expr, arrow: bool, name: &str, args: &[Expr]) -> Out {
+        if let Some(o) = self.nested_impl(receiver, name, args) {
+            return o;
+        }
         let r = self.expr(receiver);
         let recv_ty = if arrow {
             r.ty.unwrapped()
@@ -231,6 +249,33 @@ impl Emitter<'_> {
             return self.op_call(name, all, true);
         }
         self.block_unsupported(&format!("method `{name}` of a value of type {recv_ty:?}"))
+    }
+
+    /// `at::native::get_nested_tensor_impl(t)->get_nested_sizes()` (and the strides and
+    /// storage offsets): the metadata tensors of a nested tensor, which ATen's operators
+    /// `t._nested_tensor_size()`, `_nested_tensor_strides()` and
+    /// `_nested_tensor_storage_offsets()` return.
+    fn nested_impl(&mut self, receiver: &Expr, name: &str, args: &[Expr]) -> Option<Out> {
+        let ExprKind::Call {
+            callee,
+            args: inner,
+            ..
+        } = &receiver.kind
+        else {
+            return None;
+        };
+        let callee = callee.to_string();
+        if callee.trim_start_matches("::") != "at::native::get_nested_tensor_impl" {
+            return None;
+        }
+        let op = match (name, args.len(), inner.as_slice()) {
+            ("get_nested_sizes", 0, [_]) => "_nested_tensor_size",
+            ("get_nested_strides", 0, [_]) => "_nested_tensor_strides",
+            ("get_storage_offsets", 0, [_]) => "_nested_tensor_storage_offsets",
+            _ => return None,
+        };
+        let t = self.expr(&inner[0]);
+        Some(self.op_call(op, vec![t], true))
     }
 
     fn f_path(&self, name: &str) -> String {
@@ -271,9 +316,13 @@ impl Emitter<'_> {
             (Ty::Scalar, "toDouble" | "toFloat" | "to", 0) => {
                 out(format!("({recv}).to_f64()"), Ty::Float)
             }
-            (Ty::Scalar, "toLong" | "toInt", 0) => {
-                out(format!("({recv}).to_i64().unwrap_or_default()"), Ty::Int)
-            }
+            // C++ truncates a floating-point value.
+            (Ty::Scalar, "toLong" | "toInt", 0) => out(
+                format!(
+                    "match {recv} {{ {rt}::Scalar::Int(__i) => __i, __s => __s.to_f64() as i64 }}"
+                ),
+                Ty::Int,
+            ),
             (Ty::Tensor, "dtype", 0) => {
                 out(format!("{}(&{recv})?", f("scalar_type")), Ty::ScalarType)
             }
@@ -282,7 +331,15 @@ impl Emitter<'_> {
                 Ty::Bool,
             ),
             (t, "value_or", 1) if t.is_optional() => out(
-                format!("({recv}).clone().unwrap_or({})", arg(0)),
+                format!(
+                    "{}.unwrap_or({})",
+                    clone_of(recv),
+                    args.first().map_or_else(String::new, |a| convert_number(
+                        &rt,
+                        a,
+                        &t.unwrapped()
+                    ))
+                ),
                 t.unwrapped(),
             ),
             (Ty::Scalar, "isComplex", 0) => out(
@@ -290,9 +347,10 @@ impl Emitter<'_> {
                 Ty::Bool,
             ),
             (t, "has_value", 0) if t.is_optional() => out(format!("({recv}).is_some()"), Ty::Bool),
-            (t, "value", 0) if t.is_optional() => {
-                out(format!("{}(({recv}).clone())?", f("value")), t.unwrapped())
-            }
+            (t, "value", 0) if t.is_optional() => out(
+                format!("{}({})?", f("value"), clone_of(recv)),
+                t.unwrapped(),
+            ),
             (
                 Ty::TensorList
                 | Ty::OptTensorList

@@ -5,9 +5,10 @@
 
 use super::Blocker;
 use super::api::{ApiOp, call_order, resolve};
-use super::emit::{Emitter, Out, out};
+use super::emit::{Emitter, Out, clone_of, convert_number, out, some_each};
 use super::types::Ty;
 use crate::autograd::functions::{HELPERS, Helper, HelperParam, HelperReturn};
+use crate::formula::{Expr, ExprKind};
 use crate::plan::{RustType, ValueType};
 
 /// The name the translated code calls an API function by: its `try_` form, or `try_.._with`
@@ -23,7 +24,7 @@ fn param_ty(p: HelperParam) -> Ty {
         P::Tensor => Ty::Tensor,
         P::OptionalTensor => Ty::OptTensor,
         P::TensorList => Ty::TensorList,
-        P::OptionalTensorList => Ty::OptTensorList,
+        P::OptionalTensorList | P::Tangents => Ty::OptTensorList,
         P::Scalar => Ty::Scalar,
         P::OptionalScalar => Ty::OptScalar,
         P::Int => Ty::Int,
@@ -60,6 +61,37 @@ fn helper_score(helper: &Helper, args: &[Out]) -> Option<u32> {
 }
 
 impl Emitter<'_> {
+    /// The arguments of a helper that reads the tangents of a list argument (`cat_jvp`):
+    /// `args` with the list's tangents (`tensors_t`, from the scope of a forward formula)
+    /// after it.
+    pub(crate) fn with_tangents(
+        &mut self,
+        name: &str,
+        exprs: &[Expr],
+        mut args: Vec<Out>,
+    ) -> Vec<Out> {
+        let at = (HELPERS.iter().filter(|h| h.cpp == name))
+            .find_map(|h| h.params.iter().position(|p| *p == HelperParam::Tangents));
+        let Some(at) = at else {
+            return args;
+        };
+        let list = exprs.get(at.wrapping_sub(1)).and_then(|e| match &e.kind {
+            ExprKind::Name(p) => p.as_name(),
+            _ => None,
+        });
+        let tangents = list.and_then(|l| self.scope.get(&format!("{l}_t")));
+        match tangents {
+            Some((rust, ty)) if at <= args.len() => args.insert(at, out(rust, ty)),
+            _ => {
+                let what = format!(
+                    "`{name}` reads the tangents of its list argument: only in a forward formula, of an input list"
+                );
+                args.insert(at.min(args.len()), self.block(Blocker::Unsupported(what)));
+            }
+        }
+        args
+    }
+
     /// A call of a helper of `autograd::functions`: the best overload among its rows.
     pub(crate) fn helper_call(&mut self, name: &str, args: Vec<Out>) -> Out {
         let mut best: Option<(u32, &Helper)> = None;
@@ -116,14 +148,18 @@ impl Emitter<'_> {
             (P::OptionalTensor, Ty::Tensor) => some(&format!("&{code}")),
             (P::OptionalTensor, _) => format!("({code}).as_ref()"),
             (P::IntList, Ty::Int) => format!("&[{code}]"),
-            (P::IntList, Ty::OptIntList) => format!("&*{}(({code}).clone())?", self.f("value")),
+            (P::IntList, Ty::OptIntList) => format!("&*{}({})?", self.f("value"), clone_of(code)),
             (P::OptionalIntList, Ty::Int) => some(&format!("&[{code}][..]")),
             (P::OptionalIntList, Ty::IntList) => some(&format!("&{code}[..]")),
             (P::OptionalIntList, _) => format!("({code}).as_deref()"),
+            (P::OptionalTensorList | P::Tangents, Ty::TensorList) => {
+                format!("&{}", some_each(code))
+            }
             (
                 P::Tensor
                 | P::TensorList
                 | P::OptionalTensorList
+                | P::Tangents
                 | P::IntList
                 | P::IntListList
                 | P::ScalarTypeList
@@ -131,14 +167,18 @@ impl Emitter<'_> {
                 _,
             ) => format!("&{code}"),
             (P::Scalar, Ty::Int | Ty::Float | Ty::Bool) => {
-                format!("{}::Scalar::from({code})", self.rt())
+                convert_number(self.rt(), &a, &Ty::Scalar)
             }
             (P::OptionalScalar, Ty::Int | Ty::Float | Ty::Bool) => {
-                some(&format!("{}::Scalar::from({code})", self.rt()))
+                some(&convert_number(self.rt(), &a, &Ty::Scalar))
             }
-            (P::Int, Ty::Bool) => format!("i64::from({code})"),
-            (P::Float, Ty::Int) => format!("(({code}) as f64)"),
-            (P::OptionalFloat, Ty::Int) => some(&format!("({code}) as f64")),
+            (P::Int, Ty::Bool) | (P::Float, Ty::Int | Ty::Bool) => {
+                convert_number(self.rt(), &a, &param_ty(p))
+            }
+            (P::OptionalFloat, Ty::Int | Ty::Bool) => {
+                some(&convert_number(self.rt(), &a, &Ty::Float))
+            }
+            (P::OptionalInt, Ty::Bool) => some(&convert_number(self.rt(), &a, &Ty::Int)),
             (P::Bool, Ty::Int) => format!("(({code}) != 0)"),
             (P::BoolPair, _) => format!("{{ let m = &{code}; [m[0], m[1]] }}"),
             (P::BoolTriple, _) => format!("{{ let m = &{code}; [m[0], m[1], m[2]] }}"),
@@ -209,7 +249,10 @@ impl Emitter<'_> {
                 // The plain form takes the gathered options even when they have defaults
                 // (the plan's rule); C++ omits them.
                 (None, true) if !with && p.ty == Ty::Options => {
-                    positional.push(format!("{}::TensorOptions::default()", self.rt()));
+                    positional.push(format!(
+                        "<{}::TensorOptions as ::core::default::Default>::default()",
+                        self.rt()
+                    ));
                 }
                 (None, _) => {}
             }
@@ -271,16 +314,28 @@ impl Emitter<'_> {
                 (RustType::Ref(_), Ty::OptIntList) => format!("({}).as_deref()", a.code),
                 (RustType::Ref(_), _) => some(format!("&{}", a.code)),
                 (RustType::Value(ValueType::Scalar), Ty::Int | Ty::Float | Ty::Bool) => {
-                    some(format!("{rt}::Scalar::from({})", a.code))
+                    some(convert_number(rt, &a, &Ty::Scalar))
                 }
-                (RustType::Value(ValueType::F64), Ty::Int) => some(format!("({}) as f64", a.code)),
+                (RustType::Value(ValueType::F64), Ty::Int | Ty::Bool) => {
+                    some(convert_number(rt, &a, &Ty::Float))
+                }
+                (RustType::Value(ValueType::I64), Ty::Bool) => {
+                    some(convert_number(rt, &a, &Ty::Int))
+                }
+                // `std::optional<double>` for a `double?` parameter, from an `int64_t?`.
+                (RustType::Value(ValueType::F64), Ty::OptInt) => {
+                    format!("::core::option::Option::map({}, |__v| __v as f64)", a.code)
+                }
                 (_, t) if t.is_optional() => a.code,
                 _ => some(a.code),
             },
             (RustType::Value(ValueType::Scalar), Ty::Int | Ty::Float | Ty::Bool) => {
-                format!("{rt}::Scalar::from({})", a.code)
+                convert_number(rt, &a, &Ty::Scalar)
             }
-            (RustType::Value(ValueType::F64), Ty::Int) => format!("(({}) as f64)", a.code),
+            (RustType::Value(ValueType::F64), Ty::Int | Ty::Bool) => {
+                convert_number(rt, &a, &Ty::Float)
+            }
+            (RustType::Value(ValueType::I64), Ty::Bool) => convert_number(rt, &a, &Ty::Int),
             _ => a.code,
         }
     }

@@ -90,14 +90,16 @@ impl Emitter<'_> {
                 let (c, a, b) = (self.expr(cond), self.expr(then), self.expr(otherwise));
                 // A tensor variable is borrowed: each branch gives an owned value.
                 let owned = |o: Out, e: &Expr| match (&e.kind, &o.ty) {
-                    (ExprKind::Name(_), Ty::Tensor | Ty::OptTensor) => {
-                        out(format!("({}).clone()", o.code), o.ty)
-                    }
+                    (ExprKind::Name(_), Ty::Tensor | Ty::OptTensor) => out(clone_of(&o.code), o.ty),
                     _ => o,
                 };
                 let (a, b) = (owned(a, then), owned(b, otherwise));
                 let ty = match (&a.ty, &b.ty) {
                     (Ty::None, t) | (t, Ty::None) => t.optional(),
+                    // C++'s usual arithmetic conversions: `c ? 1 : 0.5` is a `double`.
+                    (s, t) if s != t && number_rank(s).is_some() && number_rank(t).is_some() => {
+                        wider_number(s, t)
+                    }
                     // `cond ? op(...) : std::tuple<Tensor, Tensor>()`: optional elements.
                     (Ty::Tuple(x), Ty::Tuple(y)) if x.len() == y.len() => Ty::Tuple(
                         x.iter()
@@ -142,7 +144,7 @@ impl Emitter<'_> {
                     _ => Ty::Unknown,
                 };
                 let codes: Vec<String> = items.into_iter().map(|i| i.code).collect();
-                out(format!("vec![{}]", codes.join(", ")), ty)
+                out(format!("::std::vec![{}]", codes.join(", ")), ty)
             }
             ExprKind::Lambda { .. } => {
                 self.block(Blocker::Unsupported("a lambda outside `fmap`".into()))
@@ -159,14 +161,15 @@ impl Emitter<'_> {
         c.code
     }
 
-    /// `value` as type `ty` where a ternary's branches differ only in optionality.
+    /// `value` as type `ty` where a ternary's branches differ in optionality or are
+    /// numbers of different types.
     fn coerce(&self, value: Out, ty: &Ty) -> String {
         match (&value.ty, ty) {
             (Ty::None, _) => "::core::option::Option::None".into(),
-            (Ty::TensorList, Ty::OptTensorList) => format!(
-                "({}).into_iter().map(::core::option::Option::Some).collect::<::std::vec::Vec<_>>()",
-                value.code
-            ),
+            (Ty::TensorList, Ty::OptTensorList) => some_each(&value.code),
+            (a, b) if a != b && number_rank(a).is_some() && number_rank(b).is_some() => {
+                convert_number(self.rt(), &value, b)
+            }
             (a, b) if a.optional() == *b && a != b => {
                 format!("::core::option::Option::Some({})", value.code)
             }
@@ -256,7 +259,10 @@ impl Emitter<'_> {
                 return self.block(Blocker::Unsupported(what));
             }
         };
-        out(format!("{}[({}) as usize].clone()", b.code, i.code), elem)
+        out(
+            clone_of(&format!("{}[({}) as usize]", b.code, i.code)),
+            elem,
+        )
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &Expr) -> Out {
@@ -274,7 +280,7 @@ impl Emitter<'_> {
             (UnaryOp::Not, _) => out(format!("!{}", self.truthy(v)), Ty::Bool),
             (UnaryOp::BitNot, Ty::Tensor) => self.op_call("bitwise_not", vec![v], false),
             (UnaryOp::Deref, t) => out(
-                format!("{}(({}).clone())?", self.f("value"), v.code),
+                format!("{}({})?", self.f("value"), clone_of(&v.code)),
                 t.unwrapped(),
             ),
             (op, t) => self.block(Blocker::Unsupported(format!("operator {op:?} on {t:?}"))),
@@ -294,7 +300,21 @@ impl Emitter<'_> {
                 Ty::Bool,
             ),
             Eq | Ne | Lt | Gt | Le | Ge => {
-                out(format!("({} {} {})", a.code, op.as_str(), b.code), Ty::Bool)
+                // Numbers of two types compare in the wider one (C++'s usual arithmetic
+                // conversions: `p == 1` with a `double` p compares doubles); `Scalar`s as
+                // `f64`s.
+                let (a, b) = match (number_rank(&a.ty), number_rank(&b.ty)) {
+                    (Some(x), Some(y)) if x != y || x == SCALAR_RANK => {
+                        let to = match wider_number(&a.ty, &b.ty) {
+                            Ty::Scalar => Ty::Float,
+                            t => t,
+                        };
+                        let rt = self.rt();
+                        (convert_number(rt, &a, &to), convert_number(rt, &b, &to))
+                    }
+                    _ => (a.code, b.code),
+                };
+                out(format!("({a} {} {b})", op.as_str()), Ty::Bool)
             }
             _ => self.number_binary(op, a, b),
         }
@@ -309,10 +329,8 @@ impl Emitter<'_> {
             Ty::Float => 2,
             _ => 1,
         };
-        let num = |o: &Out| match o.ty {
-            Ty::Scalar => format!("({}).to_f64()", o.code),
-            _ => format!("(({}) as f64)", o.code),
-        };
+        let rt = self.rt().to_string();
+        let num = |o: &Out| convert_number(&rt, o, &Ty::Float);
         let scalar_fn = match op {
             BinaryOp::Add => Some("scalar_add"),
             BinaryOp::Sub => Some("scalar_sub"),
@@ -322,21 +340,23 @@ impl Emitter<'_> {
         };
         match (rank(&a.ty).max(rank(&b.ty)), scalar_fn) {
             (3, Some(f)) => {
-                let rt = self.rt().to_string();
-                let scalar = |o: &Out| match o.ty {
-                    Ty::Scalar => o.code.clone(),
-                    _ => format!("{rt}::Scalar::from({})", o.code),
-                };
-                out(
-                    format!("{}({}, {})", self.f(f), scalar(&a), scalar(&b)),
-                    Ty::Scalar,
-                )
+                let (x, y) = (
+                    convert_number(&rt, &a, &Ty::Scalar),
+                    convert_number(&rt, &b, &Ty::Scalar),
+                );
+                out(format!("{}({x}, {y})", self.f(f)), Ty::Scalar)
             }
             (2 | 3, _) => out(
                 format!("({} {} {})", num(&a), op.as_str(), num(&b)),
                 Ty::Float,
             ),
-            _ => out(format!("({} {} {})", a.code, op.as_str(), b.code), Ty::Int),
+            _ => {
+                let (x, y) = (
+                    convert_number(&rt, &a, &Ty::Int),
+                    convert_number(&rt, &b, &Ty::Int),
+                );
+                out(format!("({x} {} {y})", op.as_str()), Ty::Int)
+            }
         }
     }
 
@@ -398,6 +418,7 @@ impl Emitter<'_> {
         let name = rest[0].as_str();
         let outs: Vec<Out> = args.iter().map(|a| self.expr(a)).collect();
         if HELPERS.iter().any(|h| h.cpp == name) {
+            let outs = self.with_tangents(name, args, outs);
             return self.helper_call(name, outs);
         }
         if self.api.contains(name) {
@@ -407,6 +428,62 @@ impl Emitter<'_> {
             name: name.to_string(),
             arity: args.len(),
         })
+    }
+}
+
+/// `Clone::clone(&code)`, spelt out: translated code compiles where the prelude is not in
+/// scope (`#![no_implicit_prelude]`, macro output).
+pub(crate) fn clone_of(code: &str) -> String {
+    format!("::core::clone::Clone::clone(&({code}))")
+}
+
+/// `list` (a `Vec<T>`) as a `Vec<Option<T>>` of the same tensors.
+pub(crate) fn some_each(list: &str) -> String {
+    format!(
+        "::core::iter::Iterator::collect::<::std::vec::Vec<_>>(::core::iter::Iterator::map(\
+         ::core::iter::IntoIterator::into_iter({list}), ::core::option::Option::Some))"
+    )
+}
+
+/// The rank of `Scalar` among numbers.
+const SCALAR_RANK: u8 = 3;
+
+/// The rank of a number type in C++'s usual arithmetic conversions (`bool` < `int64_t` <
+/// `double`), `Scalar` last (numbers convert to it, not back); `None` for other types.
+pub(crate) fn number_rank(t: &Ty) -> Option<u8> {
+    match t {
+        Ty::Bool => Some(0),
+        Ty::Int => Some(1),
+        Ty::Float => Some(2),
+        Ty::Scalar => Some(SCALAR_RANK),
+        _ => None,
+    }
+}
+
+/// The wider of two number types.
+fn wider_number(a: &Ty, b: &Ty) -> Ty {
+    if number_rank(a) >= number_rank(b) {
+        a.clone()
+    } else {
+        b.clone()
+    }
+}
+
+/// A number `o` converted to the number type `to` as C++ converts it (`bool` to 0 or 1,
+/// `int64_t` to `double`, any number into a `Scalar` of its kind, a `Scalar` to `double`).
+pub(crate) fn convert_number(rt: &str, o: &Out, to: &Ty) -> String {
+    let code = &o.code;
+    match (&o.ty, to) {
+        (from, to) if from == to => code.clone(),
+        (Ty::Bool, Ty::Int) => format!("(({code}) as i64)"),
+        (Ty::Bool, Ty::Float) => format!("((({code}) as i64) as f64)"),
+        (Ty::Int, Ty::Float) => format!("(({code}) as f64)"),
+        (Ty::Bool, Ty::Scalar) => format!("{rt}::Scalar::Bool({code})"),
+        (Ty::Int, Ty::Scalar) => format!("{rt}::Scalar::Int({code})"),
+        (Ty::Float, Ty::Scalar) => format!("{rt}::Scalar::Float({code})"),
+        (Ty::Scalar, Ty::Float) => format!("({code}).to_f64()"),
+        (_, Ty::Float) => format!("(({code}) as f64)"),
+        _ => code.clone(),
     }
 }
 

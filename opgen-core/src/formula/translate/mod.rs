@@ -49,7 +49,7 @@ mod tests;
 use std::fmt;
 
 pub use api::ApiIndex;
-pub use module::emit_module;
+pub use module::{emit_module, emit_module_for};
 pub use report::{BlockerCount, CorpusReport, EntryReport, corpus_report, scope_for};
 pub use types::Ty;
 

@@ -69,9 +69,17 @@ fn return_type(ty: &Ty, tensor: &str) -> String {
 
 /// The module: for each backward formula that translates, a function named after the
 /// operator's Rust name and the inputs it differentiates (`mul__self`), taking the variables
-/// the formula uses.
+/// the formula uses; the operators of `natives` by their usual names.
 pub fn emit_module(d: &Derivatives, natives: &NativeFunctions, options: &Options) -> String {
-    let api = ApiIndex::new(natives);
+    emit_module_for(d, &ApiIndex::new(natives), options)
+}
+
+/// [`emit_module`] against the API `api` (`ApiIndex::with_names`: the names
+/// `include_native_functions!` gives a whole file's operators). The code is hygienic: it
+/// names everything by its full path and uses no trait method of the prelude, so it
+/// compiles in a `#![no_implicit_prelude]` module where the generated API, the tensor type
+/// and the runtime crate are in scope.
+pub fn emit_module_for(d: &Derivatives, api: &ApiIndex, options: &Options) -> String {
     let rt = &options.runtime;
     let mut out = String::from("// Translated backward formulas of derivatives.yaml.\n");
     let mut defined = std::collections::HashSet::new();
@@ -84,7 +92,7 @@ pub fn emit_module(d: &Derivatives, natives: &NativeFunctions, options: &Options
             let Ok(expr) = parse_formula(&derivative.formula) else {
                 continue;
             };
-            let Ok(t) = translate(&expr, &scope, &api, options) else {
+            let Ok(t) = translate(&expr, &scope, api, options) else {
                 continue;
             };
             let mut params = Vec::new();

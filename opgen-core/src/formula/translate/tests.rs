@@ -138,9 +138,11 @@ fn constructs_of_cpp_with_a_rust_rendering() {
             &vars
         ),
         format!(
-            "try_roll_with(&grad, &({F}reverse_list(&shifts)?).iter().cloned().map(|__i| -> \
-             ::core::result::Result<_, ::opgen_core::Error> {{ ::core::result::Result::Ok((-__i)) }})\
-             .collect::<::core::result::Result<::std::vec::Vec<_>, ::opgen_core::Error>>()?, RollArgs {{ dims: &dims }})?"
+            "try_roll_with(&grad, &::core::iter::Iterator::collect::<::core::result::Result<\
+             ::std::vec::Vec<_>, ::opgen_core::Error>>(::core::iter::Iterator::map(\
+             ::core::iter::Iterator::cloned(({F}reverse_list(&shifts)?).iter()), |__i| -> \
+             ::core::result::Result<_, ::opgen_core::Error> {{ ::core::result::Result::Ok((-__i)) }}))?, \
+             RollArgs {{ dims: &dims }})?"
         )
     );
     assert_eq!(
@@ -148,9 +150,9 @@ fn constructs_of_cpp_with_a_rust_rendering() {
             "grad.defined() ? at::unbind(grad) : std::vector<Tensor>(list.size())",
             &vars
         ),
-        "if true { (try_unbind_int(&grad)?).into_iter().map(::core::option::Option::Some)\
-         .collect::<::std::vec::Vec<_>>() } else { ::std::vec![::core::option::Option::None; \
-         (((list).len() as i64)) as usize] }"
+        "if true { ::core::iter::Iterator::collect::<::std::vec::Vec<_>>(::core::iter::Iterator::map(\
+         ::core::iter::IntoIterator::into_iter(try_unbind_int(&grad)?), ::core::option::Option::Some)) \
+         } else { ::std::vec![::core::option::Option::None; (((list).len() as i64)) as usize] }"
     );
     assert_eq!(
         ok("bias.requires_grad()", &vars),
@@ -162,7 +164,7 @@ fn constructs_of_cpp_with_a_rust_rendering() {
     );
     assert_eq!(
         ok("rounding_mode.has_value() ? grad : -grad", &vars),
-        "if (rounding_mode).is_some() { (grad).clone() } else { try_neg(&grad)? }"
+        "if (rounding_mode).is_some() { ::core::clone::Clone::clone(&(grad)) } else { try_neg(&grad)? }"
     );
     // A method of a tensor that may be undefined (C++ would throw if it were).
     assert_eq!(
@@ -172,14 +174,14 @@ fn constructs_of_cpp_with_a_rust_rendering() {
         ),
         format!(
             "if (grad_U).is_some() {{ ::core::option::Option::Some(try_narrow({F}defined((grad_U)\
-             .as_ref())?, (-1i64), 0i64, k)?) }} else {{ (grad_U).clone() }}"
+             .as_ref())?, (-1i64), 0i64, k)?) }} else {{ ::core::clone::Clone::clone(&(grad_U)) }}"
         )
     );
     // Complex scalars stay complex.
     assert_eq!(
         ok("grad * (1 - weight.conj().toComplexDouble())", &vars),
         format!(
-            "try_mul_scalar(&grad, {F}scalar_sub(::opgen_core::Scalar::from(1i64), \
+            "try_mul_scalar(&grad, {F}scalar_sub(::opgen_core::Scalar::Int(1i64), \
              {F}to_complex_double({F}scalar_conj(weight))))?"
         )
     );
@@ -200,16 +202,255 @@ fn constructs_of_cpp_with_a_rust_rendering() {
 #[test]
 fn what_stays_cpp_is_reported() {
     let vars = [("self", Ty::Tensor)];
-    let nested = "at::native::get_nested_tensor_impl(self)->get_nested_sizes()";
+    let nested = "at::native::get_nested_tensor_impl(self)->get_buffer()";
     assert_eq!(
         tr(nested, &vars).unwrap_err(),
         [
             "unsupported C++: `at::native::get_nested_tensor_impl`",
-            "no overload of `get_nested_sizes` for these 1 argument"
+            "no overload of `get_buffer` for these 1 argument"
+        ]
+    );
+    // A forward formula's helper that reads tangents, outside a forward formula.
+    assert_eq!(
+        tr("cat_jvp(self, 0)", &[("self", Ty::TensorList)]).unwrap_err(),
+        [
+            "unsupported C++: `cat_jvp` reads the tangents of its list argument: only in a \
+          forward formula, of an input list"
         ]
     );
     assert_eq!(
         tr("[](int64_t i){return i;}", &vars).unwrap_err(),
         ["unsupported C++: a lambda outside `fmap`"]
     );
+}
+
+/// Where `code` relies on the prelude: a name of the prelude not spelt with its path
+/// (`Some(`, `Vec<`, `vec![`), or a method of a prelude trait (`.clone()`, `.map(`).
+fn prelude_uses(code: &str) -> Vec<String> {
+    let names = [
+        "Some(",
+        "None",
+        "Ok(",
+        "Err(",
+        "Vec<",
+        "Vec::",
+        "vec!",
+        "String",
+        "Box<",
+        "Option<",
+        "Option::",
+        "Result<",
+        "Result::",
+        "Default::",
+        "format!",
+        "From<",
+        "Into<",
+    ];
+    let methods = [
+        ".clone()",
+        ".into_iter()",
+        ".map(",
+        ".collect",
+        ".cloned()",
+        ".max(",
+        ".min(",
+        ".to_string()",
+        ".to_owned()",
+        ".into()",
+        ".from(",
+        ".iter().map",
+    ];
+    let mut found = Vec::new();
+    for name in names {
+        for (at, _) in code.match_indices(name) {
+            let before = &code[..at];
+            let ident_before = before.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            if !before.ends_with("::") && !ident_before {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found.extend(
+        (methods.iter())
+            .filter(|m| code.contains(*m))
+            .map(|m| m.to_string()),
+    );
+    // A trait's associated function through a type: `T::default()`, `T::from(x)`.
+    for f in ["::default()", "::from(", "::try_from(", "::into("] {
+        for (at, _) in code.match_indices(f) {
+            if !code[..at].ends_with("Default>")
+                && !code[..at].ends_with("::core::default::Default")
+            {
+                found.push(f.to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn prelude_uses_are_found() {
+    assert_eq!(prelude_uses("(x).clone()"), [".clone()"]);
+    assert_eq!(prelude_uses("vec![Some(1)]"), ["Some(", "vec!"]);
+    assert!(prelude_uses("::std::vec![::core::option::Option::Some(1)]").is_empty());
+    assert!(prelude_uses("::core::clone::Clone::clone(&(x))").is_empty());
+    assert_eq!(
+        prelude_uses("::opgen_core::TensorOptions::default()"),
+        ["::default()"]
+    );
+    assert!(
+        prelude_uses("<::opgen_core::TensorOptions as ::core::default::Default>::default()")
+            .is_empty()
+    );
+}
+
+/// Translated code compiles where the prelude is not in scope (`#![no_implicit_prelude]`,
+/// a macro's output in a user's module): every formula of PyTorch's file that translates,
+/// written as one module, names everything by its path. (The corpus crate compiles that
+/// module in a `#[no_implicit_prelude]` module: `examples/formulas.rs`.)
+#[test]
+fn translated_code_does_not_rely_on_the_prelude() {
+    let options = Options {
+        tensor: "Tensor".into(),
+        ..Default::default()
+    };
+    let d = crate::native::derivatives::tests::corpus_derivatives();
+    let module = emit_module(d, crate::native::derivatives::tests::corpus(), &options);
+    let mut bad: Vec<(String, &str)> = Vec::new();
+    for f in module.split("\n/// `").skip(1) {
+        let body = f.split_once("\npub fn ").map_or("", |(_, b)| b);
+        for what in prelude_uses(body) {
+            bad.push((what, f.lines().next().unwrap_or("")));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} uses of the prelude, first: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(10)]
+    );
+    // The constructs that would: cloned variables, lists of optionals, `fmap`, `std::max`,
+    // numbers into `Scalar`s.
+    for construct in [
+        "::core::clone::Clone::clone(&(",
+        "::core::iter::Iterator::collect::<",
+        "::core::iter::Iterator::cloned(",
+        "::std::vec![",
+        "::opgen_core::Scalar::Int(",
+    ] {
+        assert!(module.contains(construct), "{construct}");
+    }
+}
+
+#[test]
+fn numbers_convert_as_cpps_usual_arithmetic_conversions() {
+    let vars = [
+        ("p", Ty::Float),
+        ("train", Ty::OptBool),
+        ("n", Ty::Int),
+        ("b", Ty::Bool),
+    ];
+    // A ternary of an `int` and a `double` is a `double`; a `double` compares with an
+    // `int` as a `double`.
+    assert_eq!(
+        ok(
+            "!train.value() ? 1 : (p == 1 ? 0.0 : 1.0 / (1.0 - p))",
+            &vars
+        ),
+        "if !::opgen_core::autograd::functions::value(::core::clone::Clone::clone(&(train)))? \
+         { ((1i64) as f64) } else { if (p == ((1i64) as f64)) { 0.0f64 } else { (1.0f64 / (1.0f64 - p)) } }"
+    );
+}
+
+#[test]
+fn optional_of_a_value() {
+    let vars = [("self", Ty::Tensor), ("n", Ty::Int)];
+    assert_eq!(
+        ok("std::optional<c10::SymInt>(n)", &vars),
+        "::core::option::Option::Some(n)"
+    );
+    assert_eq!(
+        ok(
+            "std::optional<c10::SymInt>(std::optional<c10::SymInt>(n))",
+            &vars
+        ),
+        "::core::option::Option::Some(n)"
+    );
+    assert_eq!(
+        ok("std::max(n, 1.0)", &vars),
+        "f64::max(((n) as f64), 1.0f64)"
+    );
+    assert_eq!(ok("std::max(n, n)", &vars), "::core::cmp::Ord::max(n, n)");
+}
+
+#[test]
+fn nested_tensor_metadata_and_tangents_of_lists() {
+    let vars = [
+        ("self", Ty::Tensor),
+        ("grads", Ty::OptTensorList),
+        ("dim", Ty::Int),
+        ("tensors", Ty::TensorList),
+        ("tensors_t", Ty::TensorList),
+    ];
+    assert_eq!(
+        ok(
+            "unbind_backward_nested(grads, at::native::get_nested_tensor_impl(self)->get_nested_sizes(), dim, self.options())",
+            &vars
+        ),
+        format!(
+            "{F}unbind_backward_nested(&grads, &(self_)._try_nested_tensor_size()?, dim, \
+             {F}options(&self_)?)?"
+        )
+    );
+    // `cat_jvp` reads the inputs' tangents in C++: they are passed.
+    assert_eq!(
+        ok("cat_jvp(tensors, dim)", &vars),
+        format!(
+            "{F}cat_jvp(&tensors, &::core::iter::Iterator::collect::<::std::vec::Vec<_>>(\
+             ::core::iter::Iterator::map(::core::iter::IntoIterator::into_iter(tensors_t), \
+             ::core::option::Option::Some)), dim)?"
+        )
+    );
+}
+
+#[cfg(feature = "codegen")]
+#[test]
+fn operators_by_the_names_include_native_functions_gives_them() {
+    let natives = crate::native::derivatives::tests::corpus();
+    let api = ApiIndex::with_names(natives, &crate::codegen::included_names(natives, "T"));
+    let t = Ty::Tensor;
+    let mut scope = Scope::default();
+    for name in [
+        "grad",
+        "log_probs",
+        "targets",
+        "input_lengths",
+        "target_lengths",
+        "result0",
+        "result1",
+    ] {
+        scope.add(name, name, t.clone());
+    }
+    scope.add("blank", "blank", Ty::Int);
+    scope.add("zero_infinity", "zero_infinity", Ty::Bool);
+    let f = "_ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)";
+    let e = parse_formula(f).expect("parses");
+    let rust = translate(&e, &scope, &api, &Options::default())
+        .expect("translates")
+        .rust;
+    // Lengths as tensors: the `.Tensor` overload, which the macro names apart.
+    assert!(
+        rust.starts_with("_try_ctc_loss_backward_tensor_with("),
+        "{rust}"
+    );
+    // By the usual names, both overloads are `_ctc_loss_backward`.
+    let usual = translate(&e, &scope, api_usual(), &Options::default())
+        .expect("translates")
+        .rust;
+    assert!(usual.starts_with("_try_ctc_loss_backward_with("), "{usual}");
+}
+
+#[cfg(feature = "codegen")]
+fn api_usual() -> &'static ApiIndex {
+    api()
 }

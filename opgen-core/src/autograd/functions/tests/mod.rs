@@ -7,6 +7,7 @@
 
 mod decompositions;
 mod householder;
+mod jvps;
 mod kernels;
 mod kernels_index;
 mod kernels_shape;

@@ -397,3 +397,78 @@ fn rms_norm_derivatives_match_finite_differences() {
         &numeric_vjp(weight_only, &w, &[1.0]),
     );
 }
+
+/// Group norm in plain Rust: `(y, mean, rstd)` of `x` (N, C, HxW) with `group` groups and
+/// per-channel `gamma`, flattened.
+fn group_norm(x: &[f64], gamma: &[f64], n: usize, c: usize, hxw: usize, group: usize) -> Vec<f64> {
+    let (d, eps) = (c / group * hxw, 1e-5);
+    let mut y = vec![0.0; x.len()];
+    let (mut means, mut rstds) = (Vec::new(), Vec::new());
+    for b in 0..n {
+        for g in 0..group {
+            let start = b * c * hxw + g * d;
+            let xs = &x[start..start + d];
+            let mean = xs.iter().sum::<f64>() / d as f64;
+            let var = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / d as f64;
+            let rstd = 1.0 / (var + eps).sqrt();
+            for (k, v) in xs.iter().enumerate() {
+                let channel = (g * d + k) / hxw;
+                y[start + k] = (v - mean) * rstd * gamma[channel];
+            }
+            means.push(mean);
+            rstds.push(rstd);
+        }
+    }
+    [y, means, rstds].concat()
+}
+
+#[test]
+fn group_norm_derivatives_from_the_output_mean_and_rstd_match_finite_differences() {
+    setup();
+    let (n, c, hxw, group) = (2, 4, 3, 2);
+    let x: Vec<f64> = (0..n * c * hxw)
+        .map(|i| ((i * 7 + 3) % 11) as f64 / 5.0 - 1.0)
+        .collect();
+    let gamma = [0.5, -1.5, 2.0, 1.0];
+    let dy: Vec<f64> = (0..x.len())
+        .map(|i| ((i * 5 + 1) % 7) as f64 / 3.0 - 1.0)
+        .collect();
+    let (dmean, drstd) = ([0.3, -0.2, 0.5, 0.1], [0.05, -0.1, 0.02, 0.07]);
+    let out = group_norm(&x, &gamma, n, c, hxw, group);
+    let g = n * group;
+    let (mean, rstd) = (&out[x.len()..x.len() + g], &out[x.len() + g..]);
+    let shape = [n as i64, c as i64, hxw as i64];
+    let stats = |v: &[f64]| TT::new(&[n as i64, group as i64], v.to_vec());
+    let (gx, ggamma, gbeta) = native_group_norm_backward_dispatcher(
+        Some(&TT::new(&shape, dy.clone())),
+        Some(&stats(&dmean)),
+        Some(&stats(&drstd)),
+        &TT::new(&shape, x.clone()),
+        &stats(mean),
+        &stats(rstd),
+        Some(&TT::vec(&gamma)),
+        n as i64,
+        c as i64,
+        hxw as i64,
+        group as i64,
+        [true, true, true],
+    )
+    .expect("group norm backward");
+    let upstream = [dy.clone(), dmean.to_vec(), drstd.to_vec()].concat();
+    assert_close(
+        &gx.expect("input").values(),
+        &numeric_vjp(|x| group_norm(x, &gamma, n, c, hxw, group), &x, &upstream),
+    );
+    assert_close(
+        &ggamma.expect("weight").values(),
+        &numeric_vjp(|w| group_norm(&x, w, n, c, hxw, group), &gamma, &upstream),
+    );
+    let per_channel: Vec<f64> = (0..c)
+        .map(|ch| {
+            (0..n)
+                .map(|b| dy[b * c * hxw + ch * hxw..][..hxw].iter().sum::<f64>())
+                .sum()
+        })
+        .collect();
+    assert_close(&gbeta.expect("bias").values(), &per_channel);
+}
