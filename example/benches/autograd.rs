@@ -174,7 +174,11 @@ fn summary() {
         );
     };
     report("Autograd kernel, no input requires grad:", &kernel, "3 ns");
-    report("forward bookkeeping, a node saving nothing:", &node, "450 ns");
+    report(
+        "forward bookkeeping, a node saving nothing:",
+        &node,
+        "450 ns",
+    );
     report("forward bookkeeping, MulBackward0:", &mul, "450 ns");
     println!(
         "  mul forward + backward(), total:             {:7.1} ns",

@@ -27,7 +27,8 @@ mod pair;
 /// A one-element `Double` tensor, requiring grad or not.
 fn scalar(x: f64, requires_grad: bool) -> Result<MiniTensor, String> {
     let t = MiniTensor::from_vec(vec![x], &[]).map_err(|e| e.to_string())?;
-    t.set_requires_grad(requires_grad).map_err(|e| e.to_string())?;
+    t.set_requires_grad(requires_grad)
+        .map_err(|e| e.to_string())?;
     Ok(t)
 }
 
@@ -72,7 +73,9 @@ fn run(case: &str, n: u64) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: callgrind CASE ITERATIONS (CASE: add new view fresh fresh_ag fresh_rg mul mul_rg mul_backward)");
+        eprintln!(
+            "usage: callgrind CASE ITERATIONS (CASE: add new view fresh fresh_ag fresh_rg mul mul_rg mul_backward)"
+        );
         return ExitCode::FAILURE;
     };
     match run(case, n) {

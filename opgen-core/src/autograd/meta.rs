@@ -6,9 +6,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use super::error::AutogradErrorKind;
-use super::node::{
-    ACCUMULATE_SEQUENCE_NR, Edge, GradHook, InputMeta, NextEdges, Node, NodeParts,
-};
+use super::node::{ACCUMULATE_SEQUENCE_NR, Edge, GradHook, InputMeta, NextEdges, Node, NodeParts};
 use super::view::{self, ViewMeta};
 use crate::dispatch::{Error, ScalarType, Tensor};
 

@@ -172,7 +172,7 @@ impl<T: Tensor> Node<T> {
     /// A node running `function` (one allocation: the function is stored in the node).
     pub fn new<B: Backward<T>>(parts: NodeParts<T>, function: B) -> Arc<Node<T>> {
         let name = function.name();
-        let node: Arc<Node<T, B>> = Arc::new(Node {
+        Arc::new(Node::<T, B> {
             sequence_nr: parts.sequence_nr,
             next_edges: parts.next_edges,
             arg_edges: parts.arg_edges,
@@ -181,8 +181,7 @@ impl<T: Tensor> Node<T> {
             hooks: Mutex::new(None),
             has_hooks: AtomicBool::new(false),
             function: Mutex::new(function),
-        });
-        node
+        })
     }
 
     /// The node's name (`MulBackward0`, `AccumulateGrad`).
