@@ -109,7 +109,7 @@ const ROUNDS: usize = 41;
 
 impl Paired {
     fn run(a: &mut dyn FnMut(), b: &mut dyn FnMut(), n: u32) -> Paired {
-        let mut one = |body: &mut dyn FnMut()| {
+        let one = |body: &mut dyn FnMut()| {
             let start = now_ns();
             for _ in 0..n {
                 body();
