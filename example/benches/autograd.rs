@@ -9,8 +9,12 @@
 //! * **one operator's forward and `backward()`**: `mul(x, w)` then `backward()`.
 //!
 //! Run with `cargo bench -p opgen-example --bench autograd`; after criterion's report, a
-//! summary prints each figure (ns of thread CPU time, best of 7 loops). Instruction counts:
-//! `examples/callgrind.rs` (`fresh`, `fresh_ag`).
+//! summary prints each case (ns of thread CPU time, best of 7 loops) and each figure as a
+//! paired measurement: 41 rounds in one run, each timing many calls of both cases of the
+//! pair back to back, thread CPU time; the median of the rounds' differences, with its
+//! interquartile range. `cargo bench -p opgen-example --bench autograd -- nothing` skips
+//! criterion's part. Instruction counts: `examples/callgrind.rs` (`fresh`, `fresh_ag`,
+//! `fresh_rg`, `mul`, `mul_rg`, `mul_backward`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -91,28 +95,93 @@ fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// A paired measurement of `b` against `a` in one run: `ROUNDS` rounds, each timing `n`
+/// calls of one then `n` of the other (the order alternating between rounds, so that a
+/// drift of the machine's speed falls on both), in thread CPU time.
+struct Paired {
+    /// ns per call of `a` and `b`: the best round.
+    best: (f64, f64),
+    /// ns per call of `b` minus `a`, per round, sorted.
+    diffs: Vec<f64>,
+}
+
+const ROUNDS: usize = 41;
+
+impl Paired {
+    fn run(a: &mut dyn FnMut(), b: &mut dyn FnMut(), n: u32) -> Paired {
+        let one = |body: &mut dyn FnMut()| {
+            let start = now_ns();
+            for _ in 0..n {
+                body();
+            }
+            (now_ns() - start) / f64::from(n)
+        };
+        let (mut best, mut diffs) = ((f64::INFINITY, f64::INFINITY), Vec::with_capacity(ROUNDS));
+        for round in 0..ROUNDS {
+            let (ta, tb) = if round % 2 == 0 {
+                let ta = one(a);
+                (ta, one(b))
+            } else {
+                let tb = one(b);
+                (one(a), tb)
+            };
+            best = (best.0.min(ta), best.1.min(tb));
+            diffs.push(tb - ta);
+        }
+        diffs.sort_by(f64::total_cmp);
+        Paired { best, diffs }
+    }
+
+    /// The median difference and its interquartile range.
+    fn median(&self) -> (f64, f64, f64) {
+        let q = |f: f64| self.diffs[((self.diffs.len() - 1) as f64 * f).round() as usize];
+        (q(0.5), q(0.25), q(0.75))
+    }
+}
+
 fn summary() {
     let mut t = std::collections::BTreeMap::new();
-    for (name, mut body) in cases() {
+    let mut cases: std::collections::BTreeMap<_, _> = cases().into_iter().collect();
+    for (name, body) in cases.iter_mut() {
         let n = if name.contains("backward") {
             100_000
         } else {
             1_000_000
         };
-        t.insert(name, time(&mut *body, n));
+        t.insert(*name, time(&mut **body, n));
     }
     println!("\nsummary (ns of thread CPU time, best of 7 loops)");
     for (name, ns) in &t {
         println!("  {name:<24} {ns:9.1}");
     }
-    let kernel = t["fresh/autograd_kernel"] - t["fresh/plain"];
-    let node = t["fresh/requires_grad"] - t["fresh/autograd_kernel"];
-    let mul = t["mul/requires_grad"] - t["mul/no_grad"];
-    println!("Autograd kernel, no input requires grad: {kernel:7.1} ns (budget 3 ns)");
-    println!("forward bookkeeping, a node saving nothing: {node:7.1} ns (budget 450 ns)");
-    println!("forward bookkeeping, MulBackward0:       {mul:7.1} ns (budget 450 ns)");
+    let mut pair = |a: &'static str, b: &'static str, n: u32| {
+        let mut body_a = cases.remove(a).expect("case");
+        let mut body_b = cases.remove(b).expect("case");
+        let p = Paired::run(&mut *body_a, &mut *body_b, n);
+        cases.insert(a, body_a);
+        cases.insert(b, body_b);
+        p
+    };
+    let kernel = pair("fresh/plain", "fresh/autograd_kernel", 200_000);
+    let node = pair("fresh/autograd_kernel", "fresh/requires_grad", 50_000);
+    let mul = pair("mul/no_grad", "mul/requires_grad", 50_000);
+    println!("paired ({ROUNDS} rounds in this run; median difference [interquartile range]):");
+    let report = |what: &str, p: &Paired, budget: &str| {
+        let (m, lo, hi) = p.median();
+        println!(
+            "  {what:<44} {m:7.1} ns [{lo:.1}, {hi:.1}] (best {:.1} vs {:.1}; budget {budget})",
+            p.best.0, p.best.1
+        );
+    };
+    report("Autograd kernel, no input requires grad:", &kernel, "3 ns");
+    report(
+        "forward bookkeeping, a node saving nothing:",
+        &node,
+        "450 ns",
+    );
+    report("forward bookkeeping, MulBackward0:", &mul, "450 ns");
     println!(
-        "mul forward + backward(), total:         {:7.1} ns",
+        "  mul forward + backward(), total:             {:7.1} ns",
         t["mul/forward_backward"]
     );
 }

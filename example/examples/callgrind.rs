@@ -18,10 +18,19 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use opgen_example::MiniTensor;
+use opgen::autograd::{AutogradTensor, backward};
+use opgen_example::{MiniTensor, ops};
 
 #[path = "../benches/support/pair.rs"]
 mod pair;
+
+/// A one-element `Double` tensor, requiring grad or not.
+fn scalar(x: f64, requires_grad: bool) -> Result<MiniTensor, String> {
+    let t = MiniTensor::from_vec(vec![x], &[]).map_err(|e| e.to_string())?;
+    t.set_requires_grad(requires_grad)
+        .map_err(|e| e.to_string())?;
+    Ok(t)
+}
 
 fn run(case: &str, n: u64) -> Result<(), String> {
     opgen_example::install().map_err(|e| e.to_string())?;
@@ -37,9 +46,24 @@ fn run(case: &str, n: u64) -> Result<(), String> {
         "view" => (0..n).for_each(|_| drop(black_box(black_box(&a).transpose(0, 1)))),
         "fresh" => (0..n).for_each(|_| drop(black_box(pair::try_fresh(black_box(&a))))),
         "fresh_ag" => (0..n).for_each(|_| drop(black_box(pair::try_fresh_ag(black_box(&a))))),
+        "fresh_rg" => {
+            let leaf = scalar(2.0, true)?;
+            (0..n).for_each(|_| drop(black_box(pair::try_fresh_ag(black_box(&leaf)))));
+        }
+        "mul" | "mul_rg" | "mul_backward" => {
+            let (x, w) = (scalar(2.0, case != "mul")?, scalar(3.0, false)?);
+            for _ in 0..n {
+                let y = ops::try_mul(black_box(&x), &w).map_err(|e| e.to_string())?;
+                if case == "mul_backward" {
+                    backward(&[y], &[], None, false).map_err(|e| e.to_string())?;
+                } else {
+                    drop(black_box(y));
+                }
+            }
+        }
         other => {
             return Err(format!(
-                "unknown case `{other}`; expected add new view fresh fresh_ag"
+                "unknown case `{other}`; expected add new view fresh fresh_ag fresh_rg mul mul_rg mul_backward"
             ));
         }
     }
@@ -49,7 +73,9 @@ fn run(case: &str, n: u64) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
-        eprintln!("usage: callgrind CASE ITERATIONS (CASE: add new view fresh fresh_ag)");
+        eprintln!(
+            "usage: callgrind CASE ITERATIONS (CASE: add new view fresh fresh_ag fresh_rg mul mul_rg mul_backward)"
+        );
         return ExitCode::FAILURE;
     };
     match run(case, n) {

@@ -18,7 +18,9 @@ use std::ops::Range;
 use super::error::AutogradErrorKind;
 use super::grad_mode::is_grad_enabled;
 use super::meta::{gradient_edge, requires_grad, set_history};
-use super::node::{Backward, Edge, InputMeta, Node, NodeParts, next_sequence_nr};
+use smallvec::SmallVec;
+
+use super::node::{Backward, InputMeta, InputMetas, NextEdges, Node, NodeParts, next_sequence_nr};
 use super::outputs::Outputs;
 use super::view::{self, CreationMeta, ViewFn};
 use crate::dispatch::{DispatchKey, DispatchKeySet, Error, ExcludeDispatchKeyGuard, Tensor};
@@ -110,7 +112,7 @@ impl<T: Tensor> Input<'_, T> {
         matches!(self, Input::List(_) | Input::OptionalList(_))
     }
 
-    fn push_edges(&self, edges: &mut Vec<Option<Edge<T>>>) -> Result<(), Error> {
+    fn push_edges(&self, edges: &mut NextEdges<T>) -> Result<(), Error> {
         match *self {
             Input::One(t) => edges.push(gradient_edge(t)?),
             Input::Optional(t) => edges.push(t.map(gradient_edge).transpose()?.flatten()),
@@ -149,6 +151,10 @@ pub fn any_requires_grad<T: Tensor>(inputs: &[Input<'_, T>]) -> bool {
 /// The keys below every autograd key (PyTorch's `after_autograd_keyset`), computed once.
 const AFTER_AUTOGRAD: DispatchKeySet = DispatchKeySet::FULL.below(DispatchKey::Autograd);
 
+/// The keys a recording kernel excludes while it runs the operator below it.
+const AUTOGRAD_AND_INPLACE_OR_VIEW: DispatchKeySet =
+    DispatchKeySet::from_keys(&[DispatchKey::Autograd, DispatchKey::ADInplaceOrView]);
+
 /// The keys an Autograd kernel redispatches with: those below every autograd key (PyTorch's
 /// `ks & after_autograd_keyset`): one `and` with a constant.
 #[inline(always)]
@@ -158,24 +164,30 @@ pub fn below_autograd(ks: DispatchKeySet) -> DispatchKeySet {
 
 /// The edges of a node for `inputs`, and the edge range of each argument when some argument
 /// is a list (PyTorch's `collect_next_edges`).
-type Edges<T> = (Vec<Option<Edge<T>>>, Option<Box<[Range<u32>]>>);
+type Edges<T> = (NextEdges<T>, Option<Box<[Range<u32>]>>);
 
 fn collect_next_edges<T: Tensor>(inputs: &[Input<'_, T>]) -> Result<Edges<T>, Error> {
-    let mut edges = Vec::with_capacity(inputs.len());
-    let has_list = inputs.iter().any(Input::is_list);
-    let mut ranges = Vec::new();
+    let mut edges = NextEdges::with_capacity(inputs.len());
+    if !inputs.iter().any(Input::is_list) {
+        for input in inputs {
+            input.push_edges(&mut edges)?;
+        }
+        return Ok((edges, None));
+    }
+    let mut ranges = Vec::with_capacity(inputs.len());
     for input in inputs {
         let start = edges.len() as u32;
         input.push_edges(&mut edges)?;
-        if has_list {
-            ranges.push(start..edges.len() as u32);
-        }
+        ranges.push(start..edges.len() as u32);
     }
-    Ok((edges, has_list.then(|| ranges.into_boxed_slice())))
+    Ok((edges, Some(ranges.into_boxed_slice())))
 }
 
+/// `grad_input_mask`, one flag per differentiable argument (inline for up to eight).
+type Mask = SmallVec<[bool; 8]>;
+
 /// `grad_input_mask`: for each argument, whether some tensor of it has an edge.
-fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Vec<bool> {
+fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Mask {
     let (edges, ranges) = edges;
     match ranges {
         None => edges.iter().map(Option::is_some).collect(),
@@ -266,19 +278,14 @@ where
     let outputs = {
         // Nested calls of the kernels below record nothing (PyTorch's
         // `AutoDispatchBelowADInplaceOrView`).
-        let _below = ExcludeDispatchKeyGuard::new(DispatchKeySet::from_keys(&[
-            DispatchKey::Autograd,
-            DispatchKey::ADInplaceOrView,
-        ]));
+        let _below = ExcludeDispatchKeyGuard::new(AUTOGRAD_AND_INPLACE_OR_VIEW);
         forward(below_autograd(ks))?
     };
     if let Some(spec) = view_spec {
         record_views(&spec, &outputs);
     }
     after(&mut function, &outputs)?;
-    let mut count = 0;
-    outputs.visit(&mut |position, _| count += usize::from(op.differentiable(position)));
-    let mut input_meta = Vec::with_capacity(count);
+    let mut input_meta = InputMetas::new();
     outputs.visit(&mut |position, t| {
         if op.differentiable(position) {
             input_meta.push(InputMeta::of(t));
@@ -291,7 +298,7 @@ where
         arg_edges,
         input_meta,
     };
-    let node = Node::new(parts, Box::new(function));
+    let node = Node::new(parts, function);
     let mut nr = 0;
     outputs.visit(&mut |position, t| {
         if op.differentiable(position) {
@@ -439,9 +446,9 @@ where
         sequence_nr,
         next_edges,
         arg_edges,
-        input_meta: vec![InputMeta::of(self_)],
+        input_meta: smallvec::smallvec![InputMeta::of(self_)],
     };
-    let node = Node::new(parts, Box::new(function));
+    let node = Node::new(parts, function);
     view::rebase_history(self_, node)?;
     Ok(output)
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use super::error::AutogradErrorKind;
-use super::node::{ACCUMULATE_SEQUENCE_NR, Edge, GradHook, InputMeta, Node, NodeParts};
+use super::node::{ACCUMULATE_SEQUENCE_NR, Edge, GradHook, InputMeta, NextEdges, Node, NodeParts};
 use super::view::{self, ViewMeta};
 use crate::dispatch::{Error, ScalarType, Tensor};
 
@@ -126,7 +126,8 @@ impl<T: Differentiable> AutogradMeta<T> {
                 grad: None,
                 grad_fn: None,
                 output_nr: 0,
-                grad_accumulator: Weak::new(),
+                // An empty `Weak` of a sized node, as one of `dyn Backward` cannot be made.
+                grad_accumulator: Weak::<Node<T, AccumulateGrad<T>>>::new(),
                 retained: None,
                 hooks: Vec::new(),
                 view: None,
@@ -386,26 +387,33 @@ pub(crate) fn gradient_edge<T: Tensor>(t: &T) -> Result<Option<Edge<T>>, Error> 
     let Some(meta) = t.autograd_meta() else {
         return Ok(None);
     };
-    let found = if meta.own_requires_grad() & IS_VIEW != 0 {
-        let node = view::try_view_grad_fn(t, meta, false)?;
-        node.map(|node| (node, meta.state().output_nr))
-    } else {
-        let state = meta.state();
-        state.grad_fn.clone().map(|node| (node, state.output_nr))
-    };
-    if let Some((node, input_nr)) = found {
-        return Ok(Some(Edge { node, input_nr }));
+    let flags = meta.own_requires_grad();
+    if flags & IS_VIEW != 0 {
+        if let Some(node) = view::try_view_grad_fn(t, meta, false)? {
+            let input_nr = meta.state().output_nr;
+            return Ok(Some(Edge { node, input_nr }));
+        }
+        if !requires_grad(t) {
+            return Ok(None);
+        }
+        let mut state = meta.state();
+        return Ok(grad_accumulator(t, &mut state).map(|node| Edge { node, input_nr: 0 }));
     }
-    if !requires_grad(t) {
+    // Not a view: a `grad_fn` or a leaf marked as requiring grad sets the flag.
+    if flags & REQUIRES_GRAD == 0 {
         return Ok(None);
     }
-    Ok(grad_accumulator(t, meta).map(|node| Edge { node, input_nr: 0 }))
+    let mut state = meta.state();
+    if let Some(node) = &state.grad_fn {
+        let (node, input_nr) = (node.clone(), state.output_nr);
+        return Ok(Some(Edge { node, input_nr }));
+    }
+    Ok(grad_accumulator(t, &mut state).map(|node| Edge { node, input_nr: 0 }))
 }
 
 /// The accumulator of a leaf that requires grad, made on first use; the leaf keeps only a
 /// weak reference, so an accumulator lives as long as some graph uses it.
-fn grad_accumulator<T: Tensor>(t: &T, meta: &AutogradMeta<T>) -> Option<Arc<Node<T>>> {
-    let mut state = meta.state();
+fn grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Option<Arc<Node<T>>> {
     if let Some(node) = state.grad_accumulator.upgrade() {
         return Some(node);
     }
@@ -414,11 +422,11 @@ fn grad_accumulator<T: Tensor>(t: &T, meta: &AutogradMeta<T>) -> Option<Arc<Node
     }
     let parts = NodeParts {
         sequence_nr: ACCUMULATE_SEQUENCE_NR,
-        next_edges: Vec::new(),
+        next_edges: NextEdges::new(),
         arg_edges: None,
-        input_meta: vec![InputMeta::of(t)],
+        input_meta: smallvec::smallvec![InputMeta::of(t)],
     };
-    let node = Node::new(parts, Box::new(AccumulateGrad { leaf: t.clone() }));
+    let node = Node::new(parts, AccumulateGrad { leaf: t.clone() });
     state.grad_accumulator = Arc::downgrade(&node);
     Some(node)
 }

@@ -140,7 +140,8 @@ pub use meta::{
     AutogradMeta, AutogradTensor, Differentiable, is_differentiable_type, requires_grad,
 };
 pub use node::{
-    Backward, BackwardContext, Edge, GradHook, InputMeta, Node, NodeParts, PostHook, PreHook,
+    Backward, BackwardContext, Edge, GradHook, InputMeta, InputMetas, NextEdges, Node, NodeParts,
+    PostHook, PreHook,
 };
 pub use outputs::{OutputElem, Outputs};
 pub use saved::SavedVariable;

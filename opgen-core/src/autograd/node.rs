@@ -110,23 +110,33 @@ struct Hooks<T: Tensor> {
     post: Vec<PostHook<T>>,
 }
 
+/// Where the gradients a node computes go: most nodes have one or two edges, kept inline.
+pub type NextEdges<T> = SmallVec<[Option<Edge<T>>; 2]>;
+
+/// The shapes of a node's inputs: most nodes have one, kept inline.
+pub type InputMetas = SmallVec<[InputMeta; 1]>;
+
 /// A node of the graph: a backward function, where its results go (`next_edges`, one per
 /// differentiable input of the forward, in order), the shapes of its inputs, a sequence
 /// number (creation order on its thread: later nodes run first when both are ready) and
 /// hooks. Shared as `Arc<Node<T>>`: a tensor's `grad_fn` and the edges of later nodes
 /// point at it.
-pub struct Node<T: Tensor> {
+///
+/// The backward function is the last field, stored in the node's own allocation
+/// (`Node<T, MulBackward0>` made by [`Node::new`] and shared as `Node<T>`, whose function is
+/// a `dyn Backward<T>`): making a node allocates once, as PyTorch's `make_shared<Node>`.
+pub struct Node<T: Tensor, F: ?Sized = dyn Backward<T>> {
     sequence_nr: u64,
-    next_edges: Vec<Option<Edge<T>>>,
+    next_edges: NextEdges<T>,
     /// The edges of each differentiable argument, when some argument is a list; otherwise
     /// argument `i` is edge `i`.
     arg_edges: Option<Box<[Range<u32>]>>,
-    input_meta: Vec<InputMeta>,
-    function: Mutex<Box<dyn Backward<T>>>,
+    input_meta: InputMetas,
     name: &'static str,
     /// Made on the first hook: most nodes have none, and `has_hooks` says so without a lock.
     hooks: Mutex<Option<Box<Hooks<T>>>>,
     has_hooks: AtomicBool,
+    function: Mutex<F>,
 }
 
 thread_local! {
@@ -151,26 +161,26 @@ pub struct NodeParts<T: Tensor> {
     /// The sequence number (see [`Node::sequence_nr`]).
     pub sequence_nr: u64,
     /// Where each gradient the function computes goes.
-    pub next_edges: Vec<Option<Edge<T>>>,
+    pub next_edges: NextEdges<T>,
     /// The edges of each differentiable argument, when they are not one each.
     pub arg_edges: Option<Box<[Range<u32>]>>,
     /// The shape of each input (forward output).
-    pub input_meta: Vec<InputMeta>,
+    pub input_meta: InputMetas,
 }
 
 impl<T: Tensor> Node<T> {
-    /// A node running `function`.
-    pub fn new(parts: NodeParts<T>, function: Box<dyn Backward<T>>) -> Arc<Node<T>> {
+    /// A node running `function` (one allocation: the function is stored in the node).
+    pub fn new<B: Backward<T>>(parts: NodeParts<T>, function: B) -> Arc<Node<T>> {
         let name = function.name();
-        Arc::new(Node {
+        Arc::new(Node::<T, B> {
             sequence_nr: parts.sequence_nr,
             next_edges: parts.next_edges,
             arg_edges: parts.arg_edges,
             input_meta: parts.input_meta,
-            function: Mutex::new(function),
             name,
             hooks: Mutex::new(None),
             has_hooks: AtomicBool::new(false),
+            function: Mutex::new(function),
         })
     }
 
@@ -218,7 +228,7 @@ impl<T: Tensor> Node<T> {
             .map_or(self.next_edges.len(), |r| r.len())
     }
 
-    pub(crate) fn function(&self) -> MutexGuard<'_, Box<dyn Backward<T>>> {
+    pub(crate) fn function(&self) -> MutexGuard<'_, dyn Backward<T>> {
         self.function.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -345,7 +355,7 @@ const MAX_DROP_DEPTH: u32 = 128;
 /// drops, the rest is dropped one node at a time. A node's edges go before its backward
 /// function (and the tensors it saved), so a saved tensor rarely holds the last reference to
 /// a node.
-impl<T: Tensor> Drop for Node<T> {
+impl<T: Tensor, F: ?Sized> Drop for Node<T, F> {
     fn drop(&mut self) {
         let depth = DROP_DEPTH.with(Cell::get);
         if depth < MAX_DROP_DEPTH {
@@ -355,15 +365,17 @@ impl<T: Tensor> Drop for Node<T> {
             return;
         }
         let mut pending: Vec<Arc<Node<T>>> = take_edges(&mut self.next_edges);
-        while let Some(node) = pending.pop() {
-            if let Ok(mut node) = Arc::try_unwrap(node) {
+        while let Some(mut node) = pending.pop() {
+            // The last handle of a node (only leaf accumulators, which have no edges, are
+            // also held weakly): its edges are taken before it drops.
+            if let Some(node) = Arc::get_mut(&mut node) {
                 pending.extend(take_edges(&mut node.next_edges));
             }
         }
     }
 }
 
-fn take_edges<T: Tensor>(edges: &mut Vec<Option<Edge<T>>>) -> Vec<Arc<Node<T>>> {
+fn take_edges<T: Tensor>(edges: &mut NextEdges<T>) -> Vec<Arc<Node<T>>> {
     std::mem::take(edges)
         .into_iter()
         .flatten()

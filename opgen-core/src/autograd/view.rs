@@ -7,7 +7,9 @@ use std::sync::Arc;
 use super::error::AutogradErrorKind;
 use super::grad_mode::GradModeGuard;
 use super::meta::{AutogradMeta, gradient_edge, requires_grad, set_history};
-use super::node::{Backward, BackwardContext, InputMeta, Node, NodeParts, next_sequence_nr};
+use super::node::{
+    Backward, BackwardContext, InputMeta, NextEdges, Node, NodeParts, next_sequence_nr,
+};
 use crate::dispatch::{Error, Tensor, TensorOptions};
 
 /// Replays a view operation on another tensor: given the base (or a tensor of the base's
@@ -229,22 +231,22 @@ pub(crate) fn rebase_history<T: Tensor>(t: &T, node: Arc<Node<T>>) -> Result<(),
             "Functions which modify views in-place must return a single Variable",
         ));
     }
-    let mut next_edges = vec![gradient_edge(&base)?];
+    let mut next_edges: NextEdges<T> = smallvec::smallvec![gradient_edge(&base)?];
     next_edges.extend(node.next_edges().iter().skip(1).cloned());
     let geometry = Geometry::of(&base)?;
     let parts = NodeParts {
         sequence_nr: next_sequence_nr(),
         next_edges,
         arg_edges: None,
-        input_meta: vec![InputMeta::of(&base)],
+        input_meta: smallvec::smallvec![InputMeta::of(&base)],
     };
     let copy_slices = Node::new(
         parts,
-        Box::new(CopySlices {
+        CopySlices {
             geometry,
             replay,
             function: node,
-        }),
+        },
     );
     set_history(&base, &copy_slices, 0);
     try_view_grad_fn(t, meta, true)?;
