@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 mod context;
+mod scope;
 mod structured;
 
 use proc_macro2::Span;
@@ -103,6 +104,12 @@ impl Input {
                 &mut diag,
             )
         };
+        if let Some(sig) = &signature
+            && function.variants.method
+            && matches!(self.methods, super::attribute::Methods::Inherent)
+        {
+            context::check_methods_owner(self, &sig.tensor, &mut diag);
+        }
         let formulas = match (&self.options.derivatives, &signature) {
             (Some(attr), Some(sig)) if diag.len() == 0 => {
                 let tensor = &sig.tensor;
