@@ -10,7 +10,7 @@
 //! file cannot be read or whose place is not in it (code written by another macro, a
 //! process without span locations such as a unit test) is not checked here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
@@ -152,7 +152,10 @@ fn check_delegate(input: &Input, lit: &LitStr, me: &Site, facts: &Facts, diag: &
             return;
         };
         let marker = crate::plan::marker_of(&name);
-        if Scopes(&facts.scopes).may_see(me.scope, &marker) {
+        // The runtime's modules (`use opgen::prelude::*`) hold no marker of this crate.
+        let rt = (input.rt.segments.first()).map(|s| s.ident.to_string());
+        let runtime = ["opgen", "opgen_core", rt.as_deref().unwrap_or("opgen")];
+        if Scopes(&facts.scopes, &BTreeSet::new()).may_see(me.scope, &marker, &runtime) {
             return;
         }
         diag.at(
@@ -197,10 +200,13 @@ pub(crate) fn check_methods_owner(input: &Input, tensor: &syn::Type, diag: &mut 
     let Some(me) = facts.sites.get(me) else {
         return;
     };
-    let Origin::Crate(krate) = Scopes(&facts.scopes).type_origin(me.scope, tensor) else {
+    let crates = super::scope::dependency_crates();
+    let Origin::Crate(krate) = Scopes(&facts.scopes, &crates).type_origin(me.scope, tensor) else {
         return;
     };
-    let shown = quote::ToTokens::to_token_stream(tensor).to_string().replace(' ', "");
+    let shown = quote::ToTokens::to_token_stream(tensor)
+        .to_string()
+        .replace(' ', "");
     let suggested = (input.schema.as_ref())
         .map(crate::plan::args_struct_name)
         .and_then(|n| n.strip_suffix("Args").map(|n| format!("{n}Ext")))

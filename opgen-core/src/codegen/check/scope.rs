@@ -19,6 +19,10 @@ pub(super) struct Scope {
     pub imports: BTreeMap<String, String>,
     /// A glob import or an item macro: names of unknown origin may be in scope.
     pub open: bool,
+    /// The first segments of the glob imports (`opgen` for `use opgen::prelude::*`).
+    pub globs: BTreeSet<String>,
+    /// An item macro (not `macro_rules!`).
+    pub macros: bool,
 }
 
 /// Where a name comes from.
@@ -53,13 +57,18 @@ impl Scope {
             }
             syn::Item::ExternCrate(e) => {
                 let name = e.rename.as_ref().map_or(&e.ident, |(_, r)| r);
-                let root = if e.ident == "self" { "crate".to_string() } else { format!("::{}", e.ident) };
+                let root = if e.ident == "self" {
+                    "crate".to_string()
+                } else {
+                    format!("::{}", e.ident)
+                };
                 self.imports.insert(name.to_string(), root);
                 return;
             }
             // `macro_rules!` declares a macro, no item; any other macro may declare anything.
             syn::Item::Macro(m) => {
-                self.open |= !m.mac.path.is_ident("macro_rules");
+                self.macros |= !m.mac.path.is_ident("macro_rules");
+                self.open |= self.macros;
                 return;
             }
             _ => return,
@@ -83,7 +92,10 @@ impl Scope {
             syn::UseTree::Rename(r) => {
                 self.imports.insert(r.rename.to_string(), first(&r.ident));
             }
-            syn::UseTree::Glob(_) => self.open = true,
+            syn::UseTree::Glob(_) => {
+                self.open = true;
+                self.globs.insert(root.clone().unwrap_or_default());
+            }
             syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.use_tree(t, root.clone())),
             // `use a::b::{self}` imports `b`, whose first segment is known already.
             syn::UseTree::Name(_) => {}
@@ -91,8 +103,42 @@ impl Scope {
     }
 }
 
-/// The scopes of a file, by the numbers `context.rs` gives them.
-pub(super) struct Scopes<'a>(pub &'a [Scope]);
+/// The scopes of a file, by the numbers `context.rs` gives them, and the names of the
+/// crates the file may use (its package's dependencies, `std`, `core`, `alloc`).
+pub(super) struct Scopes<'a>(pub &'a [Scope], pub &'a BTreeSet<String>);
+
+/// The crates the package being compiled depends on, as its code names them (`-` as `_`,
+/// renames by their key), from its `Cargo.toml`; with `std`, `core` and `alloc`, and the
+/// package's own library (which its tests, examples and binaries use as a crate).
+pub(super) fn dependency_crates() -> BTreeSet<String> {
+    let mut crates: BTreeSet<String> = ["std", "core", "alloc"].map(String::from).into();
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(|dir| std::path::PathBuf::from(dir).join("Cargo.toml"))
+        .and_then(|path| std::fs::read_to_string(path).ok());
+    let Some(manifest) = manifest else {
+        return crates;
+    };
+    if let Ok(package) = std::env::var("CARGO_PKG_NAME") {
+        crates.insert(package.replace('-', "_"));
+    }
+    let mut in_dependencies = false;
+    for line in manifest.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.trim_end_matches(']').trim();
+            // `[dependencies.foo]`: one dependency per table.
+            let table = header.rsplit_once("dependencies.").map(|(_, name)| name);
+            if let Some(name) = table {
+                crates.insert(name.trim_matches('"').replace('-', "_"));
+            }
+            in_dependencies = table.is_none() && header.ends_with("dependencies");
+            continue;
+        }
+        if in_dependencies && let Some((key, _)) = line.split_once('=') {
+            crates.insert(key.trim().trim_matches('"').replace('-', "_"));
+        }
+    }
+    crates
+}
 
 impl Scopes<'_> {
     /// The scope `id` and those whose names it sees.
@@ -100,15 +146,20 @@ impl Scopes<'_> {
         std::iter::successors(self.0.get(id), |s| s.parent.and_then(|p| self.0.get(p)))
     }
 
-    /// Whether `name` is declared or imported in scope `id`, or may be (a glob, a macro).
-    pub(super) fn may_see(&self, id: usize, name: &str) -> bool {
-        (self.chain(id))
-            .any(|s| s.open || s.defined.contains(name) || s.imports.contains_key(name))
+    /// Whether the item `name` of this crate (a generated marker) is declared or imported
+    /// in scope `id`, or may be: a macro, or a glob import other than of a module of one of
+    /// `crates` (the runtime's, which holds no item of this crate).
+    pub(super) fn may_see(&self, id: usize, name: &str, crates: &[&str]) -> bool {
+        (self.chain(id)).any(|s| {
+            let globs = (s.globs.iter()).any(|g| !crates.contains(&g.trim_start_matches("::")));
+            s.macros || globs || s.defined.contains(name) || s.imports.contains_key(name)
+        })
     }
 
     /// Where the first segment `name` of a path written in scope `id` comes from. A name
-    /// not in scope (and no glob that may bring it) is a crate's: in Rust 2018 and later,
-    /// the first segment of a path is an item in scope or a crate.
+    /// not in scope is a crate's (in Rust 2018 and later, the first segment of a path is an
+    /// item in scope or a crate): with a glob import in scope, only if the package depends
+    /// on a crate of that name (rustc refuses a glob-imported name that is also a crate's).
     pub(super) fn path_root(&self, id: usize, name: &str) -> Origin {
         self.root(id, name, 0)
     }
@@ -120,6 +171,7 @@ impl Scopes<'_> {
         if let Some(krate) = name.strip_prefix("::") {
             return Origin::Crate(krate.to_string());
         }
+        let mut open = false;
         for scope in self.chain(id) {
             if scope.defined.contains(name) {
                 return Origin::Local;
@@ -132,9 +184,10 @@ impl Scopes<'_> {
                     via => self.root(id, via, depth + 1),
                 };
             }
-            if scope.open {
-                return Origin::Unknown;
-            }
+            open |= scope.open;
+        }
+        if open && !self.1.contains(name) {
+            return Origin::Unknown;
         }
         Origin::Crate(name.to_string())
     }
@@ -193,7 +246,8 @@ mod tests {
     fn origin(text: &str, ty: &str) -> Origin {
         let scopes = [scope(text)];
         let ty: syn::Type = syn::parse_str(ty).expect("a type");
-        Scopes(&scopes).type_origin(0, &ty)
+        let crates = ["std", "dep"].map(String::from).into();
+        Scopes(&scopes, &crates).type_origin(0, &ty)
     }
 
     /// Types imported from another crate, or written with its path, are the crate's; types
@@ -216,10 +270,23 @@ mod tests {
         assert_eq!(origin(uses, "crate::T"), Origin::Local);
         assert_eq!(origin(uses, "Unheard"), Origin::Unknown);
         assert_eq!(origin("use other::*;", "other::T"), Origin::Unknown);
+        // A marker of this crate is not in the runtime's prelude, but may be in any other
+        // glob, or come from a macro.
+        let seen =
+            |text: &str| Scopes(&[scope(text)], &BTreeSet::new()).may_see(0, "m", &["opgen"]);
+        assert!(!seen("use opgen::prelude::*; use other::x;"));
+        assert!(seen("use opgen::prelude::*; use super::*;"));
+        assert!(seen("use other::m;") && seen("fn m() {}") && seen("include!(\"x\");"));
+        // A glob cannot bring a name the package has as a crate.
+        assert_eq!(origin("use other::*; use dep::T;", "T"), krate("dep"));
+        assert_eq!(origin("use other::*;", "dep::T"), krate("dep"));
         assert_eq!(origin("use other::*;", "T"), Origin::Unknown);
         assert_eq!(origin("use other::*; use x::T;", "T"), Origin::Unknown);
         assert_eq!(origin("some_macro!(); ", "sub::T"), Origin::Unknown);
-        assert_eq!(origin("extern crate self as me; use me::T;", "T"), Origin::Local);
+        assert_eq!(
+            origin("extern crate self as me; use me::T;", "T"),
+            Origin::Local
+        );
         assert_eq!(origin("use other as o; use o::T;", "T"), krate("other"));
     }
 }
