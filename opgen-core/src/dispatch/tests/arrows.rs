@@ -32,7 +32,7 @@ fn root_names(text: &str, depth: usize) -> Vec<String> {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     let mut names = Vec::new();
     let mut at = 0;
-    while let Some(found) = code[at..].find(|c: char| c == 'c' || c == 's') {
+    while let Some(found) = code[at..].find(['c', 's']) {
         let start = at + found;
         at = start + 1;
         if code[..start].ends_with(|c: char| is_ident(c) || c == '$') {
