@@ -45,6 +45,16 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 /// modules that provide them.
 pub(crate) const POST_LINK: &[dispatch::registry::link::PostLink] = &[structured::DERIVE_WRAPPERS];
 
+/// The kernels that modules above the dispatcher build, on request, for the tensor type `T`
+/// of a kernel registered at run time (structured's derived out and in-place wrappers): every
+/// kernel the dispatcher stores carries this function for its `T`
+/// (`dispatch::kernel::DeriveFn`). Wired here, for the same reason as [`POST_LINK`].
+pub(crate) fn derive_kernel<T: Tensor>(
+    request: Box<dyn std::any::Any>,
+) -> Option<dispatch::kernel::ErasedKernel> {
+    structured::derive_kernel::<T>(request)
+}
+
 // The dispatcher's main items, for `use opgen_core::{Dispatcher, Scalar, Tensor}`.
 pub use dispatch::{
     Complex, Device, DispatchKey, DispatchKeySet, Dispatcher, Error, Generator, IValue, Layout,

@@ -4,11 +4,11 @@
 //! types spanned where they are written, so a mismatch is an error at the kernel's
 //! parameter, in opgen's words.
 
-use crate::dispatch::{Error, KernelArg, Operator, RetValue, Tensor, for_each_arity};
+use crate::dispatch::{ArgFamily, Error, KernelArg, Operator, RetValue, Tensor, for_each_arity};
 
 /// The argument family at position `I` of a tuple of families; positions past the end are
-/// [`NoArgumentHere`], which no parameter fits (so an extra parameter is an error of its
-/// own, besides [`check_arity`]'s).
+/// [`NoArgumentHere`]: an extra parameter is reported there ([`IsArgument`]), a missing one
+/// by [`check_arity`], each once.
 pub trait ArgAt<const I: usize> {
     /// The family at `I`.
     type Family;
@@ -16,6 +16,33 @@ pub trait ArgAt<const I: usize> {
 
 /// Stands for the family of a position past the operator's arguments.
 pub struct NoArgumentHere;
+
+/// A position that holds an argument of the operator (not [`NoArgumentHere`]).
+#[diagnostic::on_unimplemented(
+    message = "the operator has no argument at the place of this parameter",
+    label = "the operator's arguments end before this parameter",
+    note = "the kernel's parameters are the operator's arguments in schema order (after an \
+            optional first `DispatchKeySet`); remove this parameter"
+)]
+pub trait IsArgument<T> {}
+
+impl<T: Tensor, F: ArgFamily<T>> IsArgument<T> for F {}
+
+/// The family a parameter `U` is compared with at a position: the argument's there, and
+/// `U`'s own past the operator's arguments, where [`IsArgument`] reports the parameter
+/// (once).
+pub trait Compared<T, U> {
+    /// The family.
+    type Family;
+}
+
+impl<T: Tensor, F: ArgFamily<T>, U> Compared<T, U> for F {
+    type Family = F;
+}
+
+impl<T: Tensor, U: KernelArg<T>> Compared<T, U> for NoArgumentHere {
+    type Family = U::Family;
+}
 
 /// A kernel parameter type `Self` fitting an argument of family `F` (tensor type `T`).
 #[diagnostic::on_unimplemented(
@@ -35,13 +62,17 @@ pub trait SameFamily<F> {}
 
 impl<F> SameFamily<F> for F {}
 
-/// A tuple of argument families of `N` elements.
+/// The family past the last of `Args` (a tuple of argument families), whose position `N`
+/// is the number of a kernel's parameters: the kernel has a parameter for each argument.
 #[diagnostic::on_unimplemented(
-    message = "the kernel has {N} parameters, but the operator's arguments have the Rust types `{Self}`",
+    message = "the kernel has {N} parameters, but the operator's arguments have the Rust types `{Args}`",
     label = "expected one parameter per argument of the operator",
     note = "a first `DispatchKeySet` parameter is not counted"
 )]
-pub trait Arity<const N: usize> {}
+pub trait Arity<Args, const N: usize> {}
+
+#[diagnostic::do_not_recommend]
+impl<Args, const N: usize> Arity<Args, N> for NoArgumentHere {}
 
 /// A kernel return type `Self` fitting returns `R`: `R` itself, or `Result<R, E>`.
 #[diagnostic::on_unimplemented(
@@ -56,18 +87,22 @@ impl<T: Tensor, R: RetValue<T>> ReturnFits<T, R> for R {}
 #[diagnostic::do_not_recommend]
 impl<T: Tensor, R: RetValue<T>, E: Into<Error>> ReturnFits<T, R> for Result<R, E> {}
 
-/// Checks kernel parameter `U` against argument `I` of `O`.
+/// Checks kernel parameter `U` against argument `I` of `O` (that there is one, and that
+/// `U` fits it).
 pub const fn check_param<O: Operator, U, const I: usize>()
 where
     O::Args: ArgAt<I>,
-    U: ParamFits<O::Tensor, <O::Args as ArgAt<I>>::Family>,
+    <O::Args as ArgAt<I>>::Family: IsArgument<O::Tensor> + Compared<O::Tensor, U>,
+    U: ParamFits<O::Tensor, <<O::Args as ArgAt<I>>::Family as Compared<O::Tensor, U>>::Family>,
 {
 }
 
-/// Checks that a kernel of `N` parameters fits `O`.
+/// Checks that a kernel of `N` parameters has one for every argument of `O` (one too many
+/// is [`check_param`]'s error, at that parameter).
 pub const fn check_arity<O: Operator, const N: usize>()
 where
-    O::Args: Arity<N>,
+    O::Args: ArgAt<N>,
+    <O::Args as ArgAt<N>>::Family: Arity<O::Args, N>,
 {
 }
 
@@ -99,8 +134,6 @@ macro_rules! arg_at {
 
 macro_rules! tuples {
     ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
-        #[diagnostic::do_not_recommend]
-        impl<$($F),*> Arity<{ 0 $(+ (1 + 0 * $i))* }> for ($($F,)*) {}
         arg_at!([$($F)*] [] [$($F)*] [x x x x x x x x x x x x x x x x x x x x x x x x x]);
     };
 }

@@ -46,11 +46,12 @@ pub mod formulas;
 mod register;
 
 pub use check::{
-    ArgAt, Arity, NoArgumentHere, ParamFits, ReturnFits, SameFamily, check_arity, check_param,
-    check_return,
+    ArgAt, Arity, Compared, IsArgument, NoArgumentHere, ParamFits, ReturnFits, SameFamily,
+    check_arity, check_param, check_return,
 };
 pub use register::{
-    backend_select, impl_adapter_of, impl_kernel, impl_kernel_by_path, impl_kernel_of,
+    ByPath, RegisterByPath, RegisterUnfit, backend_select, impl_adapter_of, impl_kernel,
+    impl_kernel_by_path, impl_kernel_of,
 };
 
 /// Calls the operator with marker `O`: every argument in schema order, as one tuple

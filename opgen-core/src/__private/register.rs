@@ -3,32 +3,23 @@
 //! `BackendSelect` kernel. Both are generic over the kernel or the operator's marker, so an
 //! expansion only names them.
 
-use std::sync::{Arc, OnceLock};
+use std::marker::PhantomData;
+use std::sync::OnceLock;
 
-use crate::dispatch::device::{DevicePlan, backend_select_keys};
+use crate::dispatch::device::{backend_select_keys, impl_guarded};
 use crate::dispatch::{
-    ArgList, ArgTuple, DispatchKey, DispatchKeySet, Error, IValue, Library, Operator,
-    OperatorHandle, Registration, Site, Stack, Tensor, TupleCall, boxed, kernel_name,
+    DispatchKey, DispatchKeySet, Error, IValue, Library, Operator, OperatorHandle, Registration,
+    Site, Stack, Tensor, TupleCall, boxed, kernel_name,
 };
 use crate::schema::parse_schema;
-
-/// `f`, with its signature inferred as a kernel over the argument tuple `L`.
-fn tuple_fn<T, L, R, F>(f: F) -> F
-where
-    T: Tensor,
-    L: ArgTuple<T>,
-    F: for<'a> Fn(DispatchKeySet, L::Borrowed<'a>) -> Result<R, Error>,
-{
-    f
-}
 
 /// Registers `kernel` for the operator `name` (`add.Tensor`, in `lib`'s namespace) at `key`:
 /// what every generated registration calls. At a device-guarded key
 /// ([`DispatchKey::is_device_guarded`]: the CUDA-like and XPU-like keys) the kernel runs
 /// inside the device check and guard its operator's `def` asks for (`device_check`,
 /// `device_guard`), computed from the schema when it registers (torchgen's registration
-/// wrappers): one mechanism for kernels whose schema is written, attached with `op =`, or
-/// structured.
+/// wrappers; the dispatcher's `device` module does it): one mechanism for kernels whose
+/// schema is written, attached with `op =`, or structured.
 pub fn impl_kernel<T: Tensor, M, K: TupleCall<T, M>>(
     lib: &Library,
     name: &str,
@@ -36,33 +27,7 @@ pub fn impl_kernel<T: Tensor, M, K: TupleCall<T, M>>(
     kernel: K,
     site: Site,
 ) -> Result<Registration, Error> {
-    impl_named(lib, name, key, kernel, kernel_name::<K>(), site)
-}
-
-/// [`impl_kernel`], with the kernel's name for messages given.
-fn impl_named<T: Tensor, M, K: TupleCall<T, M>>(
-    lib: &Library,
-    name: &str,
-    key: DispatchKey,
-    kernel: K,
-    kernel_name: &'static str,
-    site: Site,
-) -> Result<Registration, Error> {
-    if key.is_device_guarded()
-        && let Some(plan) =
-            DevicePlan::for_kernel(lib, name, kernel_name, <K::Args as ArgList<T>>::LEN)
-    {
-        let wrapped = tuple_fn::<T, K::Args, K::Value, _>(move |ks, args| {
-            let _guard = plan.enter(ks, &<K::Args as ArgTuple<T>>::device_args(&args))?;
-            kernel.call_tuple(ks, args)
-        });
-        let operator = Arc::from(format!("{}::{name}", lib.namespace()));
-        let mut erased = <K::Args as ArgTuple<T>>::erase_tuple(wrapped, operator);
-        // Dumps and warnings name the user's kernel, not the wrapper.
-        erased.name = std::any::type_name::<K>();
-        return lib.impl_erased(name, key, erased, site);
-    }
-    lib.impl_at(name, key, kernel, site)
+    impl_guarded(lib, name, key, kernel, kernel_name::<K>(), site)
 }
 
 /// [`impl_kernel`] for the operator with marker `O`, whose argument families and returns
@@ -97,6 +62,59 @@ where
     impl_kernel(lib, O::name().full, key, kernel, site)
 }
 
+/// A kernel attached by path to the operator with marker `O`, on its way to registration:
+/// the expansion calls `(&&ByPath::<O, _>::new(kernel)).register(lib, key, site)` with
+/// [`RegisterByPath`] and [`RegisterUnfit`] in scope. Method resolution picks
+/// [`RegisterByPath`] (which registers) for every kernel the dispatcher can store, and
+/// [`RegisterUnfit`] for one it cannot (a parameter or return type that is no schema type),
+/// which the compile-time checks report at that parameter: the registration then adds no
+/// second error in terms of opgen's internal traits.
+pub struct ByPath<O, K> {
+    kernel: K,
+    operator: PhantomData<O>,
+}
+
+impl<O, K> ByPath<O, K> {
+    /// Wraps `kernel`.
+    pub const fn new(kernel: K) -> ByPath<O, K> {
+        ByPath {
+            kernel,
+            operator: PhantomData,
+        }
+    }
+}
+
+/// The registration of a kernel attached by path that the dispatcher can store.
+pub trait RegisterByPath<M> {
+    /// Registers the kernel at `key` ([`impl_kernel_by_path`]).
+    fn register(&self, lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error>;
+}
+
+impl<O: Operator, K: TupleCall<O::Tensor, M> + Copy, M> RegisterByPath<M> for &ByPath<O, K> {
+    fn register(&self, lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
+        impl_kernel_by_path::<O, M, K>(lib, key, self.kernel, site)
+    }
+}
+
+/// The registration of a kernel attached by path that the dispatcher cannot store, whose
+/// compile-time checks failed: never built (a failed check stops the compilation before
+/// code is generated), and a compile error of its own if it ever is.
+pub trait RegisterUnfit {
+    /// Never returns: the kernel does not fit its operator.
+    fn register(&self, lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error>;
+}
+
+impl<O: Operator, K> RegisterUnfit for ByPath<O, K> {
+    fn register(&self, _: &Library, _: DispatchKey, _: Site) -> Result<Registration, Error> {
+        const {
+            panic!(
+                "opgen internal error: a kernel attached by path passed the compile-time checks \
+                 but is no kernel of its operator; please report it"
+            )
+        }
+    }
+}
+
 /// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel `name` (one that
 /// returns `()` where the schema returns the arguments it writes).
 pub fn impl_adapter_of<O, M, K>(
@@ -110,7 +128,7 @@ where
     O: Operator,
     K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
 {
-    impl_named(lib, O::name().full, key, kernel, name, site)
+    impl_guarded(lib, O::name().full, key, kernel, name, site)
 }
 
 /// Registers the generated `BackendSelect` kernel of the operator with marker `O` (a schema

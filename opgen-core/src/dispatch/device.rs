@@ -553,5 +553,8 @@ impl DevicePlan {
     }
 }
 
+mod guarded;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use guarded::impl_guarded;

@@ -97,13 +97,22 @@ pub struct ErasedKernel {
     pub(crate) name: &'static str,
     /// Checks the kernel's Rust signature against a schema; none for boxed kernels.
     pub(crate) check: Option<CheckFn>,
-    /// Makes the wrappers derived from this kernel (`structured::derived`), for its tensor
-    /// type; none for the dispatcher's placeholder kernels.
-    pub(crate) derive: Option<crate::structured::DeriveFn>,
+    /// Makes kernels for this kernel's tensor type (the derived out and in-place wrappers);
+    /// none for the dispatcher's placeholder kernels.
+    pub(crate) derive: Option<DeriveFn>,
     /// For the out kernel of a structured operator: its impl (`Option<S::Impl>`, `None` at
     /// `Meta`), which the delegates' kernels at the same key call.
     pub(crate) structured: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
+
+/// Builds a kernel for the tensor type of the kernel that carries it, from a request made
+/// by a module above the dispatcher (the structured module's derived out and in-place
+/// wrappers, which exist only once every kernel is registered), which the dispatcher passes
+/// through unread; `None` for a request no module knows. Every kernel carries the function
+/// of its tensor type, [`crate::derive_kernel`] (wired at the crate root, so that the
+/// dispatcher names no module above it), because such a kernel can be derived for a tensor
+/// type known only at run time, from the kernels registered with it.
+pub(crate) type DeriveFn = fn(Box<dyn std::any::Any>) -> Option<ErasedKernel>;
 
 /// How a Rust signature differs from a schema's.
 #[derive(Debug)]
@@ -384,7 +393,7 @@ where
             kind: KernelKind::Kernel,
             name: type_name::<F>(),
             check: None,
-            derive: Some(crate::structured::derive_kernel::<T>),
+            derive: Some(crate::derive_kernel::<T>),
             structured: None,
         }
     }
@@ -479,7 +488,7 @@ macro_rules! unboxed_kernel {
                         <Out as KernelOutput<T, OM>>::Value,
                         $keys,
                     >),
-                    derive: Some(crate::structured::derive_kernel::<T>),
+                    derive: Some(crate::derive_kernel::<T>),
                     structured: None,
                 }
             }

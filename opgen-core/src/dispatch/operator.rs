@@ -282,7 +282,7 @@ macro_rules! tuple_impls {
                     kind: KernelKind::Kernel,
                     name: type_name::<Fun>(),
                     check: Some(check_signature::<T, ($($F,)*), R, false>),
-                    derive: Some(crate::structured::derive_kernel::<T>),
+                    derive: Some(crate::derive_kernel::<T>),
                     structured: None,
                 }
             }
@@ -492,9 +492,8 @@ pub trait Operator: Sized + 'static {
     }
 
     /// Registers `kernel` for this operator at `key` in `lib` (of its namespace), as
-    /// generated registrations do (`__private::impl_kernel_of`): the kernel has the
-    /// operator's argument and return types, and runs inside the device check and guard
-    /// at device-guarded keys.
+    /// generated registrations do: the kernel has the operator's argument and return types,
+    /// and runs inside the device check and guard at device-guarded keys.
     #[doc(hidden)]
     fn register<M, K>(
         lib: &super::Library,
@@ -505,7 +504,14 @@ pub trait Operator: Sized + 'static {
     where
         K: TupleCall<Self::Tensor, M, Args = Self::Args, Value = Self::Returns>,
     {
-        crate::__private::impl_kernel_of::<Self, M, K>(lib, key, kernel, site)
+        super::device::impl_guarded(
+            lib,
+            Self::name().full,
+            key,
+            kernel,
+            kernel_name::<K>(),
+            site,
+        )
     }
 }
 

@@ -44,6 +44,11 @@ use super::value::{Device, DeviceType, Layout, ScalarType};
 /// let err = t.strides().unwrap_err().to_string();
 /// assert!(err.contains("does not implement `Tensor::strides`"), "{err}");
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tensor type: it does not implement `Tensor`",
+    label = "used as the tensor type here",
+    note = "implement `opgen::dispatch::Tensor` for it (`key_set` is the one required method)"
+)]
 pub trait Tensor: Clone + Send + Sync + 'static {
     /// The dispatch keys of this tensor. Called on every dispatched call, so it should be a
     /// field read.

@@ -14,7 +14,9 @@ use crate::schema::{
 };
 
 use super::dispatch_table::cpp_name;
-use super::entry::{DeviceCheck, Dispatch, DispatchOrigin, Kernel, NativeFunction, Site, Variants};
+use super::entry::{
+    DeviceCheck, Dispatch, DispatchOrigin, KernelName, NativeFunction, Site, Variants,
+};
 use super::file::name_range;
 use super::keys::Field;
 use super::tags::Tags;
@@ -260,7 +262,7 @@ fn generated(base: &NativeFunction, func: Schema, tags: &Tags) -> NativeFunction
     if is_out && tags.contains("out") {
         new_tags.insert("out".into());
     }
-    let kernel = Kernel {
+    let kernel = KernelName {
         name: kernel,
         namespace: "at::native".into(),
         structured: false,

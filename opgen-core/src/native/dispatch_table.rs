@@ -3,7 +3,7 @@
 
 use crate::schema::{Rule, Schema};
 
-use super::entry::{Dispatch, DispatchOrigin, EntryFields, Kernel, NativeFunction, Site};
+use super::entry::{Dispatch, DispatchOrigin, EntryFields, KernelName, NativeFunction, Site};
 use super::fields::{self, Diag, WHOLE};
 use super::keys::Field;
 use crate::dispatch::DispatchKey;
@@ -59,7 +59,7 @@ pub(crate) fn read_dispatch(
             let site = Site::Value(Field::Func);
             diag.err(site, Rule::FactoryNeedsExplicit, at, message, hint);
         }
-        let kernel = Kernel {
+        let kernel = KernelName {
             name,
             namespace: "at::native".into(),
             structured: false,
@@ -86,7 +86,7 @@ pub(crate) fn read_dispatch(
             let structured_kernel = structured && key.is_structured_backend();
             d.insert(
                 key,
-                Kernel {
+                KernelName {
                     structured: structured_kernel,
                     ..kernel.clone()
                 },
@@ -226,7 +226,7 @@ pub(crate) fn check_ufunc(
             return;
         }
         let name = format!("ufunc_{}_{}", f.func.name.operator_name(), key);
-        let kernel = Kernel {
+        let kernel = KernelName {
             name,
             namespace: "at::native".into(),
             structured: true,

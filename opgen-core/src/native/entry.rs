@@ -74,9 +74,10 @@ pub enum DeviceCheck {
     NoCheck,
 }
 
-/// One kernel of a dispatch table.
+/// One kernel of a dispatch table, as the yaml names it (`CPU: add_out`): the C++ function
+/// a key runs (not a Rust kernel: those implement [`crate::dispatch::Kernel`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Kernel {
+pub struct KernelName {
     /// The kernel's name without namespace (`add_out`).
     pub name: String,
     /// The kernel's C++ namespace: `at::native`, or `ns::native` for `ns::kernel`.
@@ -102,14 +103,14 @@ pub enum DispatchOrigin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dispatch {
     /// Key and kernel pairs; each key at most once.
-    pub entries: Vec<(DispatchKey, Kernel)>,
+    pub entries: Vec<(DispatchKey, KernelName)>,
     /// Where the table came from.
     pub origin: DispatchOrigin,
 }
 
 impl Dispatch {
     /// The kernel for `key`, if any.
-    pub fn get(&self, key: DispatchKey) -> Option<&Kernel> {
+    pub fn get(&self, key: DispatchKey) -> Option<&KernelName> {
         self.entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
@@ -124,7 +125,7 @@ impl Dispatch {
     }
 
     /// Sets `key`'s kernel; a key already present keeps its place (a later line overrides).
-    pub(crate) fn insert(&mut self, key: DispatchKey, kernel: Kernel) {
+    pub(crate) fn insert(&mut self, key: DispatchKey, kernel: KernelName) {
         match self.entries.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = kernel,
             None => self.entries.push((key, kernel)),

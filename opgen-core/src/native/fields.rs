@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use crate::schema::{Argument, OperatorName, Rule, SchemaError, parse_operator_name, parse_schema};
 
-use super::entry::{DeviceCheck, EntryError, Kernel, Precomputed, Site, UfuncInnerLoop, Variants};
+use super::entry::{
+    DeviceCheck, EntryError, KernelName, Precomputed, Site, UfuncInnerLoop, Variants,
+};
 use super::keys::{Field, ScalarType, UfuncKey, is_known_dispatch_key};
 use crate::dispatch::DispatchKey;
 use crate::schema::suggest::closest;
@@ -197,7 +199,7 @@ pub(crate) fn parse_autogen(text: &str, diag: &mut Diag) -> Vec<OperatorName> {
 }
 
 /// A kernel name with up to three namespace levels (R54): `ns::kernel` → `ns::native`.
-pub(crate) fn parse_kernel(text: &str, index: usize, diag: &mut Diag) -> Kernel {
+pub(crate) fn parse_kernel(text: &str, index: usize, diag: &mut Diag) -> KernelName {
     let (ns, name) = match text.rfind("::") {
         Some(i) => (&text[..i], &text[i + 2..]),
         None => ("", text),
@@ -217,7 +219,7 @@ pub(crate) fn parse_kernel(text: &str, index: usize, diag: &mut Diag) -> Kernel 
         );
     }
     let namespace = if ns.is_empty() { "at" } else { ns };
-    Kernel {
+    KernelName {
         name: name.to_string(),
         namespace: format!("{namespace}::native"),
         structured: false,

@@ -41,7 +41,7 @@ use crate::schema::{Rule, Schema, SchemaError};
 
 pub use crate::dispatch::DispatchKey;
 pub use entry::{
-    DeviceCheck, Dispatch, DispatchOrigin, EntryError, EntryFields, EntrySource, Kernel,
+    DeviceCheck, Dispatch, DispatchOrigin, EntryError, EntryFields, EntrySource, KernelName,
     NativeFunction, Position, Precomputed, Site, UfuncInnerLoop, Variants,
 };
 #[cfg(feature = "codegen")]

@@ -103,17 +103,15 @@ pub(crate) struct Derivation {
     pub(crate) key: DispatchKey,
 }
 
-/// Makes a derived kernel for tensor type `T`: every kernel carries this function,
-/// monomorphized for its tensor type, so that wrappers can be derived for any `T`.
-pub(crate) type DeriveFn = fn(Derivation) -> ErasedKernel;
-
-/// [`DeriveFn`] for `T`.
-pub(crate) fn derive_kernel<T: Tensor>(d: Derivation) -> ErasedKernel {
+/// Makes the derived kernel `request` (a [`Derivation`]) asks for, for tensor type `T`:
+/// every kernel carries this function for its tensor type (`dispatch::kernel::DeriveFn`,
+/// through `crate::derive_kernel`), so that wrappers can be derived for any `T`.
+pub(crate) fn derive_kernel<T: Tensor>(request: Box<dyn std::any::Any>) -> Option<ErasedKernel> {
     let Derivation {
         wrapper,
         functional,
         key,
-    } = d;
+    } = *request.downcast::<Derivation>().ok()?;
     let kernel = boxed(move |op: &OperatorHandle, _ks, stack: &mut Stack<T>| {
         let schema = op.schema().ok_or_else(|| Error::internal("no schema"))?;
         let base = (stack.len())
@@ -195,7 +193,7 @@ pub(crate) fn derive_kernel<T: Tensor>(d: Derivation) -> ErasedKernel {
             (_, None) => Err(Error::internal("a derived wrapper without its functional")),
         }
     });
-    boxed_erase(kernel)
+    Some(boxed_erase(kernel))
 }
 
 fn boxed_erase<T: Tensor, K: Erase<T, crate::dispatch::BoxedKernel>>(kernel: K) -> ErasedKernel {
@@ -283,11 +281,17 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
                 let functional_op = functional
                     .and_then(|f| members.get(f))
                     .and_then(|(f, _, _)| dispatcher.find(&f.full_name, "").ok());
-                let kernel = derive(Derivation {
+                let Some(kernel) = derive(Box::new(Derivation {
                     wrapper,
                     functional: functional_op,
                     key,
-                });
+                })) else {
+                    errors.push(Error::internal(format!(
+                        "no kernel derived for `{}` at {key:?}",
+                        op.full_name
+                    )));
+                    continue;
+                };
                 match lib.impl_erased(&op.full_name, key, kernel, site) {
                     Ok(r) => registrations.push(r),
                     Err(e) => errors.push(e),

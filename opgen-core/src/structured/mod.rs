@@ -62,7 +62,7 @@ mod panics;
 use crate::dispatch::{ArgTuple, DispatchKey, Error, Operator, Tensor};
 
 pub(crate) use derived::DERIVE_WRAPPERS;
-pub(crate) use derived::{DeriveFn, derive_kernel};
+pub(crate) use derived::derive_kernel;
 pub use derived::{DerivedWrapper, WrapperFacts, derive_wrappers, derived_wrapper};
 pub use kernels::{
     FromOutputs, InPlace, Run, register_functional, register_in_place, register_out,

@@ -16,11 +16,11 @@ const _: () = {
             aten::add,
         >(
             &[::opgen::DispatchKey::CPU],
-            |lib, key, site| ::opgen::__private::impl_kernel_by_path::<
-                aten::add,
-                _,
-                _,
-            >(lib, key, add_cpu, site),
+            |lib, key, site| {
+                use ::opgen::__private::{RegisterByPath as _, RegisterUnfit as _};
+                (&&::opgen::__private::ByPath::<aten::add, _>::new(add_cpu))
+                    .register(lib, key, site)
+            },
         ),
     ];
     #[allow(dead_code)]

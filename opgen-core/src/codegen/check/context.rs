@@ -10,7 +10,7 @@
 //! file cannot be read or whose place is not in it (code written by another macro, a
 //! process without span locations such as a unit test) is not checked here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
@@ -24,6 +24,8 @@ use syn::LitStr;
 use crate::codegen::Input;
 use crate::codegen::diag::Diagnostics;
 use crate::codegen::kernel_fn::KernelFn;
+
+use super::scope::{Origin, Scope, Scopes};
 
 /// One `#[native_function]` kernel of a file.
 #[derive(Debug, Clone)]
@@ -47,26 +49,39 @@ struct Site {
     conditional: bool,
 }
 
-/// The kernels of a file, as last read.
+/// The kernels of a file and the names of its scopes.
+struct Facts {
+    sites: Vec<Site>,
+    scopes: Vec<Scope>,
+}
+
+/// The facts of a file, as last read.
 struct FileFacts {
     modified: Option<SystemTime>,
     len: u64,
-    sites: Arc<Vec<Site>>,
+    facts: Arc<Facts>,
 }
 
 static FILES: Mutex<Option<HashMap<PathBuf, FileFacts>>> = Mutex::new(None);
 
+/// The facts of the kernel's file, and the kernel's place among its sites.
+fn locate(kernel: &KernelFn) -> Option<(Arc<Facts>, usize)> {
+    let (path, line) = place_of(kernel.ident().span())?;
+    let facts = file_facts(path)?;
+    let name = kernel.ident().to_string();
+    let me = (facts.sites.iter()).position(|s| s.line == line && s.name == name)?;
+    Some((facts, me))
+}
+
 /// Reports the mistakes of the attribute `input` that its kernel's surroundings show.
 pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
     let kernel = &input.kernel;
-    let Some((path, line)) = place_of(kernel.ident().span()) else {
+    let Some((facts, me)) = locate(kernel) else {
         return;
     };
-    let Some(sites) = file_sites(path) else {
-        return;
-    };
+    let sites = &facts.sites;
     let name = kernel.ident().to_string();
-    let Some(me) = sites.iter().find(|s| s.line == line && s.name == name) else {
+    let Some(me) = sites.get(me) else {
         return;
     };
     if me.in_impl {
@@ -100,7 +115,7 @@ pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
         );
     }
     if let Some(lit) = &input.options.structured_delegate {
-        check_delegate(input, lit, me, &sites, diag);
+        check_delegate(input, lit, me, &facts, diag);
     }
     if let Some(t) = &me.methods_trait
         && let Some(first) = earlier().find(|s| s.methods_trait.as_ref() == Some(t))
@@ -118,20 +133,41 @@ pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
     }
 }
 
-/// A `structured_delegate` naming no operator declared beside the delegate while a
-/// similar one is: the misspelling is named, with the operator meant. (An operator
-/// declared elsewhere and imported is not known here; rustc reports a missing one.)
-fn check_delegate(input: &Input, lit: &LitStr, me: &Site, sites: &[Site], diag: &mut Diagnostics) {
+/// A `structured_delegate` naming no operator declared beside the delegate: a similar one
+/// is named as the operator meant; with none, and no import that may bring the operator's
+/// marker, the missing operator is named with the two ways to provide it. (A glob import or
+/// an item macro may bring the marker: rustc then reports a missing one, at the string.)
+fn check_delegate(input: &Input, lit: &LitStr, me: &Site, facts: &Facts, diag: &mut Diagnostics) {
     let namespace = (input.schema.as_ref())
         .and_then(|s| s.name.namespace.as_deref())
         .unwrap_or("aten");
     let wanted = format!("{namespace}::{}", lit.value());
-    let beside = || (sites.iter()).filter(|s| s.scope == me.scope && !s.in_impl);
+    let beside = || (facts.sites.iter()).filter(|s| s.scope == me.scope && !s.in_impl);
     if beside().any(|s| s.declares.as_ref() == Some(&wanted)) {
         return;
     }
     let names = beside().filter_map(|s| s.declares.as_deref());
     let Some(meant) = crate::schema::suggest::closest(&wanted, names) else {
+        let Ok(name) = crate::schema::parse_operator_name(&lit.value()) else {
+            return;
+        };
+        let marker = crate::plan::marker_of(&name);
+        // The runtime's modules (`use opgen::prelude::*`) hold no marker of this crate.
+        let rt = (input.rt.segments.first()).map(|s| s.ident.to_string());
+        let runtime = ["opgen", "opgen_core", rt.as_deref().unwrap_or("opgen")];
+        if Scopes(&facts.scopes, &BTreeSet::new()).may_see(me.scope, &marker, &runtime) {
+            return;
+        }
+        diag.at(
+            lit,
+            format!(
+                "`structured_delegate` names `{}`, which is not declared in this module; declare \
+                 it here (`#[native_function(\"{}(...) -> Tensor(a!)\", structured)]` on its meta \
+                 function) or import its marker (`use path::to::{marker};`)",
+                lit.value(),
+                lit.value(),
+            ),
+        );
         return;
     };
     let Some(site) = beside().find(|s| s.declares.as_deref() == Some(meant)) else {
@@ -148,6 +184,40 @@ fn check_delegate(input: &Input, lit: &LitStr, me: &Site, sites: &[Site], diag: 
             lit.value(),
             site.name,
             site.line
+        ),
+    );
+}
+
+/// Inherent methods asked for (`variants = "method"` without `methods = "trait NAME"`) on
+/// the tensor type `tensor`, which the kernel's file shows is another crate's (imported
+/// from it or written with its path): rustc would refuse the generated `impl` (E0116); the
+/// error names the fix. A type the file does not place (a glob import, the prelude) is left
+/// to rustc, whose error is at the same option.
+pub(crate) fn check_methods_owner(input: &Input, tensor: &syn::Type, diag: &mut Diagnostics) {
+    let Some((facts, me)) = locate(&input.kernel) else {
+        return;
+    };
+    let Some(me) = facts.sites.get(me) else {
+        return;
+    };
+    let crates = super::scope::dependency_crates();
+    let Origin::Crate(krate) = Scopes(&facts.scopes, &crates).type_origin(me.scope, tensor) else {
+        return;
+    };
+    let shown = quote::ToTokens::to_token_stream(tensor)
+        .to_string()
+        .replace(' ', "");
+    let suggested = (input.schema.as_ref())
+        .map(crate::plan::args_struct_name)
+        .and_then(|n| n.strip_suffix("Args").map(|n| format!("{n}Ext")))
+        .unwrap_or_else(|| "OpsExt".to_string());
+    let at = (input.options.methods.as_ref()).or(input.options.variants.as_ref());
+    diag.at(
+        at_or(at, &input.kernel),
+        format!(
+            "inherent methods on `{shown}`, a type of the crate `{krate}`, can only be defined \
+             in that crate; declare them in an extension trait: add `methods = \"trait \
+             {suggested}\"` and import the trait where the methods are called"
         ),
     );
 }
@@ -170,8 +240,8 @@ fn place_of(at: Span) -> Option<(PathBuf, usize)> {
     Some((at.local_file()?, at.line()))
 }
 
-/// The kernels of the file `path` (cached while the file is unchanged).
-fn file_sites(path: PathBuf) -> Option<Arc<Vec<Site>>> {
+/// The facts of the file `path` (cached while the file is unchanged).
+fn file_facts(path: PathBuf) -> Option<Arc<Facts>> {
     let meta = std::fs::metadata(&path).ok()?;
     let (modified, len) = (meta.modified().ok(), meta.len());
     let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
@@ -180,22 +250,30 @@ fn file_sites(path: PathBuf) -> Option<Arc<Vec<Site>>> {
         && f.modified == modified
         && f.len == len
     {
-        return Some(f.sites.clone());
+        return Some(f.facts.clone());
     }
     let text = std::fs::read_to_string(&path).ok()?;
-    let file = syn::parse_file(&text).ok()?;
-    let mut reader = Reader::default();
-    reader.items(&file.items, false);
-    let mut sites = reader.sites;
-    place(&text, &mut sites);
-    let sites = Arc::new(sites);
-    let facts = FileFacts {
+    let facts = Arc::new(read_facts(&text)?);
+    let file = FileFacts {
         modified,
         len,
-        sites: sites.clone(),
+        facts: facts.clone(),
     };
-    files.insert(path, facts);
-    Some(sites)
+    files.insert(path, file);
+    Some(facts)
+}
+
+/// The kernels and scopes of a file's text.
+fn read_facts(text: &str) -> Option<Facts> {
+    let file = syn::parse_file(text).ok()?;
+    let mut reader = Reader::default();
+    reader.items(&file.items, false, None);
+    let mut sites = reader.sites;
+    place(text, &mut sites);
+    Some(Facts {
+        sites,
+        scopes: reader.scopes,
+    })
 }
 
 /// Sets each kernel's line: the line of the `fn NAME` that is its in source order. (The
@@ -227,31 +305,43 @@ fn fn_lines<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = usize> + '
     })
 }
 
-/// Walks a file's items, recording the kernels.
+/// Walks a file's items, recording the kernels and the names of each scope.
 #[derive(Default)]
 struct Reader {
     sites: Vec<Site>,
-    scopes: usize,
+    /// By number: a site's `scope`.
+    scopes: Vec<Scope>,
 }
 
 impl Reader {
-    fn items(&mut self, items: &[syn::Item], in_impl: bool) {
-        self.scopes += 1;
-        let scope = self.scopes;
+    /// A new scope, which sees the names of `parent`'s.
+    fn scope(&mut self, parent: Option<usize>) -> usize {
+        self.scopes.push(Scope {
+            parent,
+            ..Scope::default()
+        });
+        self.scopes.len() - 1
+    }
+
+    fn items(&mut self, items: &[syn::Item], in_impl: bool, parent: Option<usize>) {
+        let scope = self.scope(parent);
         for item in items {
+            if let Some(names) = self.scopes.get_mut(scope) {
+                names.record(item);
+            }
             match item {
                 syn::Item::Fn(f) => {
                     self.kernel(&f.attrs, &f.sig, scope, in_impl);
-                    self.block(&f.block);
+                    self.block(&f.block, scope);
                 }
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
-                        self.items(items, false);
+                        self.items(items, false, None);
                     }
                 }
-                syn::Item::Impl(i) => self.impl_items(&i.items),
-                syn::Item::Trait(t) => self.trait_items(&t.items),
-                syn::Item::Const(c) => self.expr(&c.expr),
+                syn::Item::Impl(i) => self.impl_items(&i.items, scope),
+                syn::Item::Trait(t) => self.trait_items(&t.items, scope),
+                syn::Item::Const(c) => self.expr(&c.expr, scope),
                 // `fn relu();`: a structured delegate's bodyless kernel.
                 syn::Item::Verbatim(tokens) => {
                     if let Ok((attrs, sig)) = syn::parse::Parser::parse2(bodyless, tokens.clone()) {
@@ -263,32 +353,31 @@ impl Reader {
         }
     }
 
-    fn impl_items(&mut self, items: &[syn::ImplItem]) {
-        self.scopes += 1;
-        let scope = self.scopes;
+    fn impl_items(&mut self, items: &[syn::ImplItem], outer: usize) {
+        let scope = self.scope(Some(outer));
         for item in items {
             if let syn::ImplItem::Fn(f) = item {
                 self.kernel(&f.attrs, &f.sig, scope, true);
-                self.block(&f.block);
+                self.block(&f.block, outer);
             }
         }
     }
 
-    fn trait_items(&mut self, items: &[syn::TraitItem]) {
-        self.scopes += 1;
-        let scope = self.scopes;
+    fn trait_items(&mut self, items: &[syn::TraitItem], outer: usize) {
+        let scope = self.scope(Some(outer));
         for item in items {
             if let syn::TraitItem::Fn(f) = item {
                 self.kernel(&f.attrs, &f.sig, scope, true);
                 if let Some(block) = &f.default {
-                    self.block(block);
+                    self.block(block, outer);
                 }
             }
         }
     }
 
-    /// Items in a block (`fn main() { #[native_function] fn k() {} }`, `const _: () = {}`).
-    fn block(&mut self, block: &syn::Block) {
+    /// Items in a block (`fn main() { #[native_function] fn k() {} }`, `const _: () = {}`),
+    /// which see the names of `outer`.
+    fn block(&mut self, block: &syn::Block, outer: usize) {
         let items: Vec<syn::Item> = (block.stmts.iter())
             .filter_map(|s| match s {
                 syn::Stmt::Item(item) => Some(item.clone()),
@@ -296,13 +385,13 @@ impl Reader {
             })
             .collect();
         if !items.is_empty() {
-            self.items(&items, false);
+            self.items(&items, false, Some(outer));
         }
     }
 
-    fn expr(&mut self, expr: &syn::Expr) {
+    fn expr(&mut self, expr: &syn::Expr, outer: usize) {
         if let syn::Expr::Block(b) = expr {
-            self.block(&b.block);
+            self.block(&b.block, outer);
         }
     }
 
@@ -330,6 +419,12 @@ impl Reader {
         });
         let marker =
             (schema.as_ref()).map(|s| crate::plan::marker_name(&crate::plan::rust_fn_name(s)));
+        // The marker is an item of the kernel's scope, as is the kernel (a delegate's
+        // bodyless `fn` is no item `Scope::record` sees).
+        if let Some(names) = self.scopes.get_mut(scope) {
+            names.defined.extend(marker.clone());
+            names.defined.insert(sig.ident.to_string());
+        }
         self.sites.push(Site {
             line: 0,
             name: sig.ident.to_string(),
@@ -384,12 +479,7 @@ mod tests {
     use super::*;
 
     fn sites(text: &str) -> Vec<Site> {
-        let file = syn::parse_file(text).expect("the sample parses");
-        let mut reader = Reader::default();
-        reader.items(&file.items, false);
-        let mut sites = reader.sites;
-        place(text, &mut sites);
-        sites
+        read_facts(text).expect("the sample parses").sites
     }
 
     /// Every kernel is found with its line, its block, and what its attribute declares.

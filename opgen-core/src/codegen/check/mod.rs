@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 mod context;
+mod scope;
 mod structured;
 
 use proc_macro2::Span;
@@ -105,6 +106,12 @@ impl Input {
                 &mut diag,
             )
         };
+        if let Some(sig) = &signature
+            && function.variants.method
+            && matches!(self.methods, super::attribute::Methods::Inherent)
+        {
+            context::check_methods_owner(self, &sig.tensor, &mut diag);
+        }
         let borrowed = match (&self.options.derivatives, &signature) {
             (Some(attr), Some(_)) if diag.len() == 0 && attr.functional.is_some() => {
                 crate::codegen::derivatives::check::check_functional(attr, &function, &mut diag)

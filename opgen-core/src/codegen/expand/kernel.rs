@@ -229,8 +229,12 @@ pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
             (entry, TokenStream2::new())
         }
         OpRef::Path(path) => {
-            let register =
-                quote!(#rt::__private::impl_kernel_by_path::<#path, _, _>(#lib, #key, #k, #site));
+            // A kernel that does not fit is reported by the checks, at its parameter; the
+            // registration then resolves to `RegisterUnfit` and adds no error.
+            let register = quote!({
+                use #rt::__private::{RegisterByPath as _, RegisterUnfit as _};
+                (&&#rt::__private::ByPath::<#path, _>::new(#k)).register(#lib, #key, #site)
+            });
             let entry = link::kernel_of(rt, path, keys, register, &params, at);
             (entry, path_checks(kernel, path, rt, &reserved))
         }
@@ -253,7 +257,10 @@ fn path_checks(
 ) -> TokenStream2 {
     let params = kernel.params.iter().enumerate().map(|(i, p)| {
         let (ty, i) = (&p.ty, Literal::usize_unsuffixed(i));
-        quote_spanned!(ty.span()=> #rt::__private::check_param::<#path, #ty, #i>();)
+        // The marker too is placed at the parameter: a parameter past the operator's
+        // arguments is reported there, not at `op =`.
+        let marker = super::respan(quote!(#path), ty.span());
+        quote_spanned!(ty.span()=> #rt::__private::check_param::<#marker, #ty, #i>();)
     });
     let n = Literal::usize_unsuffixed(kernel.params.len());
     let parens = kernel.sig.paren_token.span.join();

@@ -1,5 +1,6 @@
 //! Tests of the dispatcher, with a small tensor type of their own.
 
+mod arrows;
 mod calls;
 mod defaults;
 mod errors;

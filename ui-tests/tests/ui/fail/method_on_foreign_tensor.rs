@@ -1,5 +1,6 @@
-//! Inherent methods on a tensor type of another crate: rustc refuses the `impl`, at the
-//! option asking for methods; `methods = "trait NAME"` declares them in a trait instead.
+//! Inherent methods on a tensor type of another crate (imported with `use`): the macro
+//! reads the import and names the fix, `methods = "trait NAME"`, at the option asking for
+//! the methods.
 
 use opgen::prelude::*;
 use opgen_ui_tests::MyTensor;

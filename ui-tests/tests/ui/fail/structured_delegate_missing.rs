@@ -1,3 +1,6 @@
+//! A `structured_delegate` naming an operator that is declared nowhere the module sees: the
+//! missing operator is named, at the string, with the two ways to provide it.
+
 #![allow(unused)]
 
 use opgen::prelude::*;

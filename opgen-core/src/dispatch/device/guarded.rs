@@ -1,0 +1,54 @@
+//! Registering a typed kernel with its operator's device check and guard: what torchgen's
+//! registration wrappers do for CUDA-like kernels, and what every kernel generated code
+//! registers goes through (`Operator::register` and `opgen_core::__private`'s registration
+//! functions call it).
+
+use std::sync::Arc;
+
+use super::DevicePlan;
+use crate::dispatch::kernel::ArgList;
+use crate::dispatch::{
+    ArgTuple, DispatchKey, DispatchKeySet, Error, Library, Registration, Site, Tensor, TupleCall,
+};
+
+/// `f`, with its signature inferred as a kernel over the argument tuple `L`.
+fn tuple_fn<T, L, R, F>(f: F) -> F
+where
+    T: Tensor,
+    L: ArgTuple<T>,
+    F: for<'a> Fn(DispatchKeySet, L::Borrowed<'a>) -> Result<R, Error>,
+{
+    f
+}
+
+/// Registers `kernel` (shown as `kernel_name` in messages) for the operator `name`
+/// (`add.Tensor`, in `lib`'s namespace) at `key`. At a device-guarded key
+/// ([`DispatchKey::is_device_guarded`]: the CUDA-like and XPU-like keys) the kernel runs
+/// inside the device check and guard its operator's `def` asks for (`device_check`,
+/// `device_guard`), computed from the schema when it registers: one mechanism for kernels
+/// whose schema is written, attached with `op =`, or structured. At other keys the kernel
+/// is registered as it is.
+pub(crate) fn impl_guarded<T: Tensor, M, K: TupleCall<T, M>>(
+    lib: &Library,
+    name: &str,
+    key: DispatchKey,
+    kernel: K,
+    kernel_name: &'static str,
+    site: Site,
+) -> Result<Registration, Error> {
+    if key.is_device_guarded()
+        && let Some(plan) =
+            DevicePlan::for_kernel(lib, name, kernel_name, <K::Args as ArgList<T>>::LEN)
+    {
+        let wrapped = tuple_fn::<T, K::Args, K::Value, _>(move |ks, args| {
+            let _guard = plan.enter(ks, &<K::Args as ArgTuple<T>>::device_args(&args))?;
+            kernel.call_tuple(ks, args)
+        });
+        let operator = Arc::from(format!("{}::{name}", lib.namespace()));
+        let mut erased = <K::Args as ArgTuple<T>>::erase_tuple(wrapped, operator);
+        // Dumps and warnings name the user's kernel, not the wrapper.
+        erased.name = std::any::type_name::<K>();
+        return lib.impl_erased(name, key, erased, site);
+    }
+    lib.impl_at(name, key, kernel, site)
+}
