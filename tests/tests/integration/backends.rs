@@ -74,3 +74,29 @@ fn a_key_without_kernel_is_an_error_naming_the_keys_with_kernels() {
          covers it"
     );
 }
+
+/// `scale` on Meta, attached by path: the kernel's signature is checked against the
+/// operator's schema at compile time, and it registers and runs as any other kernel.
+#[opgen::native_function(op = ops::scale, dispatch = "Meta")]
+fn scale_meta(self_: &TestTensor, _factor: f64, times: i64, _negate: bool) -> TestTensor {
+    let mut shape = self_.shape().to_vec();
+    shape.push(times as _);
+    TestTensor::meta(&shape)
+}
+
+#[test]
+fn a_kernel_attached_by_path_is_registered_and_called() {
+    let m = TestTensor::meta(&[2]);
+    let scaled = ops::scale(&m);
+    assert_eq!(
+        (scaled.device(), scaled.shape()),
+        (DispatchKey::Meta, &[2, 1][..])
+    );
+    assert_eq!(ops::scale(&cpu(&[1.5])).data(), [3.0]);
+    let op = Dispatcher::global().find("aten::scale", "").unwrap();
+    let keys = op.keys_with_kernels();
+    assert!(
+        keys.contains(&DispatchKey::Meta),
+        "Meta missing from {keys:?}"
+    );
+}
