@@ -546,7 +546,7 @@ impl<T, U> Projected<T, U> {
     }
 
     /// The owner.
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn owner(&self) -> &Shared<T> {
         &self.owner
     }

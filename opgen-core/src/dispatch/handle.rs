@@ -23,10 +23,6 @@ use super::tensor::Tensor;
 use super::tls;
 use crate::schema::Schema;
 
-mod weak;
-
-pub(crate) use weak::LazyTypedOperator;
-
 /// A handle to an operator, from [`Dispatcher::find`](super::Dispatcher::find): boxed calls
 /// and introspection. Cheap to clone; stays valid while registrations come and go.
 #[derive(Clone)]
