@@ -15,12 +15,12 @@
 use std::any::{Any, type_name};
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::Dispatcher;
 use super::args::{ArgFamily, KernelArg};
 use super::device::DeviceArg;
-use super::erased::{AnyMut, ErasedFn, Functor};
+use super::erased::{AnyMut, ErasedFn, Functor, InitOnce};
 use super::error::Error;
 use super::handle::{OperatorHandle, TypedOperator};
 use super::ivalue::Stack;
@@ -525,9 +525,11 @@ type StaticStateOf<O> =
 /// signature when it is looked up, and viewed as typed after), so that
 /// `include_native_functions!` keeps the caches of all its operators in one `static`
 /// array: the compiler evaluates one `static`, not one per operator.
+///
+/// An empty cache is zero bytes, so that such an array takes no room in the program file.
 pub struct OpCache {
-    handle: OnceLock<OperatorHandle>,
-    statik: OnceLock<Box<dyn Any + Send + Sync>>,
+    handle: InitOnce<OperatorHandle>,
+    statik: InitOnce<Box<dyn Any + Send + Sync>>,
 }
 
 /// The static-dispatch state of one operator.
@@ -541,8 +543,8 @@ impl OpCache {
     /// An empty cache.
     pub const fn new() -> Self {
         OpCache {
-            handle: OnceLock::new(),
-            statik: OnceLock::new(),
+            handle: InitOnce::new(),
+            statik: InitOnce::new(),
         }
     }
 

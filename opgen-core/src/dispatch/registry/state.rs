@@ -42,6 +42,17 @@ impl Dispatcher {
     }
 }
 
+impl Dispatcher {
+    /// Makes room for `additional` more operators at once: the link step, which defines
+    /// thousands, fills the name index once instead of at each doubling.
+    pub(crate) fn reserve(&self, additional: usize) {
+        let mut registry = self.inner.lock();
+        registry.ops.reserve(additional);
+        registry.overloads.reserve(additional);
+        (self.inner.index).reserve(additional, registry.ops.iter().map(|op| &op.entry));
+    }
+}
+
 impl Registry {
     /// The operator `id` with its schema, if it has a `def` whose schema parses.
     pub(super) fn defined(&self, id: u32) -> Option<DefinedOperator> {
