@@ -409,6 +409,34 @@ impl OperatorName {
     }
 }
 
+impl OperatorName {
+    /// [`OperatorName::of`] at run time, with the same answers: the names found by `str`
+    /// searches instead of a byte loop whose every slice is checked as UTF-8 (what a `const
+    /// fn` has to do), for the link step, which reads thousands of names.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::OperatorName;
+    /// let text = "aten::add.Tensor(Tensor self, Tensor other) -> Tensor";
+    /// assert_eq!(OperatorName::read(text), OperatorName::of(text));
+    /// ```
+    pub fn read(schema: &'static str) -> OperatorName {
+        let end = schema.find('(').unwrap_or(schema.len());
+        let head = schema.get(..end).unwrap_or_default();
+        let ns_end = head.find("::");
+        let name_start = ns_end.map_or(0, |n| n + 2);
+        let dot = head.find('.');
+        let part = |start: usize, stop: usize| schema.get(start..stop).unwrap_or_default();
+        OperatorName {
+            namespace: ns_end.map_or("aten", |n| part(0, n)),
+            qualified: part(0, dot.unwrap_or(end)),
+            overload: dot.map_or("", |d| part(d + 1, end)),
+            full: part(name_start, end),
+            operator: head,
+            schema: part(name_start, schema.len()),
+        }
+    }
+}
+
 /// `s[start..end]` in `const` context (`""` if the range is not on character boundaries).
 const fn slice(s: &'static str, start: usize, end: usize) -> &'static str {
     let (head, _) = s.as_bytes().split_at(end);

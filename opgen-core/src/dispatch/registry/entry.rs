@@ -143,7 +143,7 @@ impl LinkEntry {
     /// The names in `text`: namespace (`aten`), full name (`add.Tensor`), ...
     #[inline]
     pub fn name(&self) -> OperatorName {
-        OperatorName::of(self.text)
+        OperatorName::read(self.text)
     }
 
     /// The schema to `def`, without its namespace prefix; `None` for a kernel of an
@@ -208,7 +208,7 @@ impl Deferred {
     /// The names in `text`.
     #[inline]
     pub fn name(&self) -> OperatorName {
-        OperatorName::of(self.text)
+        OperatorName::read(self.text)
     }
 }
 

@@ -335,7 +335,7 @@ pub(crate) fn link<'e>(
         }
         defined.push(name.schema);
         let def = lib.def_static(
-            name.schema,
+            entry.text,
             Some(entry.variants),
             Some(entry.device),
             entry.site,

@@ -193,3 +193,22 @@ fn argument_tuples_box_and_see_devices() {
     );
     assert_eq!(stack.len(), 3);
 }
+
+#[test]
+fn names_read_at_run_time_are_the_const_ones() {
+    for text in [
+        "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "relu(Tensor self) -> Tensor",
+        "aten::__iand__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        "ns::op",
+        "add.Tensor",
+        "a.b.c(x)",
+        "a::b::c(x)",
+        "a.b::c(x)",
+        "a:::b(x)",
+        "(Tensor x) -> Tensor",
+        "",
+    ] {
+        assert_eq!(OperatorName::read(text), OperatorName::of(text), "{text}");
+    }
+}
