@@ -321,42 +321,25 @@ impl OpInfo {
 /// rest: `(namespace, op, overload)`, or `None` if the name is not a plain one (the parser
 /// then reports what is wrong).
 pub(crate) fn split_schema_name(text: &str) -> Option<(Option<&str>, &str, &str)> {
-    // One pass over the bytes up to `(` (link time reads thousands of names).
-    let bytes = text.as_bytes();
-    let (mut namespace_end, mut dot, mut end) = (None, None, None);
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'(' => {
-                end = Some(i);
-                break;
-            }
-            b':' if bytes.get(i + 1) == Some(&b':') && namespace_end.is_none() && dot.is_none() => {
-                namespace_end = Some(i);
-                i += 1;
-            }
-            b'.' if dot.is_none() => dot = Some(i),
-            b if b.is_ascii_alphanumeric() || b == b'_' => {}
-            // Spaces before `(` only.
-            b' ' if bytes[i..].iter().find(|&&c| c != b' ') == Some(&b'(') => {
-                end = Some(i);
-                break;
-            }
-            _ => return None,
-        }
-        i += 1;
+    // `str` searches over the bytes up to `(` (link time reads thousands of names).
+    let end = text.find('(')?;
+    // Spaces before `(` only.
+    let head = text.get(..end)?.trim_end_matches(' ');
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
+    if !head.bytes().all(allowed) {
+        return None;
     }
-    let end = end?;
-    let name_start = namespace_end.map_or(0, |n| n + 2);
-    let namespace = match namespace_end {
-        Some(n) => Some(text.get(..n).filter(|ns| !ns.is_empty())?),
-        None => None,
+    let (namespace, name) = match head.split_once("::") {
+        Some((ns, name)) if !ns.is_empty() && !ns.contains('.') => (Some(ns), name),
+        Some(_) => return None,
+        None => (None, head),
     };
-    let (op, overload) = match dot {
-        Some(d) => (text.get(name_start..d)?, text.get(d + 1..end)?),
-        None => (text.get(name_start..end)?, ""),
-    };
-    let valid = !op.is_empty() && (dot.is_none() || !overload.is_empty());
+    let (op, overload) = name.split_once('.').unwrap_or((name, ""));
+    let dotted = op.len() < name.len();
+    let valid = !op.is_empty()
+        && !(dotted && overload.is_empty())
+        && !name.contains(':')
+        && !overload.contains('.');
     valid.then_some((namespace, op, overload))
 }
 
