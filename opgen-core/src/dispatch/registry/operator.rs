@@ -321,26 +321,35 @@ impl OpInfo {
 /// rest: `(namespace, op, overload)`, or `None` if the name is not a plain one (the parser
 /// then reports what is wrong).
 pub(crate) fn split_schema_name(text: &str) -> Option<(Option<&str>, &str, &str)> {
-    // `str` searches over the bytes up to `(` (link time reads thousands of names).
-    let end = text.find('(')?;
+    // Byte scans of the name only (link time reads thousands of names).
+    let bytes = text.as_bytes();
+    let end = bytes.iter().position(|&b| b == b'(')?;
     // Spaces before `(` only.
-    let head = text.get(..end)?.trim_end_matches(' ');
-    let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
-    if !head.bytes().all(allowed) {
+    let head = bytes.get(..end)?;
+    let head_len = head.len() - head.iter().rev().take_while(|&&b| b == b' ').count();
+    let head = head.get(..head_len)?;
+    let allowed = |&b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
+    if !head.iter().all(allowed) {
         return None;
     }
-    let (namespace, name) = match head.split_once("::") {
-        Some((ns, name)) if !ns.is_empty() && !ns.contains('.') => (Some(ns), name),
-        Some(_) => return None,
-        None => (None, head),
+    // The name is ASCII: every position below is a character boundary.
+    let ns_end = head.windows(2).position(|w| w == b"::");
+    let start = ns_end.map_or(0, |n| n + 2);
+    let name = head.get(start..)?;
+    let dot = name.iter().position(|&b| b == b'.').map(|d| start + d);
+    let op_end = dot.unwrap_or(head_len);
+    let valid = ns_end != Some(0)
+        && op_end > start
+        && dot.is_none_or(|d| d + 1 < head_len)
+        && !head.get(..ns_end.unwrap_or(0))?.contains(&b'.')
+        && !name.contains(&b':')
+        && !head.get(dot.map_or(head_len, |d| d + 1)..)?.contains(&b'.');
+    let namespace = match ns_end {
+        Some(n) => Some(text.get(..n)?),
+        None => None,
     };
-    let (op, overload) = name.split_once('.').unwrap_or((name, ""));
-    let dotted = op.len() < name.len();
-    let valid = !op.is_empty()
-        && !(dotted && overload.is_empty())
-        && !name.contains(':')
-        && !overload.contains('.');
-    valid.then_some((namespace, op, overload))
+    let overload = dot.map_or(Some(""), |d| text.get(d + 1..head_len))?;
+    valid.then_some((namespace, text.get(start..op_end)?, overload))
 }
 
 #[cfg(test)]
