@@ -365,25 +365,7 @@ impl OperatorName {
     /// assert_eq!((relu.namespace, relu.qualified, relu.overload), ("aten", "relu", ""));
     /// ```
     pub const fn of(schema: &'static str) -> OperatorName {
-        let bytes = schema.as_bytes();
-        let mut end = 0;
-        while end < bytes.len() && bytes[end] != b'(' {
-            end += 1;
-        }
-        let mut ns_end = None;
-        let mut dot = None;
-        let mut i = 0;
-        while i < end {
-            if i + 1 < end && bytes[i] == b':' && bytes[i + 1] == b':' && ns_end.is_none() {
-                ns_end = Some(i);
-                i += 2;
-                continue;
-            }
-            if bytes[i] == b'.' && dot.is_none() {
-                dot = Some(i);
-            }
-            i += 1;
-        }
+        let (end, ns_end, dot) = name_positions(schema.as_bytes());
         let name_start = match ns_end {
             Some(n) => n + 2,
             None => 0,
@@ -420,12 +402,9 @@ impl OperatorName {
     /// assert_eq!(OperatorName::read(text), OperatorName::of(text));
     /// ```
     pub fn read(schema: &'static str) -> OperatorName {
-        let bytes = schema.as_bytes();
-        let end = (bytes.iter()).position(|&b| b == b'(').unwrap_or(bytes.len());
+        let (end, ns_end, dot) = name_positions(schema.as_bytes());
         let head = schema.get(..end).unwrap_or_default();
-        let ns_end = (head.as_bytes().windows(2)).position(|w| w == b"::");
         let name_start = ns_end.map_or(0, |n| n + 2);
-        let dot = (head.bytes()).position(|b| b == b'.');
         let part = |start: usize, stop: usize| schema.get(start..stop).unwrap_or_default();
         OperatorName {
             namespace: ns_end.map_or("aten", |n| part(0, n)),
@@ -436,6 +415,30 @@ impl OperatorName {
             schema: part(name_start, schema.len()),
         }
     }
+}
+
+/// Where the name in a schema text ends (its `(`, else the text's end), where its
+/// namespace ends (the first `::`) and where its overload starts (the first `.`).
+const fn name_positions(bytes: &[u8]) -> (usize, Option<usize>, Option<usize>) {
+    let mut end = 0;
+    while end < bytes.len() && bytes[end] != b'(' {
+        end += 1;
+    }
+    let mut ns_end = None;
+    let mut dot = None;
+    let mut i = 0;
+    while i < end {
+        if i + 1 < end && bytes[i] == b':' && bytes[i + 1] == b':' && ns_end.is_none() {
+            ns_end = Some(i);
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'.' && dot.is_none() {
+            dot = Some(i);
+        }
+        i += 1;
+    }
+    (end, ns_end, dot)
 }
 
 /// `s[start..end]` in `const` context (`""` if the range is not on character boundaries).

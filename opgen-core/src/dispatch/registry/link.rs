@@ -370,19 +370,20 @@ pub(crate) fn link<'e>(
 /// operator's name is compared first, which keeps the sort of thousands of entries cheap
 /// (their order across operators is the hash's, deterministic but arbitrary).
 fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<(OperatorName, &'e Entry)> {
-    let mut keyed: Vec<(u64, OperatorName, &Entry)> = (entries.into_iter())
-        .map(|e| {
-            let name = e.name();
-            (super::operator::name_hash(name.qualified, name.overload), name, e)
-        })
+    let named: Vec<(OperatorName, &Entry)> = (entries.into_iter()).map(|e| (e.name(), e)).collect();
+    // Sorted as (hash, position) pairs: small to move.
+    let mut keyed: Vec<(u64, usize)> = (named.iter().enumerate())
+        .map(|(i, (name, _))| (super::operator::name_hash(name.qualified, name.overload), i))
         .collect();
-    keyed.sort_unstable_by(|(ha, a, ea), (hb, b, eb)| {
-        ha.cmp(hb).then_with(|| {
-            let key = |n: &OperatorName, e: &Entry| (n.namespace, n.full, e.site.file(), e.site.line());
-            key(a, ea).cmp(&key(b, eb))
-        })
-    });
-    keyed.into_iter().map(|(_, name, e)| (name, e)).collect()
+    let key = |i: usize| {
+        named
+            .get(i)
+            .map(|(n, e)| (n.namespace, n.full, e.site.file(), e.site.line()))
+    };
+    keyed.sort_unstable_by(|(ha, a), (hb, b)| ha.cmp(hb).then_with(|| key(*a).cmp(&key(*b))));
+    (keyed.into_iter())
+        .filter_map(|(_, i)| named.get(i).copied())
+        .collect()
 }
 
 /// `ns::name.overload`, as the dispatcher names the operator (`aten::` when the text has no

@@ -321,35 +321,43 @@ impl OpInfo {
 /// rest: `(namespace, op, overload)`, or `None` if the name is not a plain one (the parser
 /// then reports what is wrong).
 pub(crate) fn split_schema_name(text: &str) -> Option<(Option<&str>, &str, &str)> {
-    // Byte scans of the name only (link time reads thousands of names).
+    // One pass over the bytes up to `(` (link time reads thousands of names).
     let bytes = text.as_bytes();
-    let end = bytes.iter().position(|&b| b == b'(')?;
-    // Spaces before `(` only.
-    let head = bytes.get(..end)?;
-    let head_len = head.len() - head.iter().rev().take_while(|&&b| b == b' ').count();
-    let head = head.get(..head_len)?;
-    let allowed = |&b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':');
-    if !head.iter().all(allowed) {
-        return None;
+    let (mut namespace_end, mut dot, mut end) = (None, None, None);
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'(' => {
+                end = Some(i);
+                break;
+            }
+            b':' if bytes.get(i + 1) == Some(&b':') && namespace_end.is_none() && dot.is_none() => {
+                namespace_end = Some(i);
+                i += 1;
+            }
+            b'.' if dot.is_none() => dot = Some(i),
+            b if b.is_ascii_alphanumeric() || b == b'_' => {}
+            // Spaces before `(` only.
+            b' ' if bytes[i..].iter().find(|&&c| c != b' ') == Some(&b'(') => {
+                end = Some(i);
+                break;
+            }
+            _ => return None,
+        }
+        i += 1;
     }
-    // The name is ASCII: every position below is a character boundary.
-    let ns_end = head.windows(2).position(|w| w == b"::");
-    let start = ns_end.map_or(0, |n| n + 2);
-    let name = head.get(start..)?;
-    let dot = name.iter().position(|&b| b == b'.').map(|d| start + d);
-    let op_end = dot.unwrap_or(head_len);
-    let valid = ns_end != Some(0)
-        && op_end > start
-        && dot.is_none_or(|d| d + 1 < head_len)
-        && !head.get(..ns_end.unwrap_or(0))?.contains(&b'.')
-        && !name.contains(&b':')
-        && !head.get(dot.map_or(head_len, |d| d + 1)..)?.contains(&b'.');
-    let namespace = match ns_end {
-        Some(n) => Some(text.get(..n)?),
+    let end = end?;
+    let name_start = namespace_end.map_or(0, |n| n + 2);
+    let namespace = match namespace_end {
+        Some(n) => Some(text.get(..n).filter(|ns| !ns.is_empty())?),
         None => None,
     };
-    let overload = dot.map_or(Some(""), |d| text.get(d + 1..head_len))?;
-    valid.then_some((namespace, text.get(start..op_end)?, overload))
+    let (op, overload) = match dot {
+        Some(d) => (text.get(name_start..d)?, text.get(d + 1..end)?),
+        None => (text.get(name_start..end)?, ""),
+    };
+    let valid = !op.is_empty() && (dot.is_none() || !overload.is_empty());
+    valid.then_some((namespace, op, overload))
 }
 
 #[cfg(test)]
