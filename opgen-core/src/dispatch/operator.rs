@@ -402,7 +402,10 @@ impl OperatorName {
     /// assert_eq!(OperatorName::read(text), OperatorName::of(text));
     /// ```
     pub fn read(schema: &'static str) -> OperatorName {
-        let (end, ns_end, dot) = name_positions(schema.as_bytes());
+        // `(` found by `memchr`; the byte loop then scans the name only.
+        let bytes = schema.as_bytes();
+        let end = (bytes.iter()).position(|&b| b == b'(').unwrap_or(bytes.len());
+        let (_, ns_end, dot) = name_positions(bytes.get(..end).unwrap_or_default());
         let head = schema.get(..end).unwrap_or_default();
         let name_start = ns_end.map_or(0, |n| n + 2);
         let part = |start: usize, stop: usize| schema.get(start..stop).unwrap_or_default();
