@@ -404,7 +404,9 @@ impl OperatorName {
     pub fn read(schema: &'static str) -> OperatorName {
         // `(` found by `memchr`; the byte loop then scans the name only.
         let bytes = schema.as_bytes();
-        let end = (bytes.iter()).position(|&b| b == b'(').unwrap_or(bytes.len());
+        let end = (bytes.iter())
+            .position(|&b| b == b'(')
+            .unwrap_or(bytes.len());
         let (_, ns_end, dot) = name_positions(bytes.get(..end).unwrap_or_default());
         let head = schema.get(..end).unwrap_or_default();
         let name_start = ns_end.map_or(0, |n| n + 2);

@@ -123,7 +123,9 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         let linked = link_all(
             &dispatcher,
             (entries.into_iter()).filter(|e| in_group(e.name().namespace, e.name().full)),
-            deferred.iter().filter(|e| in_group(e.name().namespace, e.name().full)),
+            deferred
+                .iter()
+                .filter(|e| in_group(e.name().namespace, e.name().full)),
         );
         let (linked, failed) = linked.into_parts();
         registrations.extend(linked);

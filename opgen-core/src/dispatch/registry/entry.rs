@@ -165,7 +165,10 @@ impl fmt::Debug for LinkEntry {
             .field("operator", &self.operator())
             .field("schema", &self.schema())
             .field("keys", &self.keys)
-            .field("site", &format_args!("{}:{}", self.site.file(), self.site.line()))
+            .field(
+                "site",
+                &format_args!("{}:{}", self.site.file(), self.site.line()),
+            )
             .finish()
     }
 }
@@ -215,8 +218,14 @@ impl Deferred {
 impl fmt::Debug for Deferred {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Deferred")
-            .field("operator", &format_args!("{}::{}", self.name().namespace, self.name().full))
-            .field("site", &format_args!("{}:{}", self.site.file(), self.site.line()))
+            .field(
+                "operator",
+                &format_args!("{}::{}", self.name().namespace, self.name().full),
+            )
+            .field(
+                "site",
+                &format_args!("{}:{}", self.site.file(), self.site.line()),
+            )
             .finish()
     }
 }

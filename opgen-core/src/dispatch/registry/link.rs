@@ -348,8 +348,7 @@ pub(crate) fn link<'e>(
     // The generated `BackendSelect` kernels of the operators just defined, before every other
     // kernel, so that a kernel registered at `BackendSelect` by hand shadows them.
     for (name, entry) in defs {
-        if let (Some(register), Some(lib)) = (entry.backend_select, libraries.get(name.namespace))
-        {
+        if let (Some(register), Some(lib)) = (entry.backend_select, libraries.get(name.namespace)) {
             linked.keep(|| qualified(name), register(lib, entry.site));
         }
     }

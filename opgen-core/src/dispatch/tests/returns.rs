@@ -1,7 +1,6 @@
 //! Round trips of every return type the plan maps, alone and in tuples, between the typed and
 //! the boxed calling conventions, through the dispatcher and through static dispatch.
 
-
 use super::values::assert_corpus_types_covered;
 use super::*;
 use crate::__private::LinkEntry as Entry;

@@ -1,12 +1,10 @@
 //! Static dispatch: the kernel for the highest backend key of the arguments, then the
 //! composite kernels in torchgen's order, without tables, thread-local keys or autograd.
 
-
 use super::*;
 use crate::__private::{LINK_ENTRIES, LinkEntry as Entry};
 use crate::dispatch::static_dispatch::StaticOperator;
 use crate::dispatch::{DispatchKey as K, ErrorKind, IncludeDispatchKeyGuard, Scalar, Site};
-
 
 type Families = (&'static TestTensor, &'static TestTensor, Scalar);
 type AddOp = StaticOperator<TestTensor, Families, TestTensor>;
