@@ -69,7 +69,6 @@ pub const VERSION_0_1_0: () = ();
 
 pub use crate::dispatch::registry::entry::{
     BackendSelectFn, DEFERRED, Deferred, LINK_ENTRIES, LinkEntry, RegisterFn, link_entries,
-    no_kernel,
 };
 
 /// The result of a structured impl (`()` or `Result<(), E>`), as the impl's

@@ -22,6 +22,8 @@
 //! * [`table_entry`] reads the table entry a key set selects without a bounds check: the
 //!   index computation can only produce indices in bounds, which a compile-time assertion
 //!   on its lookup table checks.
+//! * [`InitOnce`] is a cell set once whose empty state is zero bytes (`once.rs`), for the
+//!   operators' caches;
 //! * [`Shared`] is a reference to a value that lives for the whole program or as long as an
 //!   `Arc` it holds: handles of the global dispatcher's operators (which are never freed)
 //!   are made and dropped without touching a reference count, so threads that look up the
@@ -582,6 +584,9 @@ impl<T, U> Clone for Projected<T, U> {
         }
     }
 }
+
+mod once;
+pub(crate) use once::InitOnce;
 
 #[cfg(test)]
 mod tests;

@@ -15,12 +15,12 @@
 use std::any::{Any, type_name};
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::Dispatcher;
 use super::args::{ArgFamily, KernelArg};
 use super::device::DeviceArg;
-use super::erased::{AnyMut, ErasedFn, Functor};
+use super::erased::{AnyMut, ErasedFn, Functor, InitOnce};
 use super::error::Error;
 use super::handle::{OperatorHandle, TypedOperator};
 use super::ivalue::Stack;
@@ -365,25 +365,7 @@ impl OperatorName {
     /// assert_eq!((relu.namespace, relu.qualified, relu.overload), ("aten", "relu", ""));
     /// ```
     pub const fn of(schema: &'static str) -> OperatorName {
-        let bytes = schema.as_bytes();
-        let mut end = 0;
-        while end < bytes.len() && bytes[end] != b'(' {
-            end += 1;
-        }
-        let mut ns_end = None;
-        let mut dot = None;
-        let mut i = 0;
-        while i < end {
-            if i + 1 < end && bytes[i] == b':' && bytes[i + 1] == b':' && ns_end.is_none() {
-                ns_end = Some(i);
-                i += 2;
-                continue;
-            }
-            if bytes[i] == b'.' && dot.is_none() {
-                dot = Some(i);
-            }
-            i += 1;
-        }
+        let (end, ns_end, dot) = name_positions(schema.as_bytes());
         let name_start = match ns_end {
             Some(n) => n + 2,
             None => 0,
@@ -407,6 +389,61 @@ impl OperatorName {
             schema: slice(schema, name_start, schema.len()),
         }
     }
+}
+
+impl OperatorName {
+    /// [`OperatorName::of`] at run time, with the same answers, without checking every
+    /// slice as UTF-8 (what a `const fn` has to do): for the link step, which reads
+    /// thousands of names.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::OperatorName;
+    /// let text = "aten::add.Tensor(Tensor self, Tensor other) -> Tensor";
+    /// assert_eq!(OperatorName::read(text), OperatorName::of(text));
+    /// ```
+    pub fn read(schema: &'static str) -> OperatorName {
+        // `(` found by `memchr`; the byte loop then scans the name only.
+        let bytes = schema.as_bytes();
+        let end = (bytes.iter())
+            .position(|&b| b == b'(')
+            .unwrap_or(bytes.len());
+        let (_, ns_end, dot) = name_positions(bytes.get(..end).unwrap_or_default());
+        let head = schema.get(..end).unwrap_or_default();
+        let name_start = ns_end.map_or(0, |n| n + 2);
+        let part = |start: usize, stop: usize| schema.get(start..stop).unwrap_or_default();
+        OperatorName {
+            namespace: ns_end.map_or("aten", |n| part(0, n)),
+            qualified: part(0, dot.unwrap_or(end)),
+            overload: dot.map_or("", |d| part(d + 1, end)),
+            full: part(name_start, end),
+            operator: head,
+            schema: part(name_start, schema.len()),
+        }
+    }
+}
+
+/// Where the name in a schema text ends (its `(`, else the text's end), where its
+/// namespace ends (the first `::`) and where its overload starts (the first `.`).
+const fn name_positions(bytes: &[u8]) -> (usize, Option<usize>, Option<usize>) {
+    let mut end = 0;
+    while end < bytes.len() && bytes[end] != b'(' {
+        end += 1;
+    }
+    let mut ns_end = None;
+    let mut dot = None;
+    let mut i = 0;
+    while i < end {
+        if i + 1 < end && bytes[i] == b':' && bytes[i + 1] == b':' && ns_end.is_none() {
+            ns_end = Some(i);
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'.' && dot.is_none() {
+            dot = Some(i);
+        }
+        i += 1;
+    }
+    (end, ns_end, dot)
 }
 
 /// `s[start..end]` in `const` context (`""` if the range is not on character boundaries).
@@ -531,9 +568,11 @@ type StaticStateOf<O> =
 /// signature when it is looked up, and viewed as typed after), so that
 /// `include_native_functions!` keeps the caches of all its operators in one `static`
 /// array: the compiler evaluates one `static`, not one per operator.
+///
+/// An empty cache is zero bytes, so that such an array takes no room in the program file.
 pub struct OpCache {
-    handle: OnceLock<OperatorHandle>,
-    statik: OnceLock<Box<dyn Any + Send + Sync>>,
+    handle: InitOnce<OperatorHandle>,
+    statik: InitOnce<Box<dyn Any + Send + Sync>>,
 }
 
 /// The static-dispatch state of one operator.
@@ -547,8 +586,8 @@ impl OpCache {
     /// An empty cache.
     pub const fn new() -> Self {
         OpCache {
-            handle: OnceLock::new(),
-            statik: OnceLock::new(),
+            handle: InitOnce::new(),
+            statik: InitOnce::new(),
         }
     }
 

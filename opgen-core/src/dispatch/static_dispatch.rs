@@ -99,9 +99,13 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         dispatcher.set_warning_hook(|_| {});
         let mut registrations: Vec<Registration> = Vec::new();
         let mut errors: Vec<Error> = Vec::new();
-        let mine =
-            || (entries.clone().into_iter()).filter(|e| e.namespace == namespace && e.name == full);
-        if !mine().any(|e| e.schema.is_some()) {
+        let mine = || {
+            (entries.clone().into_iter()).filter(|e| {
+                let n = e.name();
+                n.namespace == namespace && n.full == full
+            })
+        };
+        if !mine().any(|e| e.defines) {
             let site = mine()
                 .next()
                 .map_or(std::panic::Location::caller(), |e| e.site);
@@ -118,8 +122,10 @@ impl<T: Tensor, L: ArgList<T>, R: RetValue<T>> StaticOperator<T, L, R> {
         }
         let linked = link_all(
             &dispatcher,
-            (entries.into_iter()).filter(|e| in_group(e.namespace, e.name)),
-            deferred.iter().filter(|e| in_group(e.namespace, e.name)),
+            (entries.into_iter()).filter(|e| in_group(e.name().namespace, e.name().full)),
+            deferred
+                .iter()
+                .filter(|e| in_group(e.name().namespace, e.name().full)),
         );
         let (linked, failed) = linked.into_parts();
         registrations.extend(linked);

@@ -83,7 +83,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<add_out>("aten", "add.out")
+        ::opgen::__private::LinkEntry::declare::<add_out>()
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
                 |lib, key, site| ::opgen::__private::impl_adapter_of::<

@@ -115,9 +115,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<
-            empty_memory_format,
-        >("aten", "empty.memory_format")
+        ::opgen::__private::LinkEntry::declare::<empty_memory_format>()
             .backend_select(::opgen::__private::backend_select::<empty_memory_format>)
             .with_kernel(
                 &[::opgen::DispatchKey::CompositeExplicitAutograd],

@@ -78,7 +78,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<scale>("vision", "scale")
+        ::opgen::__private::LinkEntry::declare::<scale>()
             .variants(true, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],

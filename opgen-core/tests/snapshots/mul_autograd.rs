@@ -38,7 +38,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<mul>("aten", "mul.Tensor")
+        ::opgen::__private::LinkEntry::declare::<mul>()
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
                 |lib, key, site| mul::register(lib, key, mul_cpu, site),

@@ -86,8 +86,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<add_>("aten", "add_.Tensor")
-            .variants(false, true),
+        ::opgen::__private::LinkEntry::declare::<add_>().variants(false, true),
     ];
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::DEFERRED)]
     #[linkme(crate = ::opgen::__private::linkme)]

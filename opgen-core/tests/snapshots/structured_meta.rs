@@ -146,9 +146,7 @@ const _: () = {
     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-        ::opgen::__private::LinkEntry::declare::<
-            sum_int_list_out,
-        >("aten", "sum.IntList_out")
+        ::opgen::__private::LinkEntry::declare::<sum_int_list_out>()
             .with_kernel(
                 &[::opgen::DispatchKey::Meta],
                 |lib, key, site| ::opgen::structured::register_out::<

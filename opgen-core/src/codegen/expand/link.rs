@@ -45,8 +45,7 @@ pub(crate) fn group(
 pub(crate) fn declare(plan: &OpPlan, api: &Api, rt: &syn::Path, at: Span) -> TokenStream2 {
     let entry = entry_type(rt);
     let marker = ident(&api.marker);
-    let (namespace, name) = (&plan.namespace, &plan.full_name);
-    let mut out = quote_spanned!(at=> #entry::declare::<#marker>(#namespace, #name));
+    let mut out = quote_spanned!(at=> #entry::declare::<#marker>());
     out.extend(settings(plan, rt));
     if plan.backend_select {
         out.extend(quote!(.backend_select(#rt::__private::backend_select::<#marker>)));

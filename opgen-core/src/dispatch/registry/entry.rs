@@ -25,50 +25,33 @@ pub type RegisterFn = fn(&Library, DispatchKey, Site) -> Result<Registration, Er
 /// Registers an operator's generated `BackendSelect` kernel with a library of its namespace.
 pub type BackendSelectFn = fn(&Library, Site) -> Result<Registration, Error>;
 
-/// One operator definition and/or kernel, as collected at link time.
+/// One operator definition and/or kernel, as collected at link time: static data, a few
+/// words per operator (a program that links all of ATen holds thousands of them), every
+/// name read off `text` when the entry is registered.
 ///
-/// `site` is where the generated constructor call stands (the kernel, or the macro call);
-/// `file` and `line` are the same place, kept for messages.
+/// `site` is where the generated constructor call stands (the kernel, or the macro call).
 pub struct LinkEntry {
-    /// The operator's namespace (`aten`).
-    pub namespace: &'static str,
-    /// The schema to `def` (with or without the namespace prefix); `None` for a kernel of
-    /// an operator defined elsewhere.
-    pub schema: Option<&'static str>,
-    /// The operator's full name without namespace (`add.Tensor`; `relu` without overload).
-    pub name: &'static str,
+    /// A `def`: the schema, with its namespace prefix (`aten::add.Tensor(Tensor self, ...)
+    /// -> Tensor`; `aten` without one). A kernel of an operator defined elsewhere: the
+    /// operator's name (`aten::add.Tensor`) or its schema.
+    pub text: &'static str,
+    /// Whether `text` is a schema to `def`.
+    pub defines: bool,
+    /// The operator's variants, recorded with its `def` for the runtime catalog.
+    pub variants: Variants,
+    /// The operator's device check and guard, recorded with its `def` for the kernels
+    /// registered at device-guarded keys.
+    pub device: DeviceChecks,
     /// The keys the kernel is registered at (empty: a `def` without kernel).
     pub keys: &'static [DispatchKey],
-    /// The file of `site`.
-    pub file: &'static str,
-    /// The line of `site`.
-    pub line: u32,
-    /// The registration site shown in the dispatcher's messages.
-    pub site: Site,
     /// Registers the kernel at one key (called once per key of `keys`).
-    pub register: RegisterFn,
-    /// The operator's variants, recorded with its `def` for the runtime catalog; `None` for
-    /// a kernel of an operator defined elsewhere.
-    pub variants: Option<Variants>,
-    /// The operator's device check and guard, recorded with its `def` for the kernels
-    /// registered at device-guarded keys; `None` for a kernel of an operator defined
-    /// elsewhere.
-    pub device: Option<DeviceChecks>,
+    pub register: Option<RegisterFn>,
     /// Registers the operator's generated `BackendSelect` kernel (schemas with
     /// TensorOptions, except `*_like` and `new_*`), right after the `def`s and before the
     /// kernels, so that a kernel registered at `BackendSelect` by hand shadows it.
     pub backend_select: Option<BackendSelectFn>,
-}
-
-/// The `register` of an entry without kernel (its `keys` are empty, so it is never called).
-///
-/// # Errors
-///
-/// Always: there is no kernel to register.
-pub fn no_kernel(_: &Library, key: DispatchKey, _: Site) -> Result<Registration, Error> {
-    Err(Error::internal(format!(
-        "no kernel to register at `{key}`: this operator is only declared"
-    )))
+    /// The registration site shown in the dispatcher's messages.
+    pub site: Site,
 }
 
 const FUNCTION: Variants = Variants {
@@ -77,28 +60,12 @@ const FUNCTION: Variants = Variants {
 };
 
 impl LinkEntry {
-    /// The `def` of an operator declared with a Rust API (its marker `O`, whose schema has
-    /// the namespace prefix `namespace::`), named `name` (`add.Tensor`), with PyTorch's
+    /// The `def` of an operator declared with a Rust API (its marker `O`), with PyTorch's
     /// defaults: variant `function`, device check and guard. `site` is the caller's
-    /// location. (The names are given, not read off the schema, so that no expansion makes
-    /// the compiler scan strings.)
+    /// location.
     #[track_caller]
-    pub const fn declare<O: Operator>(namespace: &'static str, name: &'static str) -> LinkEntry {
-        let site: Site = std::panic::Location::caller();
-        LinkEntry {
-            namespace,
-            // The schema without its `namespace::` prefix.
-            schema: Some(O::SCHEMA.split_at(namespace.len() + 2).1),
-            name,
-            keys: &[],
-            file: site.file(),
-            line: site.line(),
-            site,
-            register: no_kernel,
-            variants: Some(FUNCTION),
-            device: Some(DeviceChecks::DEFAULT),
-            backend_select: None,
-        }
+    pub const fn declare<O: Operator>() -> LinkEntry {
+        LinkEntry::def(O::SCHEMA)
     }
 
     /// The `def` of `schema` (with its namespace prefix; `aten` without one) and no kernel.
@@ -106,26 +73,22 @@ impl LinkEntry {
     /// ```
     /// use opgen_core::__private::LinkEntry;
     /// static ENTRY: LinkEntry = LinkEntry::def("demo::neg(Tensor self) -> Tensor").variants(true, true);
-    /// assert_eq!((ENTRY.namespace, ENTRY.name), ("demo", "neg"));
-    /// assert_eq!(ENTRY.schema, Some("neg(Tensor self) -> Tensor"));
+    /// let name = ENTRY.name();
+    /// assert_eq!((name.namespace, name.full), ("demo", "neg"));
+    /// assert_eq!(ENTRY.schema(), Some("neg(Tensor self) -> Tensor"));
     /// assert!(ENTRY.keys.is_empty());
     /// ```
     #[track_caller]
     pub const fn def(schema: &'static str) -> LinkEntry {
-        let name = OperatorName::of(schema);
-        let site: Site = std::panic::Location::caller();
         LinkEntry {
-            namespace: name.namespace,
-            schema: Some(name.schema),
-            name: name.full,
+            text: schema,
+            defines: true,
+            variants: FUNCTION,
+            device: DeviceChecks::DEFAULT,
             keys: &[],
-            file: site.file(),
-            line: site.line(),
-            site,
-            register: no_kernel,
-            variants: Some(FUNCTION),
-            device: Some(DeviceChecks::DEFAULT),
+            register: None,
             backend_select: None,
+            site: std::panic::Location::caller(),
         }
     }
 
@@ -137,20 +100,9 @@ impl LinkEntry {
         keys: &'static [DispatchKey],
         register: RegisterFn,
     ) -> LinkEntry {
-        let name = OperatorName::of(operator);
-        let site: Site = std::panic::Location::caller();
         LinkEntry {
-            namespace: name.namespace,
-            schema: None,
-            name: name.full,
-            keys,
-            file: site.file(),
-            line: site.line(),
-            site,
-            register,
-            variants: None,
-            device: None,
-            backend_select: None,
+            defines: false,
+            ..LinkEntry::def(operator).with_kernel(keys, register)
         }
     }
 
@@ -166,19 +118,19 @@ impl LinkEntry {
     /// This `def` with its kernel at `keys`.
     pub const fn with_kernel(mut self, keys: &'static [DispatchKey], register: RegisterFn) -> Self {
         self.keys = keys;
-        self.register = register;
+        self.register = Some(register);
         self
     }
 
     /// This `def` with the variants given.
     pub const fn variants(mut self, function: bool, method: bool) -> Self {
-        self.variants = Some(Variants { function, method });
+        self.variants = Variants { function, method };
         self
     }
 
     /// This `def` with `device_check` (`ExactSame` when true) and `device_guard`.
     pub const fn device(mut self, check: bool, guard: bool) -> Self {
-        self.device = Some(DeviceChecks { check, guard });
+        self.device = DeviceChecks { check, guard };
         self
     }
 
@@ -188,9 +140,22 @@ impl LinkEntry {
         self
     }
 
+    /// The names in `text`: namespace (`aten`), full name (`add.Tensor`), ...
+    #[inline]
+    pub fn name(&self) -> OperatorName {
+        OperatorName::read(self.text)
+    }
+
+    /// The schema to `def`, without its namespace prefix; `None` for a kernel of an
+    /// operator defined elsewhere.
+    pub fn schema(&self) -> Option<&'static str> {
+        self.defines.then(|| self.name().schema)
+    }
+
     /// `ns::name`: the operator as the dispatcher names it.
     pub fn operator(&self) -> String {
-        format!("{}::{}", self.namespace, self.name)
+        let name = self.name();
+        format!("{}::{}", name.namespace, name.full)
     }
 }
 
@@ -198,9 +163,12 @@ impl fmt::Debug for LinkEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LinkEntry")
             .field("operator", &self.operator())
-            .field("schema", &self.schema)
+            .field("schema", &self.schema())
             .field("keys", &self.keys)
-            .field("site", &format_args!("{}:{}", self.file, self.line))
+            .field(
+                "site",
+                &format_args!("{}:{}", self.site.file(), self.site.line()),
+            )
             .finish()
     }
 }
@@ -219,14 +187,8 @@ pub fn link_entries() -> impl Iterator<Item = &'static LinkEntry> + Clone {
 /// `Dispatcher::global` runs these after all [`LINK_ENTRIES`], then derives the wrappers of
 /// `opgen_core::structured::derive_wrappers`.
 pub struct Deferred {
-    /// The operator's namespace (`aten`).
-    pub namespace: &'static str,
-    /// The operator's full name without namespace (`add.Tensor`).
-    pub name: &'static str,
-    /// The file of `site`.
-    pub file: &'static str,
-    /// The line of `site`.
-    pub line: u32,
+    /// The operator's schema, with its namespace prefix (its marker's `SCHEMA`).
+    pub text: &'static str,
     /// The registration site shown in the dispatcher's messages.
     pub site: Site,
     /// Registers the kernels with a library of the namespace.
@@ -239,16 +201,17 @@ impl Deferred {
     pub const fn of<O: Operator>(
         register: fn(&Library, Site) -> Result<Vec<Registration>, Error>,
     ) -> Deferred {
-        let name = OperatorName::of(O::SCHEMA);
-        let site: Site = std::panic::Location::caller();
         Deferred {
-            namespace: name.namespace,
-            name: name.full,
-            file: site.file(),
-            line: site.line(),
-            site,
+            text: O::SCHEMA,
+            site: std::panic::Location::caller(),
             register,
         }
+    }
+
+    /// The names in `text`.
+    #[inline]
+    pub fn name(&self) -> OperatorName {
+        OperatorName::read(self.text)
     }
 }
 
@@ -257,9 +220,12 @@ impl fmt::Debug for Deferred {
         f.debug_struct("Deferred")
             .field(
                 "operator",
-                &format_args!("{}::{}", self.namespace, self.name),
+                &format_args!("{}::{}", self.name().namespace, self.name().full),
             )
-            .field("site", &format_args!("{}:{}", self.file, self.line))
+            .field(
+                "site",
+                &format_args!("{}:{}", self.site.file(), self.site.line()),
+            )
             .finish()
     }
 }

@@ -6,7 +6,8 @@
 //! probing. Entries are only ever added (an operator's entry lives as long as its
 //! dispatcher), by one writer at a time (the registry's lock), so each slot is set once:
 //! a `OnceLock`, which readers check with one atomic load. When the table is half full the
-//! writer fills a table twice its size and publishes it; readers that still hold the old
+//! writer fills a table twice its size (or larger, to make room for many at once) and
+//! publishes it; readers that still hold the old
 //! one see every entry added before the switch. Old tables are kept (they total less than
 //! the current one), which is what lets readers use them without any reclamation scheme.
 
@@ -69,24 +70,47 @@ impl NameIndex {
         entry: &Arc<OperatorEntry>,
         all: impl Iterator<Item = &'e Arc<OperatorEntry>>,
     ) {
-        let mut current = self.current.load(Ordering::Relaxed);
         let len = self.len.load(Ordering::Relaxed) + 1;
-        let capacity = FIRST << current;
-        if len * 2 > capacity && current + 1 < TABLES {
-            let bigger = empty_slots(capacity * 2);
-            for old in all {
-                put(&bigger, old);
-            }
-            let _ = self.tables[current + 1].set(bigger);
-            current += 1;
-            // Readers that load the new index find the table filled (`OnceLock::set`
-            // happens before this store).
-            self.current.store(current, Ordering::Release);
-        }
+        let current = self.grow_for(len, all);
         if let Some(slots) = self.tables[current].get() {
             put(slots, entry);
         }
         self.len.store(len, Ordering::Relaxed);
+    }
+
+    /// Makes room for `additional` more entries at once (the link step knows how many
+    /// operators it defines), so that the table is filled once instead of at each
+    /// doubling. `all` gives every entry already added. The caller holds the registry's
+    /// lock.
+    pub(super) fn reserve<'e>(
+        &self,
+        additional: usize,
+        all: impl Iterator<Item = &'e Arc<OperatorEntry>>,
+    ) {
+        let len = self.len.load(Ordering::Relaxed) + additional;
+        self.grow_for(len, all);
+    }
+
+    /// Publishes a table at most half full with `len` entries, if the current one is not
+    /// (filled with `all`); returns the index of the current table.
+    fn grow_for<'e>(&self, len: usize, all: impl Iterator<Item = &'e Arc<OperatorEntry>>) -> usize {
+        let current = self.current.load(Ordering::Relaxed);
+        let mut next = current;
+        while len * 2 > FIRST << next && next + 1 < TABLES {
+            next += 1;
+        }
+        if next == current {
+            return current;
+        }
+        let bigger = empty_slots(FIRST << next);
+        for old in all {
+            put(&bigger, old);
+        }
+        let _ = self.tables[next].set(bigger);
+        // Readers that load the new index find the table filled (`OnceLock::set` happens
+        // before this store).
+        self.current.store(next, Ordering::Release);
+        next
     }
 }
 

@@ -13,6 +13,7 @@ use super::warning::{Warning, WarningHook};
 use super::{Dispatcher, Registration};
 use crate::dispatch::error::Error;
 use crate::dispatch::library::Library;
+use crate::dispatch::operator::OperatorName;
 use crate::schema::parse_schema;
 
 /// A step of link-time registration that needs every entry registered first (the
@@ -279,13 +280,14 @@ pub(crate) fn link_all<'e>(
     deferred: impl IntoIterator<Item = &'e Deferred>,
 ) -> Linked {
     let mut linked = link(dispatcher, entries);
-    let mut order: Vec<&Deferred> = deferred.into_iter().collect();
-    order.sort_by_key(|e| (e.namespace, e.name, e.file, e.line));
-    for entry in order {
-        let lib = dispatcher.fragment(entry.namespace);
+    let mut order: Vec<(OperatorName, &Deferred)> =
+        (deferred.into_iter()).map(|e| (e.name(), e)).collect();
+    order.sort_by_key(|(name, e)| (name.namespace, name.full, e.site.file(), e.site.line()));
+    for (name, entry) in order {
+        let lib = dispatcher.fragment(name.namespace);
         match (entry.register)(&lib, entry.site) {
             Ok(registrations) => linked.registrations.extend(registrations),
-            Err(error) => linked.fail(format!("{}::{}", entry.namespace, entry.name), error),
+            Err(error) => linked.fail(qualified(&name), error),
         }
     }
     for step in crate::POST_LINK {
@@ -308,68 +310,85 @@ pub(crate) fn link<'e>(
 ) -> Linked {
     let order = in_order(entries);
     let mut libraries: BTreeMap<&str, Library> = BTreeMap::new();
-    for entry in &order {
-        (libraries.entry(entry.namespace)).or_insert_with(|| dispatcher.fragment(entry.namespace));
+    for (name, _) in &order {
+        (libraries.entry(name.namespace)).or_insert_with(|| dispatcher.fragment(name.namespace));
     }
+    dispatcher.reserve(order.len());
     let mut linked = Linked::new();
-    let mut defs: Vec<&Entry> = Vec::new();
+    linked.registrations.reserve(order.len());
+    let mut defs: Vec<(&OperatorName, &Entry)> = Vec::new();
     // The schemas defined for the operator of the entries seen last (entries of one
     // operator are adjacent): restating one is allowed, a different one meets the
     // dispatcher's duplicate-`def` error.
     let mut defined: Vec<&'static str> = Vec::new();
     let mut previous: Option<(&str, &str)> = None;
-    for entry in &order {
-        let (Some(text), Some(lib)) = (entry.schema, libraries.get(entry.namespace)) else {
+    for (name, entry) in &order {
+        let (true, Some(lib)) = (entry.defines, libraries.get(name.namespace)) else {
             continue;
         };
-        if previous != Some((entry.namespace, entry.name)) {
+        if previous != Some((name.namespace, name.full)) {
             defined.clear();
-            previous = Some((entry.namespace, entry.name));
+            previous = Some((name.namespace, name.full));
         }
-        if defined.iter().any(|first| same_schema(first, text)) {
+        if defined.iter().any(|first| same_schema(first, name.schema)) {
             continue;
         }
-        defined.push(text);
-        let def = lib.def_static(text, entry.variants, entry.device, entry.site);
+        defined.push(name.schema);
+        let def = lib.def_static(
+            entry.text,
+            Some(entry.variants),
+            Some(entry.device),
+            entry.site,
+        );
         if def.is_ok() {
-            defs.push(entry);
+            defs.push((name, entry));
         }
-        linked.keep(|| entry.operator(), def);
+        linked.keep(|| qualified(name), def);
     }
     // The generated `BackendSelect` kernels of the operators just defined, before every other
     // kernel, so that a kernel registered at `BackendSelect` by hand shadows them.
-    for entry in defs {
-        if let (Some(register), Some(lib)) = (entry.backend_select, libraries.get(entry.namespace))
-        {
-            linked.keep(|| entry.operator(), register(lib, entry.site));
+    for (name, entry) in defs {
+        if let (Some(register), Some(lib)) = (entry.backend_select, libraries.get(name.namespace)) {
+            linked.keep(|| qualified(name), register(lib, entry.site));
         }
     }
-    for entry in &order {
-        let Some(lib) = libraries.get(entry.namespace) else {
+    for (name, entry) in &order {
+        let (Some(register), Some(lib)) = (entry.register, libraries.get(name.namespace)) else {
             continue;
         };
         for &key in entry.keys {
-            linked.keep(|| entry.operator(), (entry.register)(lib, key, entry.site));
+            linked.keep(|| qualified(name), register(lib, key, entry.site));
         }
     }
     linked
 }
 
-/// `entries` by operator, then file and line: so that which of two conflicting `def`s wins,
-/// and which of two kernels at one key overrides the other, does not depend on the link
-/// order. The entries of one operator are adjacent. A hash of the operator's name is
-/// compared first, which keeps the sort of thousands of entries cheap (their order across
-/// operators is the hash's, deterministic but arbitrary).
-fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<&'e Entry> {
-    let mut keyed: Vec<(u64, &Entry)> = (entries.into_iter())
-        .map(|e| (super::operator::name_hash(e.namespace, e.name), e))
+/// `entries` with their names, by operator, then file and line: so that which of two
+/// conflicting `def`s wins, and which of two kernels at one key overrides the other, does
+/// not depend on the link order. The entries of one operator are adjacent. A hash of the
+/// operator's name is compared first, which keeps the sort of thousands of entries cheap
+/// (their order across operators is the hash's, deterministic but arbitrary).
+fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<(OperatorName, &'e Entry)> {
+    let named: Vec<(OperatorName, &Entry)> = (entries.into_iter()).map(|e| (e.name(), e)).collect();
+    // Sorted as (hash, position) pairs: small to move.
+    let mut keyed: Vec<(u64, usize)> = (named.iter().enumerate())
+        .map(|(i, (name, _))| (super::operator::name_hash(name.qualified, name.overload), i))
         .collect();
-    keyed.sort_unstable_by(|(ha, a), (hb, b)| {
-        ha.cmp(hb).then_with(|| {
-            (a.namespace, a.name, a.file, a.line).cmp(&(b.namespace, b.name, b.file, b.line))
-        })
-    });
-    keyed.into_iter().map(|(_, e)| e).collect()
+    let key = |i: usize| {
+        named
+            .get(i)
+            .map(|(n, e)| (n.namespace, n.full, e.site.file(), e.site.line()))
+    };
+    keyed.sort_unstable_by(|(ha, a), (hb, b)| ha.cmp(hb).then_with(|| key(*a).cmp(&key(*b))));
+    (keyed.into_iter())
+        .filter_map(|(_, i)| named.get(i).copied())
+        .collect()
+}
+
+/// `ns::name.overload`, as the dispatcher names the operator (`aten::` when the text has no
+/// namespace).
+fn qualified(name: &OperatorName) -> String {
+    format!("{}::{}", name.namespace, name.full)
 }
 
 /// Whether two schema texts define the same operator: equal texts, or equal once parsed and

@@ -2,6 +2,7 @@
 //! ([`OpInfo`]), whose schema is parsed when the operator is first needed.
 
 use std::any::TypeId;
+use std::borrow::Cow;
 use std::fmt;
 use std::num::NonZeroU64;
 use std::sync::{Arc, OnceLock, Weak};
@@ -19,7 +20,8 @@ use crate::schema::{SchemaError, parse_schema};
 
 /// An operator's name: `ns::op.overload` in one string, with the lengths of its parts.
 pub(crate) struct QualifiedName {
-    text: Box<str>,
+    /// Borrowed from a schema text that lives as long as the program (link-time `def`s).
+    text: Cow<'static, str>,
     /// Length of `ns`.
     namespace: usize,
     /// Length of `ns::op`.
@@ -40,8 +42,18 @@ impl QualifiedName {
             text.push_str(overload);
         }
         QualifiedName {
-            text: text.into_boxed_str(),
+            text: Cow::Owned(text),
             namespace: namespace.len(),
+            name,
+        }
+    }
+
+    /// `full` (`ns::op.overload`), whose `ns` is `namespace` bytes long and `ns::op`
+    /// `name` bytes long.
+    pub(crate) fn borrowed(full: &'static str, namespace: usize, name: usize) -> QualifiedName {
+        QualifiedName {
+            text: Cow::Borrowed(full),
+            namespace,
             name,
         }
     }

@@ -1,5 +1,6 @@
 //! Registrations: `def`, kernels and fallbacks, and the handles that undo them.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -205,7 +206,7 @@ impl Inner {
         )?;
         let op = schema.name.operator_name();
         let info = OpInfo::parsed(Arc::new(schema), site);
-        self.add_def(namespace, &op, &overload, info, variants, device)
+        self.add_def(namespace, (&op, &overload, None), info, variants, device)
     }
 
     /// [`Inner::def`] for a schema that lives as long as the program (a link-time entry,
@@ -223,15 +224,22 @@ impl Inner {
             return self.def(namespace, text, variants, device, site);
         };
         check_def_name(namespace, ns, overload, text, site)?;
-        let info = OpInfo::text(text, site);
-        self.add_def(namespace, op, overload, info, variants, device)
+        // A text with its namespace prefix (`aten::add.Tensor(...`) starts with the
+        // operator's name, which its entry then borrows instead of copying; the schema is
+        // kept without the prefix, as `def` keeps it.
+        let prefix = ns.map_or(0, |ns| ns.len() + 2);
+        let dot = usize::from(!overload.is_empty());
+        let named = ns.and_then(|_| text.get(..prefix + op.len() + dot + overload.len()));
+        let info = OpInfo::text(text.get(prefix..).unwrap_or(text), site);
+        self.add_def(namespace, (op, overload, named), info, variants, device)
     }
 
+    /// Defines the operator `op` with `overload`; `named` is its name `ns::op.overload`
+    /// when it lives as long as the program.
     fn add_def(
         self: &Arc<Self>,
         namespace: &str,
-        op: &str,
-        overload: &str,
+        (op, overload, named): (&str, &str, Option<&'static str>),
         info: OpInfo,
         variants: Option<Variants>,
         device: Option<DeviceChecks>,
@@ -241,12 +249,12 @@ impl Inner {
         info.variants = variants;
         info.device = device;
         let info = Arc::new(info);
-        let mut name = String::with_capacity(namespace.len() + 2 + op.len());
-        name.push_str(namespace);
-        name.push_str("::");
-        name.push_str(op);
+        let name: Cow<'static, str> = match named {
+            Some(full) => Cow::Borrowed(full.get(..namespace.len() + 2 + op.len()).unwrap_or(full)),
+            None => Cow::Owned(format!("{namespace}::{op}")),
+        };
         let mut registry = self.lock();
-        let op_id = registry.op_id(self, namespace, &name, overload);
+        let op_id = registry.op_id(self, namespace, (&name, overload), named);
         let Some(state) = registry.op(op_id) else {
             return Err(Error::internal("an operator entry without state"));
         };
@@ -359,7 +367,7 @@ impl Registry {
         aftermath: &mut Aftermath,
     ) -> Result<(RegistrationId, u32), Error> {
         let kernel = kernel.map(Arc::new);
-        let op_id = self.op_id(inner, namespace, name, overload);
+        let op_id = self.op_id(inner, namespace, (name, overload), None);
         let Some(state) = self.op(op_id) else {
             return Err(Error::internal("an operator entry without state"));
         };

@@ -42,6 +42,17 @@ impl Dispatcher {
     }
 }
 
+impl Dispatcher {
+    /// Makes room for `additional` more operators at once: the link step, which defines
+    /// thousands, fills the name index once instead of at each doubling.
+    pub(crate) fn reserve(&self, additional: usize) {
+        let mut registry = self.inner.lock();
+        registry.ops.reserve(additional);
+        registry.overloads.reserve(additional);
+        (self.inner.index).reserve(additional, registry.ops.iter().map(|op| &op.entry));
+    }
+}
+
 impl Registry {
     /// The operator `id` with its schema, if it has a `def` whose schema parses.
     pub(super) fn defined(&self, id: u32) -> Option<DefinedOperator> {
@@ -68,13 +79,14 @@ impl Registry {
     }
 
     /// The id of the operator `name` (`ns::op`) with `overload`, created (without `def`) if
-    /// needed.
+    /// needed; `named` is its whole name (`ns::op.overload`) when it lives as long as the
+    /// program, which the entry then borrows.
     pub(super) fn op_id(
         &mut self,
         inner: &Arc<Inner>,
         namespace: &str,
-        name: &str,
-        overload: &str,
+        (name, overload): (&str, &str),
+        named: Option<&'static str>,
     ) -> u32 {
         let hash = name_hash(name, overload);
         if let Some(entry) = inner.index.get(hash, name, overload) {
@@ -86,7 +98,10 @@ impl Registry {
         let id = u32::try_from(self.ops.len()).unwrap_or(u32::MAX);
         let entry = Arc::new(OperatorEntry {
             id,
-            qualified: QualifiedName::new(namespace, op.unwrap_or(name), overload),
+            qualified: match named {
+                Some(full) => QualifiedName::borrowed(full, namespace.len(), name.len()),
+                None => QualifiedName::new(namespace, op.unwrap_or(name), overload),
+            },
             hash,
             table: OnceLock::new(),
             dispatcher: Arc::downgrade(inner),

@@ -33,33 +33,8 @@ fn rleu_cpu(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration,
     lib.impl_at("rleu", key, |t: &TestTensor| t.clone(), site)
 }
 
-fn no_kernel(_: &Library, _: DispatchKey, _: Site) -> Result<Registration, Error> {
-    Err(Error::internal(
-        "an entry without keys has no kernel to register",
-    ))
-}
-
-const fn entry(
-    schema: Option<&'static str>,
-    name: &'static str,
-    keys: &'static [DispatchKey],
-    line: u32,
-    register: fn(&Library, DispatchKey, Site) -> Result<Registration, Error>,
-) -> Entry {
-    Entry {
-        namespace: "t",
-        schema,
-        name,
-        keys,
-        file: "link.rs",
-        line,
-        site: Location::caller(),
-        register,
-        variants: None,
-        device: None,
-        backend_select: None,
-    }
-}
+/// [`NEG`] in the tests' namespace `t`, as a link entry writes it.
+const T_NEG: &str = "t::neg(Tensor self) -> Tensor";
 
 fn neg(d: &Dispatcher, t: &TestTensor) -> Result<TestTensor, Error> {
     d.typed::<_, (&TestTensor,), TestTensor>("t::neg", "")?
@@ -68,17 +43,12 @@ fn neg(d: &Dispatcher, t: &TestTensor) -> Result<TestTensor, Error> {
 
 #[test]
 fn kernels_register_after_every_def_whatever_the_order() {
-    // The kernel sorts first (line 1) and its `def` comes from an entry without kernel.
+    // The kernel sorts first (its line is first) and its `def` comes from an entry without
+    // kernel.
     static ENTRIES: [Entry; 3] = [
-        entry(None, "neg", &[K::CPU], 1, neg_cpu),
-        entry(Some(NEG), "neg", &[], 2, no_kernel),
-        entry(
-            Some("t::neg(Tensor self) -> Tensor"),
-            "neg",
-            &[K::Meta],
-            3,
-            neg_meta,
-        ),
+        Entry::kernel("t::neg", &[K::CPU], neg_cpu),
+        Entry::def(T_NEG),
+        Entry::def("t::neg(Tensor self) -> Tensor").with_kernel(&[K::Meta], neg_meta),
     ];
     let d = Dispatcher::new();
     let linked = link(&d, &ENTRIES);
@@ -86,7 +56,7 @@ fn kernels_register_after_every_def_whatever_the_order() {
     assert_eq!(neg(&d, &TestTensor::cpu(2)).unwrap().value(), -2);
     let meta = TestTensor::new(&[K::Meta], 5);
     assert_eq!(neg(&d, &meta).unwrap(), meta);
-    // Restating the schema (with or without the namespace) made one `def`.
+    // Restating the schema made one `def`.
     let op = d.find("t::neg", "").unwrap();
     assert_eq!(op.keys_with_kernels(), [K::CPU, K::Meta]);
 }
@@ -94,14 +64,8 @@ fn kernels_register_after_every_def_whatever_the_order() {
 #[test]
 fn a_different_schema_for_a_name_is_a_duplicate_def() {
     static ENTRIES: [Entry; 2] = [
-        entry(Some(NEG), "neg", &[K::CPU], 1, neg_cpu),
-        entry(
-            Some("neg(Tensor self, int n=1) -> Tensor"),
-            "neg",
-            &[],
-            2,
-            no_kernel,
-        ),
+        Entry::def(T_NEG).with_kernel(&[K::CPU], neg_cpu),
+        Entry::def("t::neg(Tensor self, int n=1) -> Tensor"),
     ];
     let d = Dispatcher::new();
     let linked = link(&d, &ENTRIES);
@@ -128,8 +92,8 @@ fn a_different_schema_for_a_name_is_a_duplicate_def() {
 #[test]
 fn a_failing_kernel_leaves_the_others_registered() {
     static ENTRIES: [Entry; 2] = [
-        entry(Some(NEG), "neg", &[K::CPU], 1, neg_cpu),
-        entry(None, "neg", &[K::Meta], 2, neg_wrong),
+        Entry::def(T_NEG).with_kernel(&[K::CPU], neg_cpu),
+        Entry::kernel("t::neg", &[K::Meta], neg_wrong),
     ];
     let d = Dispatcher::new();
     let linked = link(&d, &ENTRIES);
@@ -156,14 +120,8 @@ fn a_failing_kernel_leaves_the_others_registered() {
 fn a_kernel_whose_operator_nothing_defines_is_a_link_error() {
     // `rleu` for `relu`: c10 would keep a dangling impl that nothing calls.
     static ENTRIES: [Entry; 2] = [
-        entry(
-            Some("relu(Tensor self) -> Tensor"),
-            "relu",
-            &[],
-            1,
-            no_kernel,
-        ),
-        entry(None, "rleu", &[K::CPU], 2, rleu_cpu),
+        Entry::def("t::relu(Tensor self) -> Tensor"),
+        Entry::kernel("t::rleu", &[K::CPU], rleu_cpu),
     ];
     let d = Dispatcher::new();
     let linked = link_checked(&d, &ENTRIES, &[]);
@@ -186,14 +144,8 @@ fn link_time_schemas_are_parsed_when_first_needed() {
     // Not a valid schema (its crate's macro would have rejected it): linking reads only
     // its name, so the error shows when the operator is first used.
     static ENTRIES: [Entry; 2] = [
-        entry(
-            Some("lazy(Tensr self) -> Tensor"),
-            "lazy",
-            &[],
-            1,
-            no_kernel,
-        ),
-        entry(Some(NEG), "neg", &[], 2, no_kernel),
+        Entry::def("t::lazy(Tensr self) -> Tensor"),
+        Entry::def(T_NEG),
     ];
     let d = Dispatcher::new();
     let linked = link(&d, &ENTRIES);
@@ -217,19 +169,19 @@ fn link_time_schemas_are_parsed_when_first_needed() {
 #[test]
 fn a_kernel_overriding_another_from_another_site_warns() {
     static ENTRIES: [Entry; 4] = [
-        entry(Some(NEG), "neg", &[K::CPU], 1, neg_cpu),
+        Entry::def(T_NEG).with_kernel(&[K::CPU], neg_cpu),
         Entry {
             site: Location::caller(),
-            ..entry(None, "neg", &[K::CPU], 2, neg_meta)
+            ..Entry::kernel("t::neg", &[K::CPU], neg_meta)
         },
         // At `Meta` PyTorch overrides on purpose, and does not warn.
         Entry {
             site: Location::caller(),
-            ..entry(None, "neg", &[K::Meta], 3, neg_meta)
+            ..Entry::kernel("t::neg", &[K::Meta], neg_meta)
         },
         Entry {
             site: Location::caller(),
-            ..entry(None, "neg", &[K::Meta], 4, neg_cpu)
+            ..Entry::kernel("t::neg", &[K::Meta], neg_cpu)
         },
     ];
     let d = Dispatcher::new();
@@ -292,9 +244,9 @@ fn unwrap_panics_with_the_message() {
 #[test]
 fn link_errors_list_every_failure() {
     static ENTRIES: [Entry; 3] = [
-        entry(Some(NEG), "neg", &[K::CPU], 1, neg_cpu),
-        entry(None, "neg", &[K::Meta], 2, neg_wrong),
-        entry(None, "rleu", &[K::CPU], 3, rleu_cpu),
+        Entry::def(T_NEG).with_kernel(&[K::CPU], neg_cpu),
+        Entry::kernel("t::neg", &[K::Meta], neg_wrong),
+        Entry::kernel("t::rleu", &[K::CPU], rleu_cpu),
     ];
     let d = Dispatcher::new();
     let linked = link_checked(&d, &ENTRIES, &[]);

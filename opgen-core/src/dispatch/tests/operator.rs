@@ -73,10 +73,10 @@ fn make_meta(
 #[linkme::distributed_slice(LINK_ENTRIES)]
 #[linkme(crate = linkme)]
 static OPTEST: &[LinkEntry] = &[
-    LinkEntry::declare::<neg>("optest", "neg").with_kernel(&[K::CPU], |lib, key, site| {
+    LinkEntry::declare::<neg>().with_kernel(&[K::CPU], |lib, key, site| {
         impl_kernel_of::<neg, _, _>(lib, key, neg_cpu, site)
     }),
-    LinkEntry::declare::<make>("optest", "make")
+    LinkEntry::declare::<make>()
         .backend_select(backend_select::<make>)
         .with_kernel(&[K::CPU], |lib, key, site| {
             impl_kernel::<TestTensor, _, _>(lib, "make", key, make_cpu, site)
@@ -96,12 +96,12 @@ fn names_come_from_the_schema_in_const_context() {
     assert_eq!(neg::name().full, "neg");
     let entry = &OPTEST[0];
     assert_eq!(
-        (entry.namespace, entry.name, entry.keys),
+        (entry.name().namespace, entry.name().full, entry.keys),
         ("optest", "neg", &[K::CPU][..])
     );
-    assert_eq!(entry.file, file!());
-    assert!(entry.line > 0 && entry.line == entry.site.line());
-    assert!(entry.variants.is_some_and(|v| v.function && !v.method));
+    assert_eq!(entry.schema(), Some("neg(Tensor self) -> Tensor"));
+    assert_eq!(entry.site.file(), file!());
+    assert!(entry.defines && entry.variants.function && !entry.variants.method);
 }
 
 #[test]
@@ -192,4 +192,23 @@ fn argument_tuples_box_and_see_devices() {
         args, &mut stack,
     );
     assert_eq!(stack.len(), 3);
+}
+
+#[test]
+fn names_read_at_run_time_are_the_const_ones() {
+    for text in [
+        "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        "relu(Tensor self) -> Tensor",
+        "aten::__iand__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        "ns::op",
+        "add.Tensor",
+        "a.b.c(x)",
+        "a::b::c(x)",
+        "a.b::c(x)",
+        "a:::b(x)",
+        "(Tensor x) -> Tensor",
+        "",
+    ] {
+        assert_eq!(OperatorName::read(text), OperatorName::of(text), "{text}");
+    }
 }

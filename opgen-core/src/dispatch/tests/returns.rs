@@ -1,8 +1,6 @@
 //! Round trips of every return type the plan maps, alone and in tuples, between the typed and
 //! the boxed calling conventions, through the dispatcher and through static dispatch.
 
-use std::panic::Location;
-
 use super::values::assert_corpus_types_covered;
 use super::*;
 use crate::__private::LinkEntry as Entry;
@@ -263,19 +261,7 @@ const fn entry(
     schema: &'static str,
     register: fn(&Library, DispatchKey, Site) -> Result<Registration, Error>,
 ) -> Entry {
-    Entry {
-        namespace: "s",
-        schema: Some(schema),
-        name: "ten",
-        keys: &[DispatchKey::CPU],
-        file: "returns.rs",
-        line: 1,
-        site: Location::caller(),
-        register,
-        variants: None,
-        device: None,
-        backend_select: None,
-    }
+    Entry::def(schema).with_kernel(&[DispatchKey::CPU], register)
 }
 
 fn unboxed_ten(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
@@ -296,7 +282,7 @@ fn boxed_ten(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration
 
 #[test]
 fn static_dispatch_returns_every_type() {
-    const SCHEMA: &str = concat!("ten(Tensor self) -> ", ten_returns!());
+    const SCHEMA: &str = concat!("s::ten(Tensor self) -> ", ten_returns!());
     static UNBOXED: [Entry; 1] = [entry(SCHEMA, unboxed_ten)];
     static BOXED: [Entry; 1] = [entry(SCHEMA, boxed_ten)];
     let t = TestTensor::cpu(5);

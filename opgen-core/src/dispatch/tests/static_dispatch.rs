@@ -1,14 +1,10 @@
 //! Static dispatch: the kernel for the highest backend key of the arguments, then the
 //! composite kernels in torchgen's order, without tables, thread-local keys or autograd.
 
-use std::panic::Location;
-
 use super::*;
 use crate::__private::{LINK_ENTRIES, LinkEntry as Entry};
 use crate::dispatch::static_dispatch::StaticOperator;
 use crate::dispatch::{DispatchKey as K, ErrorKind, IncludeDispatchKeyGuard, Scalar, Site};
-
-const ADD: &str = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
 
 type Families = (&'static TestTensor, &'static TestTensor, Scalar);
 type AddOp = StaticOperator<TestTensor, Families, TestTensor>;
@@ -35,23 +31,18 @@ tagged!(ceanf, 4);
 tagged!(cia, 5);
 tagged!(autograd, 6);
 
+/// `add.Tensor` in the tests' namespace `t`, as a link entry writes it.
+const T_ADD: &str = "t::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+
+/// An entry of `t::add.Tensor`: its `def` (with `schema`) or a kernel only.
 const fn entry(
     schema: Option<&'static str>,
     keys: &'static [DispatchKey],
     register: fn(&Library, DispatchKey, Site) -> Result<Registration, Error>,
 ) -> Entry {
-    Entry {
-        namespace: "t",
-        schema,
-        name: "add.Tensor",
-        keys,
-        file: "static_dispatch.rs",
-        line: 1,
-        site: Location::caller(),
-        register,
-        variants: None,
-        device: None,
-        backend_select: None,
+    match schema {
+        Some(schema) => Entry::def(schema).with_kernel(keys, register),
+        None => Entry::kernel("t::add.Tensor", keys, register),
     }
 }
 
@@ -67,7 +58,7 @@ fn tag(op: &AddOp, keys: &[DispatchKey]) -> Result<i64, Error> {
 #[test]
 fn the_highest_backend_key_picks_the_kernel() {
     static ENTRIES: [Entry; 3] = [
-        entry(Some(ADD), &[K::CPU], cpu),
+        entry(Some(T_ADD), &[K::CPU], cpu),
         entry(None, &[K::Meta], meta),
         entry(None, &[K::AutogradCPU, K::AutogradMeta], autograd),
     ];
@@ -85,7 +76,7 @@ fn the_highest_backend_key_picks_the_kernel() {
 
 #[test]
 fn the_kernel_receives_the_keys_of_the_arguments() {
-    static ENTRIES: [Entry; 1] = [entry(Some(ADD), &[K::CPU], cpu)];
+    static ENTRIES: [Entry; 1] = [entry(Some(T_ADD), &[K::CPU], cpu)];
     let op = build(&ENTRIES);
     let a = TestTensor::new(&[K::CPU, K::AutogradCPU], 0);
     let b = TestTensor::new(&[K::CPU, K::Tracer], 0);
@@ -96,7 +87,7 @@ fn the_kernel_receives_the_keys_of_the_arguments() {
 #[test]
 fn composites_serve_in_torchgens_order() {
     static ALL: [Entry; 4] = [
-        entry(Some(ADD), &[K::CompositeImplicitAutograd], cia),
+        entry(Some(T_ADD), &[K::CompositeImplicitAutograd], cia),
         entry(None, &[K::CompositeExplicitAutogradNonFunctional], ceanf),
         entry(None, &[K::CompositeExplicitAutograd], cea),
         entry(None, &[K::CPU], cpu),
@@ -116,7 +107,7 @@ fn composites_serve_in_torchgens_order() {
 #[test]
 fn no_kernel_is_an_error_naming_the_key_and_the_kernels() {
     static ENTRIES: [Entry; 2] = [
-        entry(Some(ADD), &[K::CPU], cpu),
+        entry(Some(T_ADD), &[K::CPU], cpu),
         entry(None, &[K::AutogradMeta], autograd),
     ];
     let op = build(&ENTRIES);
@@ -142,7 +133,7 @@ fn no_kernel_is_an_error_naming_the_key_and_the_kernels() {
 
 #[test]
 fn a_signature_that_does_not_fit_the_schema_is_an_error() {
-    static ENTRIES: [Entry; 1] = [entry(Some(ADD), &[K::CPU], cpu)];
+    static ENTRIES: [Entry; 1] = [entry(Some(T_ADD), &[K::CPU], cpu)];
     let wrong = StaticOperator::<TestTensor, (&'static TestTensor,), TestTensor>::build(
         "t::add",
         "Tensor",
@@ -162,7 +153,7 @@ fn a_kernel_that_does_not_fit_is_left_out_and_reported() {
         lib.impl_at("add.Tensor", key, |a: &TestTensor| a.clone(), site)
     }
     static ENTRIES: [Entry; 2] = [
-        entry(Some(ADD), &[K::CPU], cpu),
+        entry(Some(T_ADD), &[K::CPU], cpu),
         entry(None, &[K::Meta], narrow),
     ];
     let op = build(&ENTRIES);
@@ -176,10 +167,10 @@ fn a_kernel_that_does_not_fit_is_left_out_and_reported() {
 // linkme's element is a `#[link_section]` static, which `unsafe_code` counts.
 #[allow(unsafe_code)]
 #[linkme::distributed_slice(LINK_ENTRIES)]
-static LINKED_ADD: &[Entry] = &[Entry {
-    namespace: "opgen_static_test",
-    ..entry(Some(ADD), &[K::CPU], linked_cpu)
-}];
+static LINKED_ADD: &[Entry] = &[Entry::def(
+    "opgen_static_test::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+)
+.with_kernel(&[K::CPU], linked_cpu)];
 
 fn linked_cpu(lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error> {
     lib.impl_at(
