@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use crate::dispatch::device::{backend_select_keys, impl_guarded};
 use crate::dispatch::{
     DispatchKey, DispatchKeySet, Error, IValue, Library, Operator, OperatorHandle, Registration,
-    Site, Stack, Tensor, TupleCall, boxed, kernel_name,
+    Site, Stack, Tensor, TupleCall, boxed,
 };
 use crate::schema::parse_schema;
 
@@ -27,7 +27,7 @@ pub fn impl_kernel<T: Tensor, M, K: TupleCall<T, M>>(
     kernel: K,
     site: Site,
 ) -> Result<Registration, Error> {
-    impl_guarded(lib, name, key, kernel, kernel_name::<K>(), site)
+    impl_guarded(lib, name, key, kernel, std::any::type_name::<K>(), site)
 }
 
 /// [`impl_kernel`] for the operator with marker `O`, whose argument families and returns
@@ -115,8 +115,9 @@ impl<O: Operator, K> RegisterUnfit for ByPath<O, K> {
     }
 }
 
-/// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel `name` (one that
-/// returns `()` where the schema returns the arguments it writes).
+/// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel at the path `name`
+/// (one that returns `()` where the schema returns the arguments it writes): dumps and
+/// warnings show that path, not the adapter's.
 pub fn impl_adapter_of<O, M, K>(
     lib: &Library,
     key: DispatchKey,

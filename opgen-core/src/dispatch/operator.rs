@@ -541,14 +541,7 @@ pub trait Operator: Sized + 'static {
     where
         K: TupleCall<Self::Tensor, M, Args = Self::Args, Value = Self::Returns>,
     {
-        super::device::impl_guarded(
-            lib,
-            Self::name().full,
-            key,
-            kernel,
-            kernel_name::<K>(),
-            site,
-        )
+        super::device::impl_guarded(lib, Self::name().full, key, kernel, type_name::<K>(), site)
     }
 }
 
@@ -720,10 +713,9 @@ pub(crate) fn options_at<T: Tensor>(
     (dtype, layout, device)
 }
 
-/// The name a kernel type is shown by in messages: the last segment of a function's path
-/// (`add_cuda` for `my_crate::ops::add_cuda`).
-pub(crate) fn kernel_name<K>() -> &'static str {
-    let full = type_name::<K>();
+/// The name a kernel is shown by in messages: the last segment of its path (`add_cuda` for
+/// `my_crate::ops::add_cuda`), or the whole path if that segment is a closure's.
+pub(crate) fn kernel_name(full: &'static str) -> &'static str {
     match full.rsplit_once("::") {
         Some((_, last)) if !last.contains('}') => last,
         _ => full,

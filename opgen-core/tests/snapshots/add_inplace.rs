@@ -106,7 +106,7 @@ const _: () = {
                             }
                         }
                     },
-                    "add_cpu_",
+                    ::core::concat!(::core::module_path!(), "::add_cpu_"),
                     site,
                 ),
             ),

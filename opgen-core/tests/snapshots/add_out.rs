@@ -102,7 +102,7 @@ const _: () = {
                         add_out_cpu(self_, other, alpha, out);
                         <MyTensor as ::core::clone::Clone>::clone(out)
                     },
-                    "add_out_cpu",
+                    ::core::concat!(::core::module_path!(), "::add_out_cpu"),
                     site,
                 ),
             ),

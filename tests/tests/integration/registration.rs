@@ -50,3 +50,27 @@ fn the_state_dump_names_the_generated_registrations() {
         "{dump}"
     );
 }
+
+/// An out kernel that returns `()` where its schema returns `out`: registered through an
+/// adapter the expansion writes, shown by the kernel's own path.
+#[opgen::native_function(
+    "copy_probe.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+    dispatch = "CPU"
+)]
+fn copy_probe_out_cpu(self_: &TestTensor, out: &mut TestTensor) {
+    *out = self_.clone();
+}
+
+#[test]
+fn an_adapted_kernel_is_shown_by_its_own_path() {
+    let op = Dispatcher::global()
+        .find("aten::copy_probe", "out")
+        .unwrap();
+    let dump = op.dump_state();
+    assert!(
+        dump.contains(" :: integration::registration::copy_probe_out_cpu [ boxed unboxed ]\n"),
+        "{dump}"
+    );
+    let mut out = cpu(&[0.0]);
+    assert_eq!(copy_probe_out(&mut out, &cpu(&[4.0])).data(), [4.0]);
+}

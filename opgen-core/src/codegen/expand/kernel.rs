@@ -116,7 +116,8 @@ fn register_defined(
         Output::Alias(indices) => Some(indices.as_slice()),
     };
     let adapter = adapter(plan, kernel, returned, cx);
-    let name = Literal::string(&k.to_string());
+    let name = Literal::string(&format!("::{k}"));
+    let name = quote!(::core::concat!(::core::module_path!(), #name));
     quote!(#rt::__private::impl_adapter_of::<#marker, _, _>(#lib, #key, #adapter, #name, #site))
 }
 
