@@ -32,7 +32,7 @@ pub struct KernelFn {
     pub(crate) params: Vec<Param>,
     /// The return type: `value` is the type of the returns (`None` for a missing `-> …`),
     /// inside a `Result` when `fallible`.
-    pub(crate) output: KernelOutput,
+    pub(crate) output: KernelReturn,
     /// Written without a body (`fn add();`): only structured delegates, which the macro
     /// consumes.
     pub(crate) bodyless: bool,
@@ -50,7 +50,7 @@ pub(crate) struct Param {
 
 /// What the kernel returns.
 #[derive(Clone)]
-pub(crate) struct KernelOutput {
+pub(crate) struct KernelReturn {
     /// The type inside `Result<…>`, or the type returned; `None` for no `-> …`.
     pub value: Option<syn::Type>,
     /// The return type is a `Result`.
@@ -180,7 +180,7 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<KernelFn> {
 impl KernelFn {
     /// The same function seen with other parameters and output (the meta function without
     /// its `StructuredMeta` parameter, checked like a kernel of the out operator's inputs).
-    pub(crate) fn with_params(&self, params: Vec<Param>, output: KernelOutput) -> KernelFn {
+    pub(crate) fn with_params(&self, params: Vec<Param>, output: KernelReturn) -> KernelFn {
         KernelFn {
             attrs: self.attrs.clone(),
             vis: self.vis.clone(),
@@ -229,9 +229,9 @@ fn is_key_set(ty: &syn::Type) -> bool {
     fit::last_ident(ty).is_some_and(|i| i == "DispatchKeySet")
 }
 
-fn parse_output(sig: &syn::Signature) -> KernelOutput {
+fn parse_output(sig: &syn::Signature) -> KernelReturn {
     let syn::ReturnType::Type(_, ty) = &sig.output else {
-        return KernelOutput {
+        return KernelReturn {
             value: None,
             fallible: false,
             span: sig.paren_token.span.close(),
@@ -240,13 +240,13 @@ fn parse_output(sig: &syn::Signature) -> KernelOutput {
     };
     let span = ty.span();
     match fit::result_value(ty) {
-        Some(value) => KernelOutput {
+        Some(value) => KernelReturn {
             value: Some(value.clone()),
             fallible: true,
             span,
             written: Some((**ty).clone()),
         },
-        None => KernelOutput {
+        None => KernelReturn {
             value: Some((**ty).clone()),
             fallible: false,
             span,

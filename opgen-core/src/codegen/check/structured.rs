@@ -10,7 +10,7 @@ use syn::LitBool;
 use crate::codegen::Input;
 use crate::codegen::attribute::OpRef;
 use crate::codegen::diag::Diagnostics;
-use crate::codegen::kernel_fn::{KernelOutput, Output, Signature, check_signature, type_string};
+use crate::codegen::kernel_fn::{KernelReturn, Output, Signature, check_signature, type_string};
 use crate::dispatch::DispatchKey;
 use crate::native::NativeFunction;
 use crate::plan::{marker_of, precompute_struct_name};
@@ -89,7 +89,7 @@ pub(crate) fn check_meta(
         returns: Vec::new(),
     };
     let params = kernel.params[1..].to_vec();
-    let unit = KernelOutput {
+    let unit = KernelReturn {
         value: None,
         fallible: false,
         span: kernel.output.span,

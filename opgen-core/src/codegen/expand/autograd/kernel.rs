@@ -12,7 +12,7 @@ use crate::plan::{
 };
 
 /// What the kernel's pieces share.
-pub(super) struct Kernel<'a> {
+pub(super) struct AutogradKernel<'a> {
     pub plan: &'a OpPlan,
     pub autograd: &'a AutogradPlan,
     pub cx: &'a Cx<'a>,
@@ -26,7 +26,7 @@ pub(super) fn expand_kernel(
     name: &syn::Ident,
     cx: &Cx<'_>,
 ) -> TokenStream2 {
-    let k = Kernel { plan, autograd, cx };
+    let k = AutogradKernel { plan, autograd, cx };
     let rt = cx.rt;
     let ids: Vec<syn::Ident> = plan.args.iter().map(|a| ident(&a.ident)).collect();
     let params = plan.args.iter().zip(&ids).map(|(a, id)| {
@@ -115,7 +115,7 @@ fn handle(i: usize) -> syn::Ident {
     format_ident!("__opgen_h{i}")
 }
 
-impl Kernel<'_> {
+impl AutogradKernel<'_> {
     /// `static __OPGEN_OP: AutogradOp`: the name in messages and which returns are
     /// differentiable.
     pub(super) fn op_static(&self) -> TokenStream2 {

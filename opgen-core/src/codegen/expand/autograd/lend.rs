@@ -24,7 +24,7 @@ use quote::quote;
 
 use super::super::types::{Lifetimes, rust_type};
 use super::super::{Cx, ident, respan};
-use super::kernel::Kernel;
+use super::kernel::AutogradKernel;
 use crate::codegen::derivatives::check::Borrowed;
 use crate::plan::{AutogradKind, AutogradPlan, OpPlan, RustType};
 
@@ -59,7 +59,7 @@ pub(super) fn expand_lent(
         __opgen_forward: impl ::core::ops::FnOnce(#rt::DispatchKeySet) -> #rt::Result<#r>
     };
     let out = {
-        let k = Kernel { plan, autograd, cx };
+        let k = AutogradKernel { plan, autograd, cx };
         let (op, checks, inputs) = (k.op_static(), k.checks(), k.inputs(&autograd.inputs));
         quote! {
             #[automatically_derived]
@@ -84,7 +84,7 @@ pub(super) fn expand_lent(
     let AutogradKind::InPlace { self_arg } = variant.kind else {
         return out;
     };
-    let k = Kernel {
+    let k = AutogradKernel {
         plan,
         autograd: &variant,
         cx,
