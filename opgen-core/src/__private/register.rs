@@ -98,20 +98,20 @@ impl<O: Operator, K: TupleCall<O::Tensor, M> + Copy, M> RegisterByPath<M> for &B
 
 /// The registration of a kernel attached by path that the dispatcher cannot store, whose
 /// compile-time checks failed: never built (a failed check stops the compilation before
-/// code is generated), and a compile error of its own if it ever is.
+/// code is generated), and an internal error at link time if it ever is. (Not a `const`
+/// panic: an optimised build evaluates such a constant even where nothing calls it.)
 pub trait RegisterUnfit {
-    /// Never returns: the kernel does not fit its operator.
+    /// Never registers: the kernel does not fit its operator.
     fn register(&self, lib: &Library, key: DispatchKey, site: Site) -> Result<Registration, Error>;
 }
 
 impl<O: Operator, K> RegisterUnfit for ByPath<O, K> {
     fn register(&self, _: &Library, _: DispatchKey, _: Site) -> Result<Registration, Error> {
-        const {
-            panic!(
-                "opgen internal error: a kernel attached by path passed the compile-time checks \
-                 but is no kernel of its operator; please report it"
-            )
-        }
+        Err(Error::internal(format!(
+            "a kernel attached by path to `{}` passed the compile-time checks but is no \
+             kernel of its operator; please report it",
+            O::name().full
+        )))
     }
 }
 
