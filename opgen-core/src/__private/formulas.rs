@@ -16,9 +16,8 @@
 //! }
 //! ```
 
-use std::sync::Arc;
-
 use crate::autograd::Input;
+use crate::dispatch::device::impl_guarded;
 use crate::dispatch::{
     DispatchKey, DispatchKeySet, Error, Library, Operator, Registration, Site, TupleCall,
 };
@@ -40,10 +39,7 @@ where
     O: Operator,
     K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
 {
-    let operator = O::name().full;
-    let mut erased = kernel.erase(Arc::from(format!("{}::{operator}", lib.namespace())));
-    erased.name = name;
-    lib.impl_erased(operator, key, erased, site)
+    impl_guarded(lib, O::name().full, key, kernel, name, site)
 }
 
 /// The Autograd kernel of the in-place variant of a functional operator with formulas, for
