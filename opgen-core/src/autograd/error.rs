@@ -86,6 +86,23 @@ pub enum AutogradErrorKind {
         /// How many it returned.
         got: usize,
     },
+    /// A custom function's backward returned the wrong number of gradients.
+    FunctionGradientCount {
+        /// The node's name (`MyFunctionBackward`).
+        node: String,
+        /// One per forward argument.
+        expected: usize,
+        /// How many it returned.
+        got: usize,
+    },
+    /// A custom function's backward returned a gradient for an argument that is not a
+    /// tensor.
+    FunctionGradientForNonTensor {
+        /// The node's name.
+        node: String,
+        /// The argument's position, from 1.
+        position: usize,
+    },
     /// `grad(..., inputs)` with an input that does not require grad.
     InputDoesNotRequireGrad,
     /// `grad(..., inputs)` with an input the outputs do not depend on.
@@ -259,6 +276,20 @@ impl fmt::Display for AutogradErrorKind {
                 f,
                 "Function {node} returned an invalid number of gradients - expected \
                  {expected}, but got {got}"
+            ),
+            K::FunctionGradientCount {
+                node,
+                expected,
+                got,
+            } => write!(
+                f,
+                "function {node} returned an incorrect number of gradients (expected \
+                 {expected}, got {got})"
+            ),
+            K::FunctionGradientForNonTensor { node, position } => write!(
+                f,
+                "function {node} returned a gradient different than None at position \
+                 {position}, but the corresponding forward input was not a Variable"
             ),
             K::InputDoesNotRequireGrad => {
                 f.write_str("One of the differentiated Tensors does not require grad")

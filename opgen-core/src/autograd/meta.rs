@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use super::error::AutogradErrorKind;
-use super::node::{ACCUMULATE_SEQUENCE_NR, Edge, GradHook, InputMeta, NextEdges, Node, NodeParts};
+use super::node::{
+    ACCUMULATE_SEQUENCE_NR, Edge, GradHook, HookList, InputMeta, NextEdges, Node, NodeParts,
+    RemovableHandle, next_hook_id,
+};
 use super::view::{self, ViewMeta};
 use crate::dispatch::{Error, ScalarType, Tensor};
 
@@ -107,8 +110,9 @@ pub(crate) struct MetaState<T: Tensor> {
     pub grad_accumulator: Weak<Node<T>>,
     /// The gradient of a non-leaf that retains it, shared with its node's hook.
     pub retained: Option<Arc<Mutex<Option<T>>>>,
-    /// Hooks of a leaf (those of a non-leaf live on its `grad_fn`).
-    pub hooks: Vec<GradHook<T>>,
+    /// Hooks of a leaf (those of a non-leaf live on its `grad_fn`), shared with the handles
+    /// that remove them.
+    pub hooks: Arc<Mutex<HookList<T>>>,
     pub view: Option<ViewMeta<T>>,
 }
 
@@ -129,7 +133,7 @@ impl<T: Differentiable> AutogradMeta<T> {
                 // An empty `Weak` of a sized node, as one of `dyn Backward` cannot be made.
                 grad_accumulator: Weak::<Node<T, AccumulateGrad<T>>>::new(),
                 retained: None,
-                hooks: Vec::new(),
+                hooks: Arc::new(Mutex::new(Vec::new())),
                 view: None,
             }),
         }
@@ -343,18 +347,42 @@ pub trait AutogradTensor: Tensor {
             .is_some_and(|m| m.state().retained.is_some())
     }
 
-    /// Registers a hook that sees the gradient of this tensor during `backward` and may
-    /// return a replacement (PyTorch's `register_hook`).
-    fn register_hook(&self, hook: GradHook<Self>) -> Result<(), Error> {
+    /// Registers a hook that sees the gradient of this tensor during `backward` (and the
+    /// gradient [`grad`](super::grad) returns for it) and may return a replacement
+    /// (PyTorch's `register_hook`). Hooks run in the order registered, each on the previous
+    /// one's result. The handle removes the hook; dropping it leaves the hook in place.
+    ///
+    /// A non-leaf's hooks belong to its `grad_fn` (an in-place operation later gives the
+    /// tensor a new `grad_fn`: the hook keeps seeing the gradient of the value it was
+    /// registered on, as in PyTorch); a leaf's are read by its accumulator when it runs.
+    ///
+    /// # Errors
+    /// PyTorch's "cannot register a hook on a tensor that doesn't require gradient".
+    fn register_hook(&self, hook: GradHook<Self>) -> Result<RemovableHandle, Error> {
         let meta = meta_of(self)?;
         if !requires_grad(self) {
             return Err(AutogradErrorKind::HookWithoutGrad.into());
         }
-        match grad_fn(self) {
-            Some(node) => node.add_tensor_hook(meta.state().output_nr, hook),
-            None => meta.state().hooks.push(hook),
+        let id = next_hook_id();
+        if let Some(node) = grad_fn(self) {
+            node.add_tensor_hook(meta.state().output_nr, id, hook);
+            let node = Arc::downgrade(&node);
+            return Ok(RemovableHandle::new(id, move |id| {
+                node.upgrade().is_some_and(|n| n.remove_tensor_hook(id))
+            }));
         }
-        Ok(())
+        let list = meta.state().hooks.clone();
+        list.lock().unwrap_or_else(|e| e.into_inner()).push((id, hook));
+        let list = Arc::downgrade(&list);
+        Ok(RemovableHandle::new(id, move |id| {
+            let Some(list) = list.upgrade() else {
+                return false;
+            };
+            let mut hooks = list.lock().unwrap_or_else(|e| e.into_inner());
+            let before = hooks.len();
+            hooks.retain(|(i, _)| *i != id);
+            hooks.len() != before
+        }))
     }
 
     /// Whether the tensor is a view recorded by an Autograd kernel.
@@ -455,8 +483,17 @@ impl<T: Tensor> super::Backward<T> for AccumulateGrad<T> {
         "AccumulateGrad"
     }
 
+    fn leaf_hooks(&self) -> Vec<GradHook<T>> {
+        let Some(meta) = self.leaf.autograd_meta() else {
+            return Vec::new();
+        };
+        let list = meta.state().hooks.clone();
+        let hooks = list.lock().unwrap_or_else(|e| e.into_inner());
+        hooks.iter().map(|(_, h)| h.clone()).collect()
+    }
+
     fn apply(&mut self, ctx: &mut super::BackwardContext<'_, T>) -> Result<(), Error> {
-        let Some(mut grad) = ctx.grad(0).cloned() else {
+        let Some(grad) = ctx.grad(0).cloned() else {
             return Ok(());
         };
         let meta = meta_of(&self.leaf)?;
@@ -465,12 +502,6 @@ impl<T: Tensor> super::Backward<T> for AccumulateGrad<T> {
         }
         if !requires_grad(&self.leaf) {
             return Ok(());
-        }
-        let hooks = meta.state().hooks.clone();
-        for hook in hooks {
-            if let Some(new) = hook(&grad)? {
-                grad = new;
-            }
         }
         let ops = meta.ops();
         let old = meta.state().grad.clone();

@@ -16,6 +16,7 @@
 //! | `torch.no_grad()`, `torch.enable_grad()`, `torch.inference_mode()` | [`NoGradGuard`], [`EnableGradGuard`], [`InferenceModeGuard`] |
 //! | `VariableType` kernels | [`functional`], [`inplace`], [`out`], [`view`] |
 //! | generated `Node`s (`MulBackward0`) | a [`Backward`] implementation |
+//! | custom `autograd::Function`s (`Function<T>::apply`, `ctx`) | [`apply_function`], [`FunctionCtx`] |
 //! | `SavedVariable` | [`SavedVariable`] |
 //! | `AccumulateGrad`, `CopySlices` | the same names, made by the runtime |
 //!
@@ -114,6 +115,7 @@
 mod api;
 mod engine;
 mod error;
+mod function;
 pub mod functions;
 mod grad_mode;
 mod kernel;
@@ -128,6 +130,7 @@ pub(crate) mod tests;
 
 pub use api::{backward, grad};
 pub use error::{AutogradError, AutogradErrorKind, ERR_BACKWARD_TWICE, as_autograd_error};
+pub use function::{FunctionCtx, apply_function};
 pub use grad_mode::{
     EnableGradGuard, GradModeGuard, INFERENCE_EXCLUDED, InferenceModeGuard, NoGradGuard,
     is_grad_enabled, is_inference_mode_enabled, set_grad_enabled,
@@ -141,7 +144,7 @@ pub use meta::{
 };
 pub use node::{
     Backward, BackwardContext, Edge, GradHook, InputMeta, InputMetas, NextEdges, Node, NodeParts,
-    PostHook, PreHook,
+    PostHook, PreHook, RemovableHandle,
 };
 pub use outputs::{OutputElem, Outputs};
 pub use saved::SavedVariable;

@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::fmt;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use smallvec::SmallVec;
@@ -49,6 +49,13 @@ pub trait Backward<T: Tensor>: Send + 'static {
     /// Frees the saved values (called after the node ran, unless the graph is retained);
     /// using one afterwards is the "backward through the graph a second time" error.
     fn release_saved(&mut self) {}
+
+    /// The hooks of the leaf whose gradient this node accumulates, read from the leaf each
+    /// time the node runs (PyTorch's `AccumulateGrad::tensor_pre_hooks`). Other nodes keep
+    /// their tensor hooks in the node, and have none here.
+    fn leaf_hooks(&self) -> Vec<GradHook<T>> {
+        Vec::new()
+    }
 }
 
 /// A hook on a gradient: it may return a replacement.
@@ -101,9 +108,57 @@ impl InputMeta {
     }
 }
 
+/// The hooks registered on one tensor, each with its id (what [`RemovableHandle`] removes).
+pub(crate) type HookList<T> = Vec<(u64, GradHook<T>)>;
+
+static NEXT_HOOK_ID: AtomicU64 = AtomicU64::new(0);
+
+/// A new hook id, unique in the process.
+pub(crate) fn next_hook_id() -> u64 {
+    NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A registered tensor hook, for removing it: PyTorch's `RemovableHandle`, which
+/// [`AutogradTensor::register_hook`](super::AutogradTensor::register_hook) returns. Dropping
+/// the handle leaves the hook in place; [`RemovableHandle::remove`] takes it out. The handle
+/// keeps neither the tensor nor its graph alive.
+pub struct RemovableHandle {
+    id: u64,
+    remove: Box<dyn Fn(u64) -> bool + Send + Sync>,
+}
+
+impl RemovableHandle {
+    pub(crate) fn new(id: u64, remove: impl Fn(u64) -> bool + Send + Sync + 'static) -> Self {
+        RemovableHandle {
+            id,
+            remove: Box::new(remove),
+        }
+    }
+
+    /// The hook's id (unique in the process).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Removes the hook: it runs in no later backward pass. Returns whether it was still
+    /// registered (removing twice, or after the tensor and its graph are gone, does
+    /// nothing).
+    pub fn remove(&self) -> bool {
+        (self.remove)(self.id)
+    }
+}
+
+impl fmt::Debug for RemovableHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemovableHandle")
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
 struct Hooks<T: Tensor> {
-    /// Tensor hooks, by input number.
-    tensor: Vec<(u32, GradHook<T>)>,
+    /// Tensor hooks, by input number, with their ids.
+    tensor: Vec<(u32, u64, GradHook<T>)>,
     /// `retain_grad` cells, by input number.
     retains: Vec<(u32, Arc<Mutex<Option<T>>>)>,
     pre: Vec<PreHook<T>>,
@@ -266,8 +321,19 @@ impl<T: Tensor> Node<T> {
         self.edit_hooks(|h| h.post.push(hook));
     }
 
-    pub(crate) fn add_tensor_hook(&self, input_nr: u32, hook: GradHook<T>) {
-        self.edit_hooks(|h| h.tensor.push((input_nr, hook)));
+    pub(crate) fn add_tensor_hook(&self, input_nr: u32, id: u64, hook: GradHook<T>) {
+        self.edit_hooks(|h| h.tensor.push((input_nr, id, hook)));
+    }
+
+    /// Takes out the tensor hook `id`; whether it was there.
+    pub(crate) fn remove_tensor_hook(&self, id: u64) -> bool {
+        let mut hooks = self.hooks();
+        let Some(h) = hooks.as_deref_mut() else {
+            return false;
+        };
+        let before = h.tensor.len();
+        h.tensor.retain(|(_, i, _)| *i != id);
+        h.tensor.len() != before
     }
 
     pub(crate) fn add_retains_grad(&self, input_nr: u32, cell: Arc<Mutex<Option<T>>>) {
@@ -280,12 +346,23 @@ impl<T: Tensor> Node<T> {
     }
 
     /// Runs the tensor hooks on the incoming gradients (PyTorch's `call_tensor_pre_hooks`),
-    /// then stores the gradients of tensors that retain theirs.
+    /// then stores the gradients of tensors that retain theirs. A leaf's accumulator runs
+    /// the leaf's hooks.
     pub(crate) fn run_tensor_hooks(
         &self,
         grads: &mut [Option<T>],
         add: fn(&T, &T) -> Result<T, Error>,
     ) -> Result<(), Error> {
+        if self.sequence_nr == ACCUMULATE_SEQUENCE_NR {
+            let hooks = self.function().leaf_hooks();
+            for hook in hooks {
+                if let Some(Some(g)) = grads.first()
+                    && let Some(new) = hook(g)?
+                {
+                    grads[0] = Some(new);
+                }
+            }
+        }
         if !self.has_hooks.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -295,7 +372,7 @@ impl<T: Tensor> Node<T> {
             }
             _ => return Ok(()),
         };
-        for (nr, hook) in tensor {
+        for (nr, _, hook) in tensor {
             if let Some(Some(g)) = grads.get(nr as usize)
                 && let Some(new) = hook(g)?
             {

@@ -6,5 +6,6 @@ pub(crate) mod tensor;
 
 mod checks;
 mod engine;
+mod function;
 mod memory;
 mod views;
