@@ -11,7 +11,9 @@
 
 use std::marker::PhantomData;
 
-use opgen_core::autograd::{self as ag, AutogradTensor, Differentiable, is_differentiable_type};
+use opgen_core::autograd::{
+    self as ag, AutogradTensor, Differentiable, FunctionCtx, is_differentiable_type,
+};
 use opgen_core::dispatch::{Error, Tensor};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
@@ -24,7 +26,7 @@ use crate::tensor::{Held, PyTensor, TensorObject};
 /// The engine of a tensor type that takes part in autograd, for the binding: what needs
 /// [`Differentiable`]. [`autograd`] gives it for any such type; a binding returns it from
 /// [`PyTensor::autograd`].
-pub trait Autograd<T>: Send + Sync + 'static {
+pub trait Autograd<T: Tensor>: Send + Sync + 'static {
     /// [`Differentiable::detach`].
     fn detach(&self, t: &T) -> Result<T, Error>;
     /// [`Differentiable::zeros_like`].
@@ -49,7 +51,22 @@ pub trait Autograd<T>: Send + Sync + 'static {
         create_graph: bool,
         allow_unused: bool,
     ) -> Result<Vec<Option<T>>, Error>;
+    /// [`opgen_core::autograd::apply_function`].
+    fn apply_function<'a>(
+        &self,
+        name: &str,
+        inputs: &[Option<&T>],
+        forward: ForwardFn<'a, T>,
+        backward: BackwardFn<T>,
+    ) -> Result<Vec<T>, Error>;
 }
+
+/// The forward of a custom function, for [`Autograd::apply_function`].
+pub type ForwardFn<'a, T> = Box<dyn FnOnce(&mut FunctionCtx<T>) -> Result<Vec<T>, Error> + 'a>;
+
+/// The backward of a custom function, for [`Autograd::apply_function`].
+pub type BackwardFn<T> =
+    Box<dyn FnMut(&mut FunctionCtx<T>, Vec<Option<T>>) -> Result<Vec<Option<T>>, Error> + Send>;
 
 struct Engine<T>(PhantomData<fn() -> T>);
 
@@ -89,6 +106,15 @@ impl<T: Differentiable> Autograd<T> for Engine<T> {
             create_graph,
             allow_unused,
         )
+    }
+    fn apply_function<'a>(
+        &self,
+        name: &str,
+        inputs: &[Option<&T>],
+        forward: ForwardFn<'a, T>,
+        backward: BackwardFn<T>,
+    ) -> Result<Vec<T>, Error> {
+        ag::apply_function(name, inputs, forward, backward)
     }
 }
 
@@ -221,6 +247,7 @@ pub(crate) trait TensorAutograd: Send + Sync {
     /// `t._is_view()`.
     fn is_view(&self) -> bool;
     fn detach(&self) -> PyResult<TensorObject>;
+    fn register_hook(&self, hook: &Bound<'_, PyAny>) -> PyResult<crate::hooks::RemovableHandle>;
     fn backward(
         &self,
         py: Python<'_>,
@@ -320,6 +347,10 @@ impl<B: PyTensor> TensorAutograd for Held<B> {
         Ok(TensorObject::new::<B>(detached))
     }
 
+    fn register_hook(&self, hook: &Bound<'_, PyAny>) -> PyResult<crate::hooks::RemovableHandle> {
+        crate::hooks::register_hook::<B>(&self.0, hook)
+    }
+
     fn backward(
         &self,
         py: Python<'_>,
@@ -414,6 +445,7 @@ pub(crate) fn autograd_tensor_stub_lines() -> Vec<String> {
         "def requires_grad_(self, requires_grad: _bool = True) -> Tensor: ...",
         "def retain_grad(self) -> None: ...",
         "def detach(self) -> Tensor: ...",
+        "def register_hook(self, hook: Callable[[Tensor], Optional[Tensor]]) -> _RemovableHandle: ...",
         "def backward(self, gradient: Optional[Tensor] = None, retain_graph: Optional[_bool] = None, create_graph: _bool = False, inputs: Optional[Union[Tensor, Sequence[Tensor]]] = None) -> None: ...",
     ]
     .iter()
@@ -430,9 +462,17 @@ pub(crate) fn add_autograd<B: PyTensor>(
     crate::grad_mode::add_grad_mode(module, package)?;
     let autograd = crate::module::submodule(module, package, "autograd")?;
     crate::grad_mode::add_grad_mode(&autograd, package)?;
+    autograd.add_class::<crate::function::Function>()?;
+    autograd.add_class::<crate::function::FunctionCtx>()?;
+    for name in ["Function", "FunctionCtx"] {
+        (autograd.getattr(name)?).setattr("__module__", format!("{package}.autograd"))?;
+    }
     let graph = crate::module::submodule(module, package, "autograd.graph")?;
     graph.add_class::<Node>()?;
-    (graph.getattr("Node")?).setattr("__module__", format!("{package}.autograd.graph"))?;
+    graph.add_class::<crate::hooks::RemovableHandle>()?;
+    for name in ["Node", "RemovableHandle"] {
+        (graph.getattr(name)?).setattr("__module__", format!("{package}.autograd.graph"))?;
+    }
     crate::autograd_fns::add_functions::<B>(&autograd)
 }
 

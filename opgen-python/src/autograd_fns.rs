@@ -234,6 +234,7 @@ pub(crate) fn autograd_stub(grad_mode: &[String]) -> String {
         text.push_str(line);
         text.push('\n');
     }
+    text.push_str(crate::function::FUNCTION_STUB);
     text.push_str(
         "def grad(outputs: Union[Tensor, Sequence[Tensor]], inputs: Union[Tensor, Sequence[Tensor]], \
          grad_outputs: Optional[Union[Tensor, Sequence[Optional[Tensor]]]] = None, \

@@ -1,9 +1,14 @@
-//! Grad mode from Python: `no_grad()`, `enable_grad()` and `set_grad_enabled(mode)` as
-//! context managers and decorators, and `is_grad_enabled()`, as `torch`'s. Grad mode is
-//! opgen's thread-local one ([`opgen_core::autograd::set_grad_enabled`]); the kernels a call
-//! runs with the GIL released run on the calling thread, so they see it.
+//! Grad mode from Python: `no_grad()`, `enable_grad()`, `set_grad_enabled(mode)` and
+//! `inference_mode(mode)` as context managers and decorators, `is_grad_enabled()` and
+//! `is_inference_mode_enabled()`, as `torch`'s. Grad mode is opgen's thread-local one
+//! ([`opgen_core::autograd::set_grad_enabled`]); the kernels a call runs with the GIL
+//! released run on the calling thread, so they see it.
 
-use opgen_core::autograd::{is_grad_enabled, set_grad_enabled};
+use std::cell::RefCell;
+
+use opgen_core::autograd::{
+    InferenceModeGuard, is_grad_enabled, is_inference_mode_enabled, set_grad_enabled,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCFunction, PyDict, PyModule, PyTuple};
@@ -160,6 +165,115 @@ impl SetGradEnabled {
     }
 }
 
+thread_local! {
+    /// The inference-mode guards of the `with inference_mode():` blocks open on this thread,
+    /// with the object each belongs to (a guard changes this thread's state, so it lives
+    /// here rather than in the object, which any thread may use).
+    static INFERENCE_GUARDS: RefCell<Vec<(usize, InferenceModeGuard)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// `with inference_mode(mode):`, `@inference_mode`, `@inference_mode(mode)`
+/// (`torch.inference_mode`): inside, grad mode is off and calls skip the Autograd and
+/// `ADInplaceOrView` kernels (`mode=True`, the default); `mode=False` leaves inference
+/// mode, with grad mode on, as PyTorch's.
+#[pyclass(frozen, name = "inference_mode", module = "opgen")]
+pub struct InferenceMode {
+    mode: bool,
+    /// The function of `@inference_mode` used without parentheses.
+    func: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl InferenceMode {
+    #[new]
+    #[pyo3(signature = (mode = None))]
+    fn py_new(mode: Option<&Bound<'_, PyAny>>) -> PyResult<InferenceMode> {
+        let Some(mode) = mode.filter(|m| !m.is_none()) else {
+            return Ok(InferenceMode {
+                mode: true,
+                func: None,
+            });
+        };
+        if mode.is_instance_of::<pyo3::types::PyBool>() {
+            return Ok(InferenceMode {
+                mode: mode.extract()?,
+                func: None,
+            });
+        }
+        if mode.is_callable() {
+            return Ok(InferenceMode {
+                mode: true,
+                func: Some(mode.clone().unbind()),
+            });
+        }
+        Err(PyTypeError::new_err(format!(
+            "inference_mode() expects a bool or a function, not {}",
+            crate::ffi::type_name(mode)
+        )))
+    }
+
+    fn __enter__(slf: &Bound<'_, Self>) {
+        let guard = InferenceModeGuard::with_enabled(slf.get().mode);
+        let id = slf.as_ptr() as usize;
+        INFERENCE_GUARDS.with(|g| g.borrow_mut().push((id, guard)));
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(slf: &Bound<'_, Self>, _exc: &Bound<'_, PyTuple>) {
+        let id = slf.as_ptr() as usize;
+        let guard = INFERENCE_GUARDS.with(|g| {
+            let mut guards = g.borrow_mut();
+            let at = guards.iter().rposition(|(i, _)| *i == id);
+            at.map(|at| guards.remove(at))
+        });
+        drop(guard);
+    }
+
+    /// As a decorator, the function run in the mode; the object made by `@inference_mode`
+    /// (no parentheses) is that function.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        if let Some(func) = &self.func {
+            let _guard = InferenceModeGuard::with_enabled(self.mode);
+            return func.bind(py).call(args, kwargs).map(Bound::unbind);
+        }
+        let func = match (args.len(), kwargs) {
+            (1, None) => args.get_item(0)?,
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "inference_mode() as a decorator takes one function",
+                ));
+            }
+        };
+        if !func.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "a grad mode decorator expects a function, not {}",
+                crate::ffi::type_name(&func)
+            )));
+        }
+        let mode = self.mode;
+        let func = func.unbind();
+        let wrapped = PyCFunction::new_closure(py, None, None, move |args, kwargs| {
+            let _guard = InferenceModeGuard::with_enabled(mode);
+            func.bind(args.py()).call(args, kwargs).map(Bound::unbind)
+        })?;
+        Ok(wrapped.into_any().unbind())
+    }
+
+    fn clone(&self) -> InferenceMode {
+        InferenceMode {
+            mode: self.mode,
+            func: None,
+        }
+    }
+}
+
 /// PyTorch's check of `torch._C._set_grad_enabled`'s argument.
 fn bool_argument(mode: &Bound<'_, PyAny>) -> PyResult<bool> {
     if mode.is_instance_of::<pyo3::types::PyBool>() {
@@ -171,13 +285,15 @@ fn bool_argument(mode: &Bound<'_, PyAny>) -> PyResult<bool> {
     )))
 }
 
-/// Adds `no_grad`, `enable_grad`, `set_grad_enabled` and `is_grad_enabled` to `module`.
+/// Adds `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`, `is_grad_enabled`
+/// and `is_inference_mode_enabled` to `module`.
 pub(crate) fn add_grad_mode(module: &Bound<'_, PyModule>, package: &str) -> PyResult<()> {
     let py = module.py();
     module.add_class::<NoGrad>()?;
     module.add_class::<EnableGrad>()?;
     module.add_class::<SetGradEnabled>()?;
-    for name in ["no_grad", "enable_grad", "set_grad_enabled"] {
+    module.add_class::<InferenceMode>()?;
+    for name in ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode"] {
         module.getattr(name)?.setattr("__module__", package)?;
     }
     let is_enabled = FnCallee {
@@ -200,6 +316,26 @@ pub(crate) fn add_grad_mode(module: &Bound<'_, PyModule>, package: &str) -> PyRe
         "is_grad_enabled",
         new_callable(py, Kind::Function, Box::new(is_enabled))?,
     )?;
+    let is_inference = FnCallee {
+        name: "is_inference_mode_enabled",
+        doc: "is_inference_mode_enabled() -> bool\n\nWhether inference mode is on for this thread.",
+        f: |py: Python<'_>,
+            args: &[&Bound<'_, PyAny>],
+            kwargs: &[(String, Bound<'_, PyAny>)]|
+         -> PyResult<Py<PyAny>> {
+            if !args.is_empty() || !kwargs.is_empty() {
+                return Err(PyTypeError::new_err(
+                    "is_inference_mode_enabled() takes no arguments",
+                ));
+            }
+            let on = pyo3::types::PyBool::new(py, is_inference_mode_enabled());
+            Ok(on.to_owned().into_any().unbind())
+        },
+    };
+    module.add(
+        "is_inference_mode_enabled",
+        new_callable(py, Kind::Function, Box::new(is_inference))?,
+    )?;
     Ok(())
 }
 
@@ -217,6 +353,12 @@ pub(crate) fn grad_mode_stub_lines() -> Vec<String> {
         manager("no_grad", ""),
         manager("enable_grad", ""),
         manager("set_grad_enabled", ", mode: _bool"),
+        "class inference_mode:\n    def __init__(self, mode: Union[_bool, Callable[..., Any]] = True) -> None: ...\n    \
+         def __enter__(self) -> None: ...\n    def __exit__(self, *args: Any) -> None: ...\n    \
+         def __call__(self, *args: Any, **kwargs: Any) -> Any: ...\n    \
+         def clone(self) -> inference_mode: ..."
+            .to_string(),
         "def is_grad_enabled() -> _bool: ...".to_string(),
+        "def is_inference_mode_enabled() -> _bool: ...".to_string(),
     ]
 }

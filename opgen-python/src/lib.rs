@@ -14,7 +14,8 @@
 //! * autograd, as `torch`'s: `requires_grad=` on factories, the tensor's `requires_grad`,
 //!   `requires_grad_()`, `grad`, `grad_fn`, `is_leaf`, `retain_grad()`, `detach()`,
 //!   `backward()`, the context managers (and decorators) `no_grad()`, `enable_grad()`,
-//!   `set_grad_enabled()`, and `autograd.grad`, `autograd.backward`, `autograd.graph.Node`.
+//!   `set_grad_enabled()`, `inference_mode()`, `t.register_hook()`, custom
+//!   `autograd.Function`s, and `autograd.grad`, `autograd.backward`, `autograd.graph.Node`.
 //!
 //! The tensor type implements [`PyTensor`] (conversion from and to Python objects; its
 //! [`autograd`] engine if it takes part in autograd) and [`TensorFacts`]; the argument rules
@@ -42,9 +43,11 @@ mod classify;
 mod errors;
 mod fast;
 mod ffi;
+mod function;
 mod grad_mode;
 mod graph;
 mod helpers;
+mod hooks;
 mod module;
 mod ops;
 mod returns;
@@ -52,7 +55,7 @@ mod tensor;
 mod trace;
 mod values;
 
-pub use autograd::{Autograd, autograd};
+pub use autograd::{Autograd, BackwardFn, ForwardFn, autograd};
 pub use module::{Options, bind, python_modules_of};
 pub use opgen_python_core::{self as core, TensorFacts};
 pub use pyo3;

@@ -85,6 +85,8 @@ pub(crate) trait DynTensor: Send + Sync + 'static {
     fn to_python<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
     fn repr(&self) -> String;
     fn autograd(&self) -> &dyn TensorAutograd;
+    /// `Function.apply` for tensors of this binding.
+    fn function_runner(&self) -> &'static dyn crate::function::FunctionRunner;
 }
 
 /// A tensor of the binding `B`.
@@ -120,6 +122,9 @@ impl<B: PyTensor> DynTensor for Held<B> {
     }
     fn autograd(&self) -> &dyn TensorAutograd {
         self
+    }
+    fn function_runner(&self) -> &'static dyn crate::function::FunctionRunner {
+        &crate::function::Runner::<B>(std::marker::PhantomData)
     }
 }
 
@@ -366,6 +371,12 @@ impl TensorObject {
     /// A tensor sharing this one's data, without its autograd history.
     fn detach(&self) -> PyResult<TensorObject> {
         self.inner.autograd().detach()
+    }
+
+    /// Registers `hook(grad)`, called with this tensor's gradient during backward; a tensor
+    /// it returns replaces the gradient (`torch.Tensor.register_hook`).
+    fn register_hook(&self, hook: &Bound<'_, PyAny>) -> PyResult<crate::hooks::RemovableHandle> {
+        self.inner.autograd().register_hook(hook)
     }
 
     /// Accumulates the gradient of this tensor into the leaves of its graph

@@ -230,6 +230,74 @@ def test_set_grad_enabled_is_a_function_and_a_context_manager():
         og.set_grad_enabled(1)
 
 
+def test_inference_mode_is_a_context_manager_and_a_decorator():
+    x = leaf([1.0, 2.0])
+    assert og.is_inference_mode_enabled() is False
+    with og.inference_mode():
+        assert og.is_inference_mode_enabled() and not og.is_grad_enabled()
+        y = og.mul(x, x)
+        # No Autograd kernel runs: nothing recorded, whatever the inputs.
+        assert not y.requires_grad and y.grad_fn is None
+    assert not og.is_inference_mode_enabled() and og.is_grad_enabled()
+    assert og.mul(x, x).grad_fn.name() == "MulBackward0"
+    # Restored after an exception too.
+    with pytest.raises(ValueError):
+        with og.inference_mode():
+            raise ValueError()
+    assert not og.is_inference_mode_enabled() and og.is_grad_enabled()
+
+    @og.inference_mode
+    def bare(t):
+        return og.is_inference_mode_enabled(), og.mul(t, t).requires_grad
+
+    @og.inference_mode()
+    def called(t):
+        return og.is_inference_mode_enabled(), og.mul(t, t).requires_grad
+
+    assert bare(x) == (True, False) and called(x) == (True, False)
+    assert og.mul(x, x).requires_grad
+    assert og.autograd.inference_mode is og.inference_mode
+    assert og.autograd.is_inference_mode_enabled() is False
+    with pytest.raises(TypeError):
+        og.inference_mode(1)
+
+
+def test_inference_mode_false_turns_grad_mode_on_as_pytorchs_does():
+    x = leaf([1.0, 2.0])
+    with og.inference_mode():
+        with og.inference_mode(False):
+            # c10::InferenceMode(false): grad mode is `not enabled`, the autograd keys back.
+            assert not og.is_inference_mode_enabled() and og.is_grad_enabled()
+            assert og.mul(x, x).grad_fn.name() == "MulBackward0"
+        assert og.is_inference_mode_enabled() and not og.is_grad_enabled()
+        assert og.mul(x, x).grad_fn is None
+    with og.no_grad():
+        @og.inference_mode(mode=False)
+        def enabled():
+            return og.is_grad_enabled(), og.is_inference_mode_enabled()
+
+        assert enabled() == (True, False)
+        assert not og.is_grad_enabled()
+    # One object entered twice (nested) restores each level.
+    mode = og.inference_mode()
+    with mode:
+        with mode:
+            assert og.is_inference_mode_enabled()
+        assert og.is_inference_mode_enabled()
+    assert not og.is_inference_mode_enabled() and mode.clone() is not mode
+
+
+def test_inference_mode_is_per_thread():
+    import threading
+
+    seen = []
+    with og.inference_mode():
+        thread = threading.Thread(target=lambda: seen.append(og.is_inference_mode_enabled()))
+        thread.start()
+        thread.join()
+    assert seen == [False]
+
+
 def test_repr_shows_autograd_state():
     assert repr(doubles([1.0, 2.0]).requires_grad_()) == "tensor([1., 2.], dtype=opgen_example.float64, requires_grad=True)"
     assert repr(og.ones(2, requires_grad=True)) == "tensor([1., 1.], requires_grad=True)"

@@ -43,3 +43,31 @@ def twice(t: og.Tensor) -> og.Tensor:
 twice(w).sum().backward(retain_graph=True)
 grads: tuple[Optional[og.Tensor], ...] = og.autograd.grad(twice(w).sum(), [w], allow_unused=True)
 enabled: bool = og.is_grad_enabled()
+# Inference mode, tensor hooks, custom functions.
+with og.inference_mode():
+    inference: bool = og.is_inference_mode_enabled()
+
+
+@og.inference_mode(False)
+def outside(t: og.Tensor) -> og.Tensor:
+    return t.neg()
+
+
+handle: og.autograd.graph.RemovableHandle = w.register_hook(lambda g: g.neg())
+handle.remove()
+
+
+class Cube(og.autograd.Function):
+    @staticmethod
+    def forward(ctx: og.autograd.FunctionCtx, x: og.Tensor) -> og.Tensor:
+        ctx.save_for_backward(x)
+        return x.mul(x).mul(x)
+
+    @staticmethod
+    def backward(ctx: og.autograd.FunctionCtx, grad: og.Tensor) -> og.Tensor:
+        (x,) = ctx.saved_tensors
+        assert x is not None
+        return grad.mul(x).mul(x).mul(og.tensor(3.0))
+
+
+cubed: og.Tensor = Cube.apply(w)

@@ -133,6 +133,13 @@ pub const INFERENCE_EXCLUDED: DispatchKeySet =
 ///     let _inference = InferenceModeGuard::new();
 ///     assert!(is_inference_mode_enabled() && !is_grad_enabled());
 ///     assert!(tls::excluded().contains(DispatchKey::AutogradCPU));
+///     {
+///         // `InferenceMode(false)` inside: grad mode on, the keys back.
+///         let _off = InferenceModeGuard::with_enabled(false);
+///         assert!(!is_inference_mode_enabled() && is_grad_enabled());
+///         assert!(!tls::excluded().contains(DispatchKey::AutogradCPU));
+///     }
+///     assert!(is_inference_mode_enabled() && !is_grad_enabled());
 /// }
 /// assert!(!is_inference_mode_enabled() && is_grad_enabled());
 /// ```
@@ -140,17 +147,33 @@ pub const INFERENCE_EXCLUDED: DispatchKeySet =
 pub struct InferenceModeGuard {
     previous: bool,
     _grad: GradModeGuard,
-    _keys: ExcludeDispatchKeyGuard,
+    _keys: Option<ExcludeDispatchKeyGuard>,
+    /// Excluded bits `with_enabled(false)` took out, put back on drop.
+    unexcluded: u64,
 }
 
 impl InferenceModeGuard {
     /// Enters inference mode until the guard is dropped.
     pub fn new() -> InferenceModeGuard {
-        let previous = INFERENCE.with(|c| c.replace(true));
+        InferenceModeGuard::with_enabled(true)
+    }
+
+    /// `c10::InferenceMode(enabled)`: with `true`, [`InferenceModeGuard::new`]; with `false`,
+    /// leaves inference mode until the guard is dropped, which turns grad mode on and takes
+    /// the autograd keys and `ADInplaceOrView` out of the excluded keys (as c10 does: grad
+    /// mode is `!enabled` either way).
+    pub fn with_enabled(enabled: bool) -> InferenceModeGuard {
+        let previous = INFERENCE.with(|c| c.replace(enabled));
+        let grad = GradModeGuard::new(!enabled);
+        let (keys, unexcluded) = match enabled {
+            true => (Some(ExcludeDispatchKeyGuard::new(INFERENCE_EXCLUDED)), 0),
+            false => (None, crate::dispatch::tls::unexclude(INFERENCE_EXCLUDED)),
+        };
         InferenceModeGuard {
             previous,
-            _grad: GradModeGuard::new(false),
-            _keys: ExcludeDispatchKeyGuard::new(INFERENCE_EXCLUDED),
+            _grad: grad,
+            _keys: keys,
+            unexcluded,
         }
     }
 }
@@ -164,6 +187,7 @@ impl Default for InferenceModeGuard {
 impl Drop for InferenceModeGuard {
     fn drop(&mut self) {
         INFERENCE.with(|c| c.set(self.previous));
+        crate::dispatch::tls::exclude_bits(self.unexcluded);
     }
 }
 
@@ -209,5 +233,28 @@ mod tests {
         }
         assert!(crate::dispatch::tls::excluded().is_empty());
         assert!(!is_inference_mode_enabled());
+    }
+
+    #[test]
+    fn inference_mode_false_inside_restores_the_outer_mode() {
+        let _off = NoGradGuard::new();
+        let outer = InferenceModeGuard::new();
+        let excluded = crate::dispatch::tls::excluded();
+        {
+            let _inner = InferenceModeGuard::with_enabled(false);
+            assert!(!is_inference_mode_enabled() && is_grad_enabled());
+            assert!(!crate::dispatch::tls::excluded().contains(DispatchKey::ADInplaceOrView));
+        }
+        assert_eq!(crate::dispatch::tls::excluded(), excluded);
+        assert!(is_inference_mode_enabled() && !is_grad_enabled());
+        drop(outer);
+        assert!(crate::dispatch::tls::excluded().is_empty());
+        assert!(!is_inference_mode_enabled() && !is_grad_enabled());
+        // Outside inference mode, `with_enabled(false)` excludes nothing and puts nothing back.
+        {
+            let _inner = InferenceModeGuard::with_enabled(false);
+            assert!(is_grad_enabled());
+        }
+        assert!(crate::dispatch::tls::excluded().is_empty() && !is_grad_enabled());
     }
 }

@@ -82,6 +82,22 @@ fn update(f: impl FnOnce(&mut u64, &mut u64)) {
     });
 }
 
+/// Takes `keys` out of this thread's excluded set; returns the bits it took out, for
+/// [`exclude_bits`] to put back.
+pub(crate) fn unexclude(keys: DispatchKeySet) -> u64 {
+    let mut removed = 0;
+    update(|_, excluded| {
+        removed = *excluded & keys.bits();
+        *excluded &= !keys.bits();
+    });
+    removed
+}
+
+/// Adds raw bits (from [`unexclude`]) back to this thread's excluded set.
+pub(crate) fn exclude_bits(bits: u64) {
+    update(|_, excluded| *excluded |= bits);
+}
+
 /// While alive, adds keys to this thread's included set (PyTorch's
 /// `IncludeDispatchKeyGuard`). Dropping it removes the bits it added, and only those. As in
 /// c10, including a per-backend key includes its backend bit too (including `AutogradCPU`
