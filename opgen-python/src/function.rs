@@ -143,8 +143,11 @@ impl Function {
             args,
             setup_context,
         };
-        let runner = (call.args.iter())
-            .find_map(|a| a.cast::<TensorObject>().ok().map(|t| t.get().inner.function_runner()));
+        let runner = (call.args.iter()).find_map(|a| {
+            a.cast::<TensorObject>()
+                .ok()
+                .map(|t| t.get().inner.function_runner())
+        });
         match runner {
             Some(runner) => runner.apply(&call),
             // Without tensors there is nothing to record.
@@ -165,7 +168,9 @@ fn bind_defaults<'py>(
     kwargs: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let py = forward.py();
-    let signature = py.import("inspect")?.call_method1("signature", (forward,))?;
+    let signature = py
+        .import("inspect")?
+        .call_method1("signature", (forward,))?;
     let bound = signature.call_method("bind", args, kwargs)?;
     bound.call_method0("apply_defaults")?;
     Ok(bound.getattr("args")?.cast_into::<PyTuple>()?)
@@ -223,9 +228,15 @@ impl<B: PyTensor> FunctionRunner for Runner<B> {
     fn apply(&self, call: &Call<'_>) -> PyResult<Py<PyAny>> {
         let py = call.cls.py();
         let inputs: Vec<Option<B::Tensor>> = (call.args.iter())
-            .map(|a| a.cast::<TensorObject>().ok().and_then(|t| t.get().get::<B>().cloned()))
+            .map(|a| {
+                a.cast::<TensorObject>()
+                    .ok()
+                    .and_then(|t| t.get().get::<B>().cloned())
+            })
             .collect();
-        let needs = inputs.iter().map(|t| t.as_ref().is_some_and(|t| t.requires_grad()));
+        let needs = inputs
+            .iter()
+            .map(|t| t.as_ref().is_some_and(|t| t.requires_grad()));
         let ctx = new_ctx(py, needs.collect())?;
         let Some(engine) = B::autograd() else {
             let _no_grad = opgen_core::autograd::NoGradGuard::new();
@@ -250,8 +261,8 @@ impl<B: PyTensor> FunctionRunner for Runner<B> {
             .map_err(carry)
         });
         let name = call.node_name()?;
-        let tensors = (engine.apply_function(&name, &refs, forward, backward))
-            .map_err(runtime_error)?;
+        let tensors =
+            (engine.apply_function(&name, &refs, forward, backward)).map_err(runtime_error)?;
         let Some((out, positions)) = output else {
             return Err(runtime_error(Error::from("custom function without output")));
         };
@@ -261,7 +272,10 @@ impl<B: PyTensor> FunctionRunner for Runner<B> {
 
 /// Moves what forward put in the Python `ctx` to the Rust one (and out of the Python `ctx`,
 /// which the node keeps: holding the outputs there would be a reference cycle).
-fn hand_over<B: PyTensor>(ctx: &Bound<'_, FunctionCtx>, rctx: &mut CoreCtx<B::Tensor>) -> PyResult<()> {
+fn hand_over<B: PyTensor>(
+    ctx: &Bound<'_, FunctionCtx>,
+    rctx: &mut CoreCtx<B::Tensor>,
+) -> PyResult<()> {
     let mut c = ctx.borrow_mut();
     let py = ctx.py();
     let tensor = |o: &Py<PyAny>| {
@@ -280,7 +294,9 @@ fn hand_over<B: PyTensor>(ctx: &Bound<'_, FunctionCtx>, rctx: &mut CoreCtx<B::Te
 /// (`usize::MAX`: the output itself is the tensor).
 fn output_tensors<B: PyTensor>(out: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<B::Tensor>)> {
     let tensor_of = |o: &Bound<'_, PyAny>| {
-        o.cast::<TensorObject>().ok().and_then(|t| t.get().get::<B>().cloned())
+        o.cast::<TensorObject>()
+            .ok()
+            .and_then(|t| t.get().get::<B>().cloned())
     };
     if let Ok(tuple) = out.cast::<PyTuple>() {
         let found: Vec<(usize, B::Tensor)> = (tuple.iter().enumerate())
@@ -303,7 +319,9 @@ fn rebuild<B: PyTensor>(
 ) -> PyResult<Py<PyAny>> {
     let mut tensors = tensors.into_iter();
     if positions == [usize::MAX] {
-        let t = tensors.next().ok_or_else(|| runtime_error(Error::from("missing output")))?;
+        let t = tensors
+            .next()
+            .ok_or_else(|| runtime_error(Error::from("missing output")))?;
         return Ok(Py::new(py, TensorObject::new::<B>(t))?.into_any());
     }
     let Ok(tuple) = out.cast::<PyTuple>() else {
@@ -330,7 +348,10 @@ fn run_backward<B: PyTensor>(
     let saved = match rctx.saved_tensors() {
         Ok(saved) => {
             let items = (saved.into_iter())
-                .map(|t| t.map(|t| Py::new(py, TensorObject::new::<B>(t))).transpose())
+                .map(|t| {
+                    t.map(|t| Py::new(py, TensorObject::new::<B>(t)))
+                        .transpose()
+                })
                 .collect::<PyResult<Vec<_>>>()?;
             Ok(PyTuple::new(py, items)?.unbind())
         }
@@ -386,7 +407,11 @@ fn gradient<B: PyTensor>(
         };
         return Err(PyRuntimeError::new_err(kind.to_string()));
     }
-    match item.cast::<TensorObject>().ok().and_then(|t| t.get().get::<B>().cloned()) {
+    match item
+        .cast::<TensorObject>()
+        .ok()
+        .and_then(|t| t.get().get::<B>().cloned())
+    {
         Some(t) => Ok(Some(t)),
         None => Err(PyRuntimeError::new_err(format!(
             "expected Variable or None (got {})",

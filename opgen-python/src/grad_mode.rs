@@ -293,7 +293,12 @@ pub(crate) fn add_grad_mode(module: &Bound<'_, PyModule>, package: &str) -> PyRe
     module.add_class::<EnableGrad>()?;
     module.add_class::<SetGradEnabled>()?;
     module.add_class::<InferenceMode>()?;
-    for name in ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode"] {
+    for name in [
+        "no_grad",
+        "enable_grad",
+        "set_grad_enabled",
+        "inference_mode",
+    ] {
         module.getattr(name)?.setattr("__module__", package)?;
     }
     let is_enabled = FnCallee {

@@ -132,9 +132,8 @@ fn stub_options(autograd: bool) -> StubOptions {
     if autograd {
         module_members.push("from . import autograd as autograd".to_string());
         module_members.push("from .autograd.graph import Node as _Node".to_string());
-        module_members.push(
-            "from .autograd.graph import RemovableHandle as _RemovableHandle".to_string(),
-        );
+        module_members
+            .push("from .autograd.graph import RemovableHandle as _RemovableHandle".to_string());
     }
     module_members.extend(value_stub_lines());
     if autograd {

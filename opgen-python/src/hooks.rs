@@ -82,7 +82,10 @@ fn call_hook<B: PyTensor>(
     if result.is_none() {
         return Ok(None);
     }
-    let new = result.cast::<TensorObject>().ok().and_then(|o| o.get().get::<B>().cloned());
+    let new = result
+        .cast::<TensorObject>()
+        .ok()
+        .and_then(|o| o.get().get::<B>().cloned());
     let Some(new) = new else {
         return Err(PyTypeError::new_err(format!(
             "expected Variable, but hook returned '{}'",

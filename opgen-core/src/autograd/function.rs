@@ -7,10 +7,11 @@ use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use super::error::AutogradErrorKind;
 use super::grad_mode::{GradModeGuard, is_grad_enabled};
-use super::meta::{Differentiable, gradient_edge, is_differentiable_type, requires_grad, set_history};
+use super::meta::{
+    Differentiable, gradient_edge, is_differentiable_type, requires_grad, set_history,
+};
 use super::node::{
-    Backward, BackwardContext, InputMeta, InputMetas, NextEdges, Node, NodeParts,
-    next_sequence_nr,
+    Backward, BackwardContext, InputMeta, InputMetas, NextEdges, Node, NodeParts, next_sequence_nr,
 };
 use super::saved::SavedVariable;
 use crate::dispatch::{Error, Tensor};
@@ -261,12 +262,13 @@ pub fn apply_function<T, F, B>(
 where
     T: Differentiable,
     F: FnOnce(&mut FunctionCtx<T>) -> Result<Vec<T>, Error>,
-    B: FnMut(&mut FunctionCtx<T>, Vec<Option<T>>) -> Result<Vec<Option<T>>, Error>
-        + Send
-        + 'static,
+    B: FnMut(&mut FunctionCtx<T>, Vec<Option<T>>) -> Result<Vec<Option<T>>, Error> + Send + 'static,
 {
     let tensors = || inputs.iter().flatten().copied();
-    let needs = inputs.iter().map(|t| t.is_some_and(requires_grad)).collect();
+    let needs = inputs
+        .iter()
+        .map(|t| t.is_some_and(requires_grad))
+        .collect();
     let executable = is_grad_enabled() && tensors().any(requires_grad);
     // Numbered before the forward runs, as PyTorch numbers the node it makes first.
     let sequence_nr = next_sequence_nr();
@@ -283,7 +285,9 @@ where
             .map(|o| if is_input(&o) { o.detach() } else { Ok(o) })
             .collect();
     }
-    let next_edges = tensors().map(gradient_edge).collect::<Result<NextEdges<T>, _>>()?;
+    let next_edges = tensors()
+        .map(gradient_edge)
+        .collect::<Result<NextEdges<T>, _>>()?;
     let mut plan = Vec::with_capacity(outputs.len());
     for o in &outputs {
         let differentiable = !identity(o).is_some_and(|id| ctx.non_differentiable.contains(&id))

@@ -372,7 +372,9 @@ pub trait AutogradTensor: Tensor {
             }));
         }
         let list = meta.state().hooks.clone();
-        list.lock().unwrap_or_else(|e| e.into_inner()).push((id, hook));
+        list.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, hook));
         let list = Arc::downgrade(&list);
         Ok(RemovableHandle::new(id, move |id| {
             let Some(list) = list.upgrade() else {

@@ -42,7 +42,11 @@ fn my_exp(x: &TT) -> Result<TT, Error> {
             let y = ctx.saved_tensors()?[0].clone().expect("saved");
             // The saved output comes back with the function's node as its grad_fn.
             assert_eq!(y.grad_fn().map(|n| n.name()), Some("MyExpBackward"));
-            Ok(vec![Some(TT::zip(grads[0].as_ref().expect("grad"), &y, |a, b| a * b)?)])
+            Ok(vec![Some(TT::zip(
+                grads[0].as_ref().expect("grad"),
+                &y,
+                |a, b| a * b,
+            )?)])
         },
     )
     .map(one)
@@ -58,7 +62,10 @@ fn a_custom_function_records_one_node_that_runs_its_backward() {
     assert_eq!(node.name(), "MulConstantBackward");
     // One edge per tensor argument: x's accumulator.
     assert_eq!(node.next_edges().len(), 1);
-    assert_eq!(node.next_edges()[0].as_ref().map(|e| e.node.name()), Some("AccumulateGrad"));
+    assert_eq!(
+        node.next_edges()[0].as_ref().map(|e| e.node.name()),
+        Some("AccumulateGrad")
+    );
     let z = o.sum.call(&o.mul.call(&y, &y));
     backward(&[z], &[], None, false).expect("backward");
     assert_eq!(g(&x), [18.0, 36.0]); // d(9x²)/dx
@@ -76,7 +83,11 @@ fn saved_tensors_come_back_in_backward_and_are_freed_after_it() {
     backward(std::slice::from_ref(&s), &[], None, false).expect("retained");
     assert_eq!(g(&x), [2.0, 2.0 * e]);
     let err = backward(&[s], &[], None, false).expect_err("freed");
-    assert!(err.to_string().starts_with("Trying to backward through the graph a second time"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("Trying to backward through the graph a second time"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -93,7 +104,11 @@ fn a_saved_input_modified_in_place_is_refused() {
         },
         |ctx, grads| {
             let w = ctx.saved_tensors()?[0].clone();
-            let gx = TT::zip(grads[0].as_ref().expect("grad"), w.as_ref().expect("w"), |a, b| a * b)?;
+            let gx = TT::zip(
+                grads[0].as_ref().expect("grad"),
+                w.as_ref().expect("w"),
+                |a, b| a * b,
+            )?;
             Ok(vec![Some(gx), None])
         },
     )
@@ -102,7 +117,11 @@ fn a_saved_input_modified_in_place_is_refused() {
     let mut w2 = w.clone();
     o.mul_.call(&mut w2, &TT::vec(&[2.0, 2.0]));
     let err = backward(&[o.sum.call(&y)], &[], None, false).expect_err("modified");
-    assert!(err.to_string().contains("is at version 1; expected version 0 instead"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("is at version 1; expected version 0 instead"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -134,7 +153,10 @@ fn the_number_of_gradients_is_checked_with_pytorchs_messages() {
          corresponding forward input was not a Variable (in `BadBackward`)"
     );
     // Extra gradients are accepted when they are all None.
-    assert_eq!(run(|g| vec![Some(g.clone()), None, None]).expect("extra Nones"), [1.0]);
+    assert_eq!(
+        run(|g| vec![Some(g.clone()), None, None]).expect("extra Nones"),
+        [1.0]
+    );
 }
 
 #[test]
@@ -146,11 +168,21 @@ fn nothing_is_recorded_without_grad_mode_or_inputs_requiring_grad() {
         assert!(!y.requires_grad() && y.grad_fn().is_none());
     }
     let plain = TT::vec(&[1.0]);
-    assert!(mul_constant(&plain, 2.0).expect("apply").grad_fn().is_none());
+    assert!(
+        mul_constant(&plain, 2.0)
+            .expect("apply")
+            .grad_fn()
+            .is_none()
+    );
     // An input returned as an output: a new handle to the same data, without history.
-    let same = apply_function("IdBackward", &[Some(&x)], |_| Ok(vec![x.clone()]), |_, g| Ok(g))
-        .map(one)
-        .expect("apply");
+    let same = apply_function(
+        "IdBackward",
+        &[Some(&x)],
+        |_| Ok(vec![x.clone()]),
+        |_, g| Ok(g),
+    )
+    .map(one)
+    .expect("apply");
     assert!(!same.same(&x) && same.values() == x.values());
     assert_eq!(same.grad_fn().map(|n| n.name()), Some("IdBackward"));
     assert!(x.is_leaf() && x.grad_fn().is_none());
@@ -171,7 +203,8 @@ fn split(x: &TT, materialize: bool, seen: Arc<Mutex<Vec<Option<Vec<f64>>>>>) -> 
             Ok(vec![a, b])
         },
         move |_, grads| {
-            *seen.lock().expect("lock") = grads.iter().map(|g| g.as_ref().map(TT::values)).collect();
+            *seen.lock().expect("lock") =
+                grads.iter().map(|g| g.as_ref().map(TT::values)).collect();
             Ok(vec![grads[0].as_ref().map(|g| g.map(|v| v * 2.0))])
         },
     )
@@ -218,7 +251,9 @@ fn hooks_are_removed_by_their_handles() {
             Ok(Some(g.map(|v| v * 10.0)))
         }))
         .expect("hook");
-    let on_x = x.register_hook(Arc::new(|g: &TT| Ok(Some(g.map(|v| v + 1.0))))).expect("leaf hook");
+    let on_x = x
+        .register_hook(Arc::new(|g: &TT| Ok(Some(g.map(|v| v + 1.0)))))
+        .expect("leaf hook");
     assert_ne!(on_h.id(), on_x.id());
     let s = o.sum.call(&h);
     backward(std::slice::from_ref(&s), &[], Some(true), false).expect("backward");
@@ -235,10 +270,19 @@ fn hooks_are_removed_by_their_handles() {
 fn a_leafs_hooks_see_the_gradient_grad_returns() {
     let o = ops();
     let x = TT::param(&[1.0, 2.0]);
-    let handle = x.register_hook(Arc::new(|g: &TT| Ok(Some(g.map(|v| v * 2.0))))).expect("hook");
+    let handle = x
+        .register_hook(Arc::new(|g: &TT| Ok(Some(g.map(|v| v * 2.0)))))
+        .expect("hook");
     let y = o.sum.call(&o.mul.call(&x, &x));
-    let dx = grad(std::slice::from_ref(&y), std::slice::from_ref(&x), &[], Some(true), false, false)
-        .expect("grad");
+    let dx = grad(
+        std::slice::from_ref(&y),
+        std::slice::from_ref(&x),
+        &[],
+        Some(true),
+        false,
+        false,
+    )
+    .expect("grad");
     assert_eq!(dx[0].as_ref().expect("dx").values(), [4.0, 8.0]);
     handle.remove();
     let dx = grad(&[y], &[x], &[], None, false, false).expect("grad");
@@ -249,10 +293,14 @@ fn a_leafs_hooks_see_the_gradient_grad_returns() {
 fn a_hook_error_stops_backward_and_comes_out_unchanged() {
     let o = ops();
     let x = TT::param(&[1.0]);
-    x.register_hook(Arc::new(|_: &TT| Err(Error::from("hook failed")))).expect("hook");
+    x.register_hook(Arc::new(|_: &TT| Err(Error::from("hook failed"))))
+        .expect("hook");
     let err = backward(&[o.sum.call(&x)], &[], None, false).expect_err("hook error");
     // The hook's own error, not wrapped in an autograd error.
-    assert!(matches!(err.kind(), crate::dispatch::ErrorKind::Kernel { .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), crate::dispatch::ErrorKind::Kernel { .. }),
+        "{err:?}"
+    );
     assert!(err.to_string().ends_with("hook failed"), "{err}");
     assert!(x.grad().is_none());
 }
