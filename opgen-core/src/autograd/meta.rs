@@ -371,10 +371,16 @@ pub trait AutogradTensor: Tensor {
                 node.upgrade().is_some_and(|n| n.remove_tensor_hook(id))
             }));
         }
-        let list = meta.state().hooks.clone();
-        list.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((id, hook));
+        // Under the state's lock, as the accumulator is made: a new accumulator sees the hook,
+        // an existing one is told to look.
+        let list = {
+            let state = meta.state();
+            (state.hooks.lock().unwrap_or_else(|e| e.into_inner())).push((id, hook));
+            if let Some(accumulator) = state.grad_accumulator.upgrade() {
+                accumulator.mark_has_hooks();
+            }
+            state.hooks.clone()
+        };
         let list = Arc::downgrade(&list);
         Ok(RemovableHandle::new(id, move |id| {
             let Some(list) = list.upgrade() else {
@@ -457,6 +463,14 @@ fn grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Option<Arc<No
         input_meta: smallvec::smallvec![InputMeta::of(t)],
     };
     let node = Node::new(parts, AccumulateGrad { leaf: t.clone() });
+    if !state
+        .hooks
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_empty()
+    {
+        node.mark_has_hooks();
+    }
     state.grad_accumulator = Arc::downgrade(&node);
     Some(node)
 }

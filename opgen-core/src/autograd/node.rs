@@ -321,6 +321,12 @@ impl<T: Tensor> Node<T> {
         self.edit_hooks(|h| h.post.push(hook));
     }
 
+    /// Makes the engine look at the node's hooks (a leaf's accumulator, whose leaf has
+    /// hooks: they live in the leaf).
+    pub(crate) fn mark_has_hooks(&self) {
+        self.has_hooks.store(true, Ordering::Release);
+    }
+
     pub(crate) fn add_tensor_hook(&self, input_nr: u32, id: u64, hook: GradHook<T>) {
         self.edit_hooks(|h| h.tensor.push((input_nr, id, hook)));
     }
@@ -353,6 +359,9 @@ impl<T: Tensor> Node<T> {
         grads: &mut [Option<T>],
         add: fn(&T, &T) -> Result<T, Error>,
     ) -> Result<(), Error> {
+        if !self.has_hooks.load(Ordering::Acquire) {
+            return Ok(());
+        }
         if self.sequence_nr == ACCUMULATE_SEQUENCE_NR {
             let hooks = self.function().leaf_hooks();
             for hook in hooks {
@@ -362,9 +371,6 @@ impl<T: Tensor> Node<T> {
                     grads[0] = Some(new);
                 }
             }
-        }
-        if !self.has_hooks.load(Ordering::Acquire) {
-            return Ok(());
         }
         let (tensor, retains) = match self.hooks().as_deref() {
             Some(h) if !h.tensor.is_empty() || !h.retains.is_empty() => {
