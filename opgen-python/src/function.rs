@@ -133,9 +133,8 @@ impl Function {
             _ if setup_context => bind_defaults(&cls.getattr("forward")?, args, kwargs)?,
             None => args.clone(),
             Some(_) => {
-                return Err(PyTypeError::new_err(
-                    "apply() takes keyword arguments only for a forward with setup_context",
-                ));
+                // PyTorch's `_FunctionBase.apply` takes positional arguments only.
+                return Err(PyTypeError::new_err("apply() takes no keyword arguments"));
             }
         };
         let call = Call {

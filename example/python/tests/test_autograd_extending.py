@@ -299,7 +299,7 @@ def test_forward_with_setup_context_and_keyword_arguments():
     og.sum(Scale.apply(x)).backward()
     og.sum(Scale.apply(x, k=10.0)).backward()
     assert x.grad.tolist() == [13.0]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^apply\\(\\) takes no keyword arguments$"):
         MulConstant.apply(x, doubles([1.0]), k=2.0)
 
 
@@ -347,3 +347,22 @@ def test_custom_functions_compose_with_operators_and_autograd_grad():
     (dx,) = og.autograd.grad(y, x)
     assert dx.tolist() == pytest.approx([2 * 0.5 * np.exp(0.25)])
     assert x.grad is None
+
+
+def test_a_custom_functions_backward_is_recorded_with_create_graph():
+    class Cube(og.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return og.mul(og.mul(x, x), x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return og.mul(grad, og.mul(og.mul(x, x), doubles(3.0)))
+
+    x = leaf([2.0])
+    (dx,) = og.autograd.grad(og.sum(Cube.apply(x)), x, create_graph=True)
+    assert dx.tolist() == [12.0] and dx.grad_fn is not None
+    (ddx,) = og.autograd.grad(dx, x)
+    assert ddx.tolist() == [12.0]  # 6x
