@@ -17,6 +17,7 @@ use super::kernel_fn::{KernelFn, Signature, check_signature};
 use crate::native::{EntryError, EntryFields, Field, NativeFunction, Site, Tags};
 use crate::schema::{Rule, SchemaError, SchemaLayout, layout};
 use crate::validate::check_rust_mapping;
+pub(crate) use context::check_include_methods_owner;
 pub(crate) use structured::{delegate_marker, impl_marker};
 
 /// A checked input: what the expansion needs beyond the input itself.
