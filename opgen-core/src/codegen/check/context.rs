@@ -677,7 +677,10 @@ fn main() {
         let facts = read_facts(text).expect("the sample parses");
         let lines: Vec<usize> = facts.includes.iter().map(|i| i.line).collect();
         assert_eq!(lines, [6, 12]);
-        let scopes = Scopes(&facts.scopes, &BTreeSet::new());
+        // The call is an item macro, which may declare anything: `other` is a crate because
+        // the package depends on it.
+        let crates = BTreeSet::from(["other".to_string()]);
+        let scopes = Scopes(&facts.scopes, &crates);
         let tensor: syn::Type = syn::parse_quote!(MyTensor);
         let first = facts.includes[0].scope;
         assert_eq!(
