@@ -17,14 +17,16 @@
 //! `fresh_rg`, `mul`, `mul_rg`, `mul_backward`).
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::Criterion;
 use opgen::autograd::{AutogradTensor, backward};
 use opgen_example::{MiniTensor, ops};
 
+#[path = "../../opgen-core/benches/support/cpu_time.rs"]
+mod cpu_time;
 #[path = "support/pair.rs"]
 mod pair;
+use cpu_time::{Paired, ROUNDS, time};
 
 type Case = (&'static str, Box<dyn FnMut()>);
 
@@ -68,75 +70,6 @@ fn cases() -> Vec<Case> {
             }),
         ),
     ]
-}
-
-/// This thread's CPU time in ns (Linux's `/proc/thread-self/schedstat`), so that time the
-/// thread waits for a core on a busy machine does not count; wall time elsewhere.
-fn now_ns() -> f64 {
-    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
-    cpu.unwrap_or_else(|| {
-        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e9
-    })
-}
-
-/// ns per call: the best of 7 runs of `n` calls.
-fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
-    (0..7)
-        .map(|_| {
-            let start = now_ns();
-            for _ in 0..n {
-                body();
-            }
-            (now_ns() - start) / f64::from(n)
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-/// A paired measurement of `b` against `a` in one run: `ROUNDS` rounds, each timing `n`
-/// calls of one then `n` of the other (the order alternating between rounds, so that a
-/// drift of the machine's speed falls on both), in thread CPU time.
-struct Paired {
-    /// ns per call of `a` and `b`: the best round.
-    best: (f64, f64),
-    /// ns per call of `b` minus `a`, per round, sorted.
-    diffs: Vec<f64>,
-}
-
-const ROUNDS: usize = 41;
-
-impl Paired {
-    fn run(a: &mut dyn FnMut(), b: &mut dyn FnMut(), n: u32) -> Paired {
-        let one = |body: &mut dyn FnMut()| {
-            let start = now_ns();
-            for _ in 0..n {
-                body();
-            }
-            (now_ns() - start) / f64::from(n)
-        };
-        let (mut best, mut diffs) = ((f64::INFINITY, f64::INFINITY), Vec::with_capacity(ROUNDS));
-        for round in 0..ROUNDS {
-            let (ta, tb) = if round % 2 == 0 {
-                let ta = one(a);
-                (ta, one(b))
-            } else {
-                let tb = one(b);
-                (one(a), tb)
-            };
-            best = (best.0.min(ta), best.1.min(tb));
-            diffs.push(tb - ta);
-        }
-        diffs.sort_by(f64::total_cmp);
-        Paired { best, diffs }
-    }
-
-    /// The median difference and its interquartile range.
-    fn median(&self) -> (f64, f64, f64) {
-        let q = |f: f64| self.diffs[((self.diffs.len() - 1) as f64 * f).round() as usize];
-        (q(0.5), q(0.25), q(0.75))
-    }
 }
 
 fn summary() {

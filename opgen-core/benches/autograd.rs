@@ -18,14 +18,17 @@
 //! prints each figure (ns, best of 7 timing loops) next to its budget.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{BatchSize, Criterion};
 use opgen_core::autograd::{Differentiable, backward};
 
 #[path = "support/autograd_bt.rs"]
 mod bt;
+#[path = "support/cpu_time.rs"]
+#[allow(dead_code)] // `Paired`: the example's bench
+mod cpu_time;
 use bt::{BT, CHAIN, chain, leaf, ops};
+use cpu_time::{now_ns, time};
 
 /// A named measurement: the body runs once per iteration.
 type Case = (&'static str, Box<dyn FnMut()>);
@@ -99,31 +102,6 @@ fn bench(c: &mut Criterion) {
         )
     });
     group.finish();
-}
-
-/// This thread's CPU time in ns (Linux's `/proc/thread-self/schedstat`), so that time the
-/// thread waits for a core on a busy machine does not count; wall time elsewhere.
-fn now_ns() -> f64 {
-    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
-    cpu.unwrap_or_else(|| {
-        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e9
-    })
-}
-
-/// ns per call: the best of 7 runs of `n` calls.
-fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
-    (0..7)
-        .map(|_| {
-            let start = now_ns();
-            for _ in 0..n {
-                body();
-            }
-            (now_ns() - start) / f64::from(n)
-        })
-        .fold(f64::INFINITY, f64::min)
 }
 
 fn summary() {

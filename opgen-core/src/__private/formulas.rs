@@ -17,30 +17,7 @@
 //! ```
 
 use crate::autograd::Input;
-use crate::dispatch::device::impl_guarded;
-use crate::dispatch::{
-    DispatchKey, DispatchKeySet, Error, Library, Operator, Registration, Site, TupleCall,
-};
-
-/// Registers the Autograd kernel `kernel` of the operator with marker `O` at `key`, named
-/// in dumps and messages as torchgen names it (`VariableType::mul_Tensor`) rather than by
-/// its Rust path (a generated function in a hidden block).
-///
-/// # Errors
-/// As [`Library::impl_`](crate::dispatch::Library::impl_).
-pub fn impl_autograd_of<O, M, K>(
-    lib: &Library,
-    key: DispatchKey,
-    kernel: K,
-    name: &'static str,
-    site: Site,
-) -> Result<Registration, Error>
-where
-    O: Operator,
-    K: TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
-{
-    impl_guarded(lib, O::name().full, key, kernel, name, site)
-}
+use crate::dispatch::{DispatchKeySet, Error, Operator};
 
 /// The Autograd kernel of the in-place variant of a functional operator with formulas, for
 /// the functional operator's arguments `A` (`self` shared): the functional operator's backward

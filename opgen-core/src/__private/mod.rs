@@ -22,7 +22,7 @@
 //!   ```
 //!
 //!   `Dispatcher::global()` registers every entry on its first access.
-//! * [`impl_kernel`], [`impl_kernel_of`], [`impl_adapter_of`]: register a kernel at a key,
+//! * [`impl_kernel`], [`impl_kernel_of`], [`impl_named_of`]: register a kernel at a key,
 //!   inside the device check and guard of its operator at device-guarded keys;
 //!   [`backend_select`]: an operator's generated `BackendSelect` kernel.
 //! * [`call`]: what every generated function ends in, `call::<add>((self_, other, alpha))`
@@ -50,8 +50,8 @@ pub use check::{
     check_arity, check_param, check_return,
 };
 pub use register::{
-    ByPath, RegisterByPath, RegisterUnfit, backend_select, impl_adapter_of, impl_kernel,
-    impl_kernel_by_path, impl_kernel_of,
+    ByPath, RegisterByPath, RegisterUnfit, backend_select, impl_kernel, impl_kernel_by_path,
+    impl_kernel_of, impl_named_of,
 };
 
 /// Calls the operator with marker `O`: every argument in schema order, as one tuple

@@ -115,10 +115,15 @@ impl<O: Operator, K> RegisterUnfit for ByPath<O, K> {
     }
 }
 
-/// [`impl_kernel_of`] for an adapter the expansion wraps around the kernel at the path `name`
-/// (one that returns `()` where the schema returns the arguments it writes): dumps and
-/// warnings show that path, not the adapter's.
-pub fn impl_adapter_of<O, M, K>(
+/// [`impl_kernel_of`] for a kernel the expansion writes, named `name` in dumps, warnings
+/// and errors instead of by its Rust type: an adapter wrapped around the user's kernel (one
+/// that returns `()` where the schema returns the arguments it writes; named by the
+/// kernel's path), or a generated Autograd kernel (named as torchgen names its
+/// `VariableType` function, `VariableType::mul_Tensor`).
+///
+/// # Errors
+/// As [`Library::impl_`](crate::dispatch::Library::impl_).
+pub fn impl_named_of<O, M, K>(
     lib: &Library,
     key: DispatchKey,
     kernel: K,

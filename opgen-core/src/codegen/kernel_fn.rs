@@ -142,6 +142,7 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<KernelFn> {
             ),
         );
     }
+    check_lifetime_bounds(&sig, &mut diag);
     let mut params = Vec::with_capacity(sig.inputs.len());
     for arg in &sig.inputs {
         match arg {
@@ -174,6 +175,64 @@ pub(crate) fn parse_kernel(item: TokenStream2) -> syn::Result<KernelFn> {
         params,
         output,
         bodyless,
+    })
+}
+
+/// A kernel's lifetimes are unbounded: the dispatcher calls it with the borrows of each call
+/// (`for<'a> Fn(&'a T)`), which a lifetime bounded in its generics or `where` clause
+/// (`'a: 'b`, `T: 'a`) is not: one error at each bound.
+fn check_lifetime_bounds(sig: &syn::Signature, diag: &mut Diagnostics) {
+    let lifetimes: Vec<&syn::LifetimeParam> = (sig.generics.params.iter())
+        .filter_map(|p| match p {
+            syn::GenericParam::Lifetime(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let message = |what: &str| {
+        format!(
+            "kernel `{}` bounds {what}; a kernel takes its references for any lifetime (the \
+             dispatcher calls it with each call's borrows): remove the bound",
+            sig.ident
+        )
+    };
+    for l in &lifetimes {
+        if !l.bounds.is_empty() {
+            diag.at(
+                &l.bounds,
+                message(&format!("its lifetime `{}`", l.lifetime)),
+            );
+        }
+    }
+    let Some(clause) = &sig.generics.where_clause else {
+        return;
+    };
+    for predicate in &clause.predicates {
+        let named = (lifetimes.iter()).find(|l| {
+            mentions(
+                quote::ToTokens::to_token_stream(predicate),
+                &l.lifetime.ident,
+            )
+        });
+        if let Some(l) = named {
+            diag.at(
+                predicate,
+                message(&format!("its lifetime `{}`", l.lifetime)),
+            );
+        }
+    }
+}
+
+/// Whether `tokens` name the lifetime `'ident`.
+fn mentions(tokens: TokenStream2, ident: &proc_macro2::Ident) -> bool {
+    let mut quote_before = false;
+    tokens.into_iter().any(|tree| {
+        let found = match &tree {
+            TokenTree::Group(g) => mentions(g.stream(), ident),
+            TokenTree::Ident(i) => quote_before && i == ident,
+            _ => false,
+        };
+        quote_before = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '\'');
+        found
     })
 }
 

@@ -23,8 +23,12 @@ pub(super) fn errors(args: TokenStream2, item: TokenStream2) -> Vec<String> {
     };
     err.into_iter().map(|e| e.to_string()).collect()
 }
+
+/// The attribute accepts no schema that `Library::def` refuses, and refuses each with the
+/// runtime's rule and message (R91/R92 names, R17, R30, ...); a schema `def` accepts gets no
+/// schema error (only the kernel's, where it does not fit).
 #[test]
-fn tmp_probe() {
+fn the_attribute_refuses_every_schema_def_refuses() {
     let cands = [
         "ädd(Tensor self) -> Tensor",
         "add.ö(Tensor self) -> Tensor",
@@ -51,7 +55,9 @@ fn tmp_probe() {
         "ñs::add(Tensor self) -> Tensor",
     ];
     for c in cands {
-        let args: TokenStream2 = format!("{:?}, tensor = \"MyTensor\"", c).parse().unwrap();
+        let args: TokenStream2 = format!("{c:?}, tensor = \"MyTensor\"")
+            .parse()
+            .expect("tokens");
         let macro_err: Vec<String> = match super::run(
             args,
             quote::quote!(
@@ -72,10 +78,26 @@ fn tmp_probe() {
             .filter(|(a, _)| !a.contains('('))
             .map_or("aten", |(a, _)| a);
         let lib = d.fragment(ns);
-        let rt = lib.def(c).err().map(|e| e.to_string());
-        println!(
-            "{c:50} macro_err={macro_err:?}\n      runtime={:?}",
-            rt.map(|r| r.lines().take(2).collect::<Vec<_>>().join(" | "))
-        );
+        match lib.def(c) {
+            Err(e) => {
+                // `error[R91]: message` on the runtime's second line: the macro's first error
+                // is `message [R91]`.
+                let text = e.to_string();
+                let line = text.lines().nth(1).unwrap_or_default();
+                let (rule, message) = line
+                    .strip_prefix("error[")
+                    .and_then(|l| l.split_once("]: "))
+                    .unwrap_or_else(|| panic!("`{c}`: a rule in {text}"));
+                assert_eq!(
+                    macro_err.first().map(String::as_str),
+                    Some(format!("{message} [{rule}]").as_str()),
+                    "`{c}`"
+                );
+            }
+            Ok(_) => assert!(
+                macro_err.iter().all(|e| !e.contains(" [R")),
+                "`{c}` is a valid schema, but the attribute reports {macro_err:?}"
+            ),
+        }
     }
 }

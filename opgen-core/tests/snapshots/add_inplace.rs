@@ -81,7 +81,7 @@ const _: () = {
             .variants(false, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU, ::opgen::DispatchKey::Meta],
-                |lib, key, site| ::opgen::__private::impl_adapter_of::<
+                |lib, key, site| ::opgen::__private::impl_named_of::<
                     add_,
                     _,
                     _,

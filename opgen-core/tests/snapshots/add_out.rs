@@ -86,7 +86,7 @@ const _: () = {
         ::opgen::__private::LinkEntry::declare::<add_out>()
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
-                |lib, key, site| ::opgen::__private::impl_adapter_of::<
+                |lib, key, site| ::opgen::__private::impl_named_of::<
                     add_out,
                     _,
                     _,

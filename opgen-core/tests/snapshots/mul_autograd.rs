@@ -47,7 +47,7 @@ const _: () = {
             mul,
         >(
             &[::opgen::DispatchKey::Autograd],
-            |lib, key, site| ::opgen::__private::formulas::impl_autograd_of::<
+            |lib, key, site| ::opgen::__private::impl_named_of::<
                 mul,
                 _,
                 _,

@@ -97,7 +97,7 @@ pub fn EmptyMemoryFormatArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, 
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n18(Tensor self, int i1, int i2, int i3, int ignore_index, int imag, int imp, int impl, int impl_adapter_of, int impl_index, int impl_kernel, *, int impl_result=0, int implicit=0, int in_features=0, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n18(Tensor self, int i1, int i2, int i3, int ignore_index, int imag, int imp, int impl, int impl_index, int impl_kernel, int impl_named_of, *, int impl_result=0, int implicit=0, int in_features=0, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Err(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }

@@ -6,27 +6,9 @@
 use super::decompositions::perturbed_lu;
 use super::ops::*;
 use super::pointwise::I;
-use super::solves::is_vector_rhs;
+use super::solves::{is_vector_rhs, lu_of_transpose, solve_with_a, vector_as_matrix};
 use super::{is_complex, options, sizes};
-use crate::autograd::is_grad_enabled;
 use crate::dispatch::{Error, Tensor};
-
-/// `A⁻¹ dA`: through a new solve with `A` when a graph is being built (the result is then
-/// differentiable in `A`), through the saved LU otherwise (`LU` of `Aᵀ` when `use_a_t`).
-fn solve_with_a<T: Tensor>(
-    da: &T,
-    a: &T,
-    lu: &T,
-    pivots: &T,
-    left: bool,
-    use_a_t: bool,
-) -> Result<T, Error> {
-    if is_grad_enabled() {
-        linalg_solve(a, da, left)
-    } else {
-        linalg_lu_solve(lu, pivots, da, left, use_a_t)
-    }
-}
 
 /// The trace of each matrix of a batch.
 fn trace<T: Tensor>(m: &T) -> Result<T, Error> {
@@ -45,7 +27,7 @@ pub fn linalg_det_jvp<T: Tensor>(
     use_a_t: bool,
 ) -> Result<T, Error> {
     let lu = perturbed_lu(lu)?;
-    let ainv_e = solve_with_a(da, a, &lu, pivots, true, use_a_t)?;
+    let ainv_e = solve_with_a(da, a, (&lu, pivots), true, false, use_a_t)?;
     mul(&trace(&ainv_e)?, det)
 }
 
@@ -60,7 +42,7 @@ pub fn slogdet_jvp<T: Tensor>(
     sign: &T,
     use_a_t: bool,
 ) -> Result<(Option<T>, Option<T>), Error> {
-    let tr = trace(&solve_with_a(da, a, lu, pivots, true, use_a_t)?)?;
+    let tr = trace(&solve_with_a(da, a, (lu, pivots), true, false, use_a_t)?)?;
     if is_complex(lu)? {
         let d_sign = mul(&imag(&tr)?, &mul_s(sign, I)?)?;
         Ok((Some(d_sign), Some(real(&tr)?)))
@@ -82,21 +64,17 @@ pub fn linalg_solve_jvp<T: Tensor>(
     left: bool,
 ) -> Result<T, Error> {
     let vector_case = is_vector_rhs(lu, x)?;
-    let to_matrix = |t: &T| {
-        if vector_case {
-            unsqueeze(t, -1)
-        } else {
-            Ok(t.clone())
-        }
-    };
-    let (x, db) = (to_matrix(x)?, to_matrix(db)?);
+    let (x, db) = (
+        vector_as_matrix(x, vector_case)?,
+        vector_as_matrix(db, vector_case)?,
+    );
     let r = if left {
         matmul(da, &x)?
     } else {
         matmul(&x, da)?
     };
-    let use_a_t = super::is_contiguous(a)? && !is_complex(a)?;
-    let dx = solve_with_a(&sub(&db, &r)?, a, lu, pivots, left, use_a_t)?;
+    let use_a_t = lu_of_transpose(a)?;
+    let dx = solve_with_a(&sub(&db, &r)?, a, (lu, pivots), left, false, use_a_t)?;
     if vector_case {
         squeeze_dim(&dx, -1)
     } else {

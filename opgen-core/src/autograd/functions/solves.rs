@@ -103,6 +103,41 @@ pub(crate) fn is_vector_rhs<T: Tensor>(input: &T, other: &T) -> Result<bool, Err
     Ok(b.len() == 1 || (a.len().checked_sub(1) == Some(b.len()) && b[..] == a[..a.len() - 1]))
 }
 
+/// `B` as a matrix: a vector right-hand side (`vector_case`) as one column.
+pub(crate) fn vector_as_matrix<T: Tensor>(b: &T, vector_case: bool) -> Result<T, Error> {
+    if vector_case {
+        unsqueeze(b, -1)
+    } else {
+        Ok(b.clone())
+    }
+}
+
+/// Whether `linalg_lu_factor` of `A` was computed on `Aᵀ` (contiguous real `A`), as
+/// `linalg_solve` does (`use_A_T`).
+pub(crate) fn lu_of_transpose<T: Tensor>(a: &T) -> Result<bool, Error> {
+    Ok(is_contiguous(a)? && !super::is_complex(a)?)
+}
+
+/// The solve of a derivative with `A` (`Aᴴ` when `adjoint`) on the left of `b` (on the
+/// right unless `left`): through a new solve when a graph is being built (the result is then
+/// differentiable in `A`), through the saved factorization `lu`, `pivots` otherwise (of `Aᵀ`
+/// when `use_a_t`).
+pub(crate) fn solve_with_a<T: Tensor>(
+    b: &T,
+    a: &T,
+    (lu, pivots): (&T, &T),
+    left: bool,
+    adjoint: bool,
+    use_a_t: bool,
+) -> Result<T, Error> {
+    match (is_grad_enabled(), adjoint) {
+        (true, true) => linalg_solve(&m_h(a)?, b, left),
+        (true, false) => linalg_solve(a, b, left),
+        // The factorization of `Aᵀ` solves with `A` as an adjoint one, and the reverse.
+        (false, _) => linalg_lu_solve(lu, pivots, b, left, adjoint != use_a_t),
+    }
+}
+
 /// `dA X` (or `dA x` for a vector right-hand side).
 fn da_contribution<T: Tensor>(x: &T, da: &T, db: &T) -> Result<T, Error> {
     if is_vector_rhs(da, db)? {
@@ -274,21 +309,10 @@ pub fn linalg_solve_backward<T: Tensor>(
         return Ok((None, None));
     };
     let vector_case = is_vector_rhs(lu, x)?;
-    let to_matrix = |t: &T| {
-        if vector_case {
-            unsqueeze(t, -1)
-        } else {
-            Ok(t.clone())
-        }
-    };
-    let g_b = if is_grad_enabled() {
-        linalg_solve(&m_h(a)?, &to_matrix(g_x)?, left)?
-    } else {
-        let use_a_t = is_contiguous(a)? && !super::is_complex(a)?;
-        linalg_lu_solve(lu, pivots, &to_matrix(g_x)?, left, !use_a_t)?
-    };
+    let g_x = vector_as_matrix(g_x, vector_case)?;
+    let g_b = solve_with_a(&g_x, a, (lu, pivots), left, true, lu_of_transpose(a)?)?;
     let g_a = if a_requires_grad {
-        let x_ = to_matrix(x)?;
+        let x_ = vector_as_matrix(x, vector_case)?;
         Some(neg(&if left {
             matmul(&g_b, &m_h(&x_)?)?
         } else {

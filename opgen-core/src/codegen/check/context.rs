@@ -49,9 +49,19 @@ struct Site {
     conditional: bool,
 }
 
-/// The kernels of a file and the names of its scopes.
+/// One `include_native_functions!` call of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IncludeSite {
+    /// The line of its first argument (the yaml path).
+    line: usize,
+    /// The item list the call is in.
+    scope: usize,
+}
+
+/// The kernels and `include_native_functions!` calls of a file and the names of its scopes.
 struct Facts {
     sites: Vec<Site>,
+    includes: Vec<IncludeSite>,
     scopes: Vec<Scope>,
 }
 
@@ -200,13 +210,9 @@ pub(crate) fn check_methods_owner(input: &Input, tensor: &syn::Type, diag: &mut 
     let Some(me) = facts.sites.get(me) else {
         return;
     };
-    let crates = super::scope::dependency_crates();
-    let Origin::Crate(krate) = Scopes(&facts.scopes, &crates).type_origin(me.scope, tensor) else {
+    let Some(krate) = foreign_crate(&facts, me.scope, tensor) else {
         return;
     };
-    let shown = quote::ToTokens::to_token_stream(tensor)
-        .to_string()
-        .replace(' ', "");
     let suggested = (input.schema.as_ref())
         .map(crate::plan::args_struct_name)
         .and_then(|n| n.strip_suffix("Args").map(|n| format!("{n}Ext")))
@@ -214,12 +220,77 @@ pub(crate) fn check_methods_owner(input: &Input, tensor: &syn::Type, diag: &mut 
     let at = (input.options.methods.as_ref()).or(input.options.variants.as_ref());
     diag.at(
         at_or(at, &input.kernel),
-        format!(
-            "inherent methods on `{shown}`, a type of the crate `{krate}`, can only be defined \
-             in that crate; declare them in an extension trait: add `methods = \"trait \
-             {suggested}\"` and import the trait where the methods are called"
-        ),
+        foreign_methods(tensor, &krate, "", &suggested),
     );
+}
+
+/// [`check_methods_owner`] for `include_native_functions!`, whose methods (of `operators`,
+/// the functions of the file with a method variant) go in one inherent `impl` of `tensor`
+/// (the `tensor` option's type) unless `methods = "trait NAME"`: the error is at the
+/// `methods` option if written, else at `tensor`. `path` is the yaml path's literal, which
+/// places the call in its file.
+pub(crate) fn check_include_methods_owner(
+    path: &LitStr,
+    tensor: (&syn::Type, &LitStr),
+    methods: Option<&LitStr>,
+    operators: &[String],
+    diag: &mut Diagnostics,
+) {
+    let Some((file, line)) = place_of(path.span()) else {
+        return;
+    };
+    let Some(facts) = file_facts(file) else {
+        return;
+    };
+    let Some(me) = facts.includes.iter().find(|i| i.line == line) else {
+        return;
+    };
+    let Some(krate) = foreign_crate(&facts, me.scope, tensor.0) else {
+        return;
+    };
+    let name = crate::codegen::kernel_fn::last_ident(tensor.0)
+        .map_or_else(|| "Tensor".to_string(), ToString::to_string);
+    let mut shown: Vec<String> = operators.iter().take(3).map(|o| format!("`{o}`")).collect();
+    if operators.len() > shown.len() {
+        shown.push("...".to_string());
+    }
+    let why = match operators.len() {
+        1 => format!(
+            " (1 operator of the file has a `method` variant: {})",
+            shown.join("")
+        ),
+        n => format!(
+            " ({n} operators of the file have a `method` variant: {})",
+            shown.join(", ")
+        ),
+    };
+    diag.at(
+        methods.unwrap_or(tensor.1),
+        foreign_methods(tensor.0, &krate, &why, &format!("{name}Methods")),
+    );
+}
+
+/// The crate, other than this one, where the file's text shows `tensor` (written in scope
+/// `scope`) is defined; `None` for this crate's types and those the file does not place.
+fn foreign_crate(facts: &Facts, scope: usize, tensor: &syn::Type) -> Option<String> {
+    let crates = super::scope::dependency_crates();
+    match Scopes(&facts.scopes, &crates).type_origin(scope, tensor) {
+        Origin::Crate(krate) => Some(krate),
+        Origin::Local | Origin::Unknown => None,
+    }
+}
+
+/// The error for inherent methods on `tensor`, a type of `krate` (`why`: which methods),
+/// with the fix: the extension trait `suggested`.
+fn foreign_methods(tensor: &syn::Type, krate: &str, why: &str, suggested: &str) -> String {
+    let shown = quote::ToTokens::to_token_stream(tensor)
+        .to_string()
+        .replace(' ', "");
+    format!(
+        "inherent methods on `{shown}`, a type of the crate `{krate}`, can only be defined in \
+         that crate{why}; declare them in an extension trait: add `methods = \"trait \
+         {suggested}\"` and import the trait where the methods are called"
+    )
 }
 
 /// The literal if written, else the kernel's name.
@@ -270,8 +341,11 @@ fn read_facts(text: &str) -> Option<Facts> {
     reader.items(&file.items, false, None);
     let mut sites = reader.sites;
     place(text, &mut sites);
+    let mut includes = reader.includes;
+    place_includes(text, &mut includes);
     Some(Facts {
         sites,
+        includes,
         scopes: reader.scopes,
     })
 }
@@ -285,6 +359,36 @@ fn place(text: &str, sites: &mut [Site]) {
         site.line = fn_lines(text, &site.name).nth(*nth).unwrap_or(0);
         *nth += 1;
     }
+}
+
+/// Sets each `include_native_functions!` call's line: the line of its first argument, in
+/// source order; none (0) unless the text shows as many calls as the items do (a call
+/// inside another macro's input, say), so that no call is taken for another.
+fn place_includes(text: &str, includes: &mut [IncludeSite]) {
+    let lines: Vec<usize> = macro_argument_lines(text, INCLUDE).collect();
+    if lines.len() == includes.len() {
+        (includes.iter_mut().zip(lines)).for_each(|(site, line)| site.line = line);
+    }
+}
+
+/// The name of the macro whose calls [`IncludeSite`]s are.
+const INCLUDE: &str = "include_native_functions";
+
+/// The lines (from 1) of the first argument of each call of the macro `name`
+/// (`name!(` followed by the argument), in order; not in a line comment.
+fn macro_argument_lines<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = usize> + 't {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).filter_map(move |(at, _)| {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(is_ident) || text[line_start..at].contains("//") {
+            return None;
+        }
+        let rest = text[at + name.len()..].trim_start().strip_prefix('!')?;
+        let rest = rest.trim_start().strip_prefix(['(', '[', '{'])?;
+        let argument = text.len() - rest.trim_start().len();
+        Some(text[..argument].matches('\n').count() + 1)
+    })
 }
 
 /// The lines (from 1) where `fn name` is written, in order.
@@ -309,6 +413,7 @@ fn fn_lines<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = usize> + '
 #[derive(Default)]
 struct Reader {
     sites: Vec<Site>,
+    includes: Vec<IncludeSite>,
     /// By number: a site's `scope`.
     scopes: Vec<Scope>,
 }
@@ -342,6 +447,7 @@ impl Reader {
                 syn::Item::Impl(i) => self.impl_items(&i.items, scope),
                 syn::Item::Trait(t) => self.trait_items(&t.items, scope),
                 syn::Item::Const(c) => self.expr(&c.expr, scope),
+                syn::Item::Macro(m) => self.include(&m.mac, scope),
                 // `fn relu();`: a structured delegate's bodyless kernel.
                 syn::Item::Verbatim(tokens) => {
                     if let Ok((attrs, sig)) = syn::parse::Parser::parse2(bodyless, tokens.clone()) {
@@ -381,11 +487,27 @@ impl Reader {
         let items: Vec<syn::Item> = (block.stmts.iter())
             .filter_map(|s| match s {
                 syn::Stmt::Item(item) => Some(item.clone()),
+                // `include_native_functions!(..);` in a block is a statement: as an item.
+                syn::Stmt::Macro(m) if is_include(&m.mac) => {
+                    Some(syn::Item::Macro(syn::ItemMacro {
+                        attrs: m.attrs.clone(),
+                        ident: None,
+                        mac: m.mac.clone(),
+                        semi_token: m.semi_token,
+                    }))
+                }
                 _ => None,
             })
             .collect();
         if !items.is_empty() {
             self.items(&items, false, Some(outer));
+        }
+    }
+
+    /// Records `mac` if it is an `include_native_functions!` call.
+    fn include(&mut self, mac: &syn::Macro, scope: usize) {
+        if is_include(mac) {
+            self.includes.push(IncludeSite { line: 0, scope });
         }
     }
 
@@ -436,6 +558,11 @@ impl Reader {
             conditional: attrs.iter().any(|a| a.path().is_ident("cfg")),
         });
     }
+}
+
+/// Whether `mac` is an `include_native_functions!` call.
+fn is_include(mac: &syn::Macro) -> bool {
+    (mac.path.segments.last()).is_some_and(|s| s.ident == INCLUDE)
 }
 
 /// A function without a body: attributes, visibility, signature, `;`.
@@ -527,5 +654,48 @@ fn relu_();
         );
         let scopes: Vec<usize> = sites(text).iter().map(|s| s.scope).collect();
         assert!(scopes[0] != scopes[1] && scopes[0] != scopes[2] && scopes[2] != scopes[3]);
+    }
+
+    /// `include_native_functions!` calls are found in modules and blocks, each placed at the
+    /// line of its first argument, and in its scope, whose imports place the tensor type.
+    #[test]
+    fn include_calls_are_read_with_their_line_and_scope() {
+        let text = r#"
+mod aten {
+    use other::MyTensor;
+    // include_native_functions!("not a call");
+    opgen::include_native_functions!(
+        "native_functions.yaml",
+        tensor = "MyTensor"
+    );
+}
+
+fn main() {
+    include_native_functions! { "x.yaml", tensor = "crate::T" }
+}
+"#;
+        let facts = read_facts(text).expect("the sample parses");
+        let lines: Vec<usize> = facts.includes.iter().map(|i| i.line).collect();
+        assert_eq!(lines, [6, 12]);
+        // The call is an item macro, which may declare anything: `other` is a crate because
+        // the package depends on it.
+        let crates = BTreeSet::from(["other".to_string()]);
+        let scopes = Scopes(&facts.scopes, &crates);
+        let tensor: syn::Type = syn::parse_quote!(MyTensor);
+        let first = facts.includes[0].scope;
+        assert_eq!(
+            scopes.type_origin(first, &tensor),
+            Origin::Crate("other".to_string())
+        );
+        let local: syn::Type = syn::parse_quote!(crate::T);
+        assert_eq!(
+            scopes.type_origin(facts.includes[1].scope, &local),
+            Origin::Local
+        );
+        // A call the items do not show (inside another macro's input) places none.
+        let hidden = "m! { opgen::include_native_functions!(\"a.yaml\"); }\n\
+                      opgen::include_native_functions!(\"b.yaml\");";
+        let facts = read_facts(hidden).expect("the sample parses");
+        assert_eq!(facts.includes, [IncludeSite { line: 0, scope: 0 }]);
     }
 }

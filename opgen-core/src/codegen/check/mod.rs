@@ -17,6 +17,7 @@ use super::kernel_fn::{KernelFn, Signature, check_signature};
 use crate::native::{EntryError, EntryFields, Field, NativeFunction, Site, Tags};
 use crate::schema::{Rule, SchemaError, SchemaLayout, layout};
 use crate::validate::check_rust_mapping;
+pub(crate) use context::check_include_methods_owner;
 pub(crate) use structured::{delegate_marker, impl_marker};
 
 /// A checked input: what the expansion needs beyond the input itself.
@@ -134,6 +135,9 @@ impl Input {
             formulas,
             borrowed,
         });
+        if let Some(def) = &def {
+            self.check_kernel_name(def, &mut diag);
+        }
         match def {
             Some(def) => diag.finish(Checked {
                 input: self,
@@ -245,6 +249,49 @@ impl Input {
             .with_hint(hint);
             report_schema(&self.lit, &self.kernel, text, &e, diag);
         }
+    }
+
+    /// The kernel is not named as a function the attribute generates (`relu` for `relu`,
+    /// `try_relu`, ...): both would be defined in the kernel's module. (A delegate's body-less
+    /// kernel is not emitted: its name is free.)
+    fn check_kernel_name(&self, def: &Definition, diag: &mut Diagnostics) {
+        if self.kernel.bodyless {
+            return;
+        }
+        let kernel = self.kernel.ident();
+        let name = kernel.to_string();
+        let plan = super::expand::plan_of(self, def);
+        let claims = plan.claims();
+        if !claims
+            .values
+            .iter()
+            .any(|v| v.trim_start_matches("r#") == name)
+        {
+            return;
+        }
+        let generated: Vec<String> = (claims.values.iter())
+            .map(|v| format!("`{}`", v.trim_start_matches("r#")))
+            .collect();
+        let suffix = match self.keys.first() {
+            Some(k) => k.key.name().to_lowercase(),
+            None => "kernel".to_string(),
+        };
+        let renamed = format!(
+            "{}_{suffix}",
+            plan.api
+                .as_ref()
+                .map_or(name.as_str(), |a| a.name.trim_start_matches("r#"))
+        );
+        diag.at(
+            kernel,
+            format!(
+                "kernel `{name}` has the name of a function the attribute generates for `{}` \
+                 ({}); rename the kernel (`{renamed}`), or name the generated functions with \
+                 `name = \"...\"`",
+                plan.full_name,
+                generated.join(", "),
+            ),
+        );
     }
 
     /// A body-less function is a delegate's; `composite_from_out` is a delegate's option.

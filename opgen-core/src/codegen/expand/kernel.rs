@@ -93,7 +93,7 @@ pub(crate) fn expand_defined(
 }
 
 /// The registration of the kernel: `marker::register(lib, key, kernel, site)`, or of an
-/// adapter (`impl_adapter_of`, named as the kernel in dumps): for a kernel that returns `()`
+/// adapter (`impl_named_of`, named as the kernel in dumps): for a kernel that returns `()`
 /// where the schema returns its written arguments, and for a kernel whose types the
 /// attribute could not judge (aliases), so that rustc compares them at the user's types.
 fn register_defined(
@@ -118,7 +118,7 @@ fn register_defined(
     let adapter = adapter(plan, kernel, returned, cx);
     let name = Literal::string(&format!("::{k}"));
     let name = quote!(::core::concat!(::core::module_path!(), #name));
-    quote!(#rt::__private::impl_adapter_of::<#marker, _, _>(#lib, #key, #adapter, #name, #site))
+    quote!(#rt::__private::impl_named_of::<#marker, _, _>(#lib, #key, #adapter, #name, #site))
 }
 
 /// A closure over the operator's Rust types calling `kernel`, each argument spanned on the

@@ -107,7 +107,7 @@ pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
         }
         return kernel::expand_attached(checked);
     };
-    let plan = plan_of(checked, def);
+    let plan = plan_of(input, def);
     if def.function.structured {
         return structured::expand_meta(checked, def, &plan);
     }
@@ -118,8 +118,7 @@ pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
 }
 
 /// The plan of the operator an attribute defines.
-pub(crate) fn plan_of(checked: &Checked<'_>, def: &Definition) -> OpPlan {
-    let input = checked.input;
+pub(crate) fn plan_of(input: &super::Input, def: &Definition) -> OpPlan {
     let name = match (&input.options.name, input.lit.is_some()) {
         (Some(lit), true) => Some(lit.value()),
         _ => None,

@@ -91,6 +91,7 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
     let tensor = super::kernel_fn::last_ident(&parsed.tensor).map(ToString::to_string);
     let planned = plan_all(&parsed.methods, tensor, &functions);
     check_registered_only(&parsed, &planned, &mut diag);
+    check_methods_owner(&parsed, &planned, &mut diag);
     let names = api_names(&functions, &planned);
     let mut tracked = tracked;
     let served = autograd::load(
@@ -328,6 +329,28 @@ fn plan_all(
         out.push(Planned { plan, note });
     }
     out
+}
+
+/// Inherent methods (no `methods = "trait NAME"`) on a tensor type the call's file shows is
+/// another crate's: one error, at `methods` or `tensor`, with the fix (the attribute's rule,
+/// `check::check_include_methods_owner`).
+fn check_methods_owner(parsed: &options::Parsed, planned: &[Planned], diag: &mut Diagnostics) {
+    let (Methods::Inherent, Some(tensor)) = (&parsed.methods, &parsed.options.tensor) else {
+        return;
+    };
+    let operators: Vec<String> = (planned.iter())
+        .filter(|p| p.plan.api.as_ref().is_ok_and(|api| !api.methods.is_empty()))
+        .map(|p| p.plan.full_name.clone())
+        .collect();
+    if !operators.is_empty() {
+        super::check::check_include_methods_owner(
+            &parsed.path,
+            (&parsed.tensor, tensor),
+            parsed.options.methods.as_ref(),
+            &operators,
+            diag,
+        );
+    }
 }
 
 /// Every function without a Rust API must be listed in `registered_only`: one error naming

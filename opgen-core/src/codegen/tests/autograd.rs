@@ -69,7 +69,7 @@ fn an_input_without_formula_must_be_marked() {
             derivatives(self = "grad", other = "non_differentiable")
         ),
         quote!(
-            fn f(a: &MyTensor, b: &MyTensor) -> MyTensor {
+            fn f_cpu(a: &MyTensor, b: &MyTensor) -> MyTensor {
                 a.clone()
             }
         ),
@@ -82,7 +82,7 @@ fn an_input_without_formula_must_be_marked() {
             derivatives(self = "grad", other = "not_implemented(\"f\")")
         ),
         quote!(
-            fn f(a: &MyTensor, b: &MyTensor) -> MyTensor {
+            fn f_cpu(a: &MyTensor, b: &MyTensor) -> MyTensor {
                 a.clone()
             }
         ),
@@ -99,7 +99,7 @@ fn grad_and_grads_do_not_mix() {
             derivatives(self = "grad + grads[1]")
         ),
         quote!(
-            fn f(a: &MyTensor) -> (MyTensor, MyTensor) {
+            fn f_cpu(a: &MyTensor) -> (MyTensor, MyTensor) {
                 (a.clone(), a.clone())
             }
         ),

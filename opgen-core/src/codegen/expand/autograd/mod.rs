@@ -76,7 +76,7 @@ fn registration(
         crate::plan::native_name(&plan.schema)
     ));
     let register = quote! {
-        #rt::__private::formulas::impl_autograd_of::<#marker, _, _>(#lib, #key, #kernel, #name, #site)
+        #rt::__private::impl_named_of::<#marker, _, _>(#lib, #key, #kernel, #name, #site)
     };
     let path = syn::Path::from(marker.clone());
     super::link::kernel_of(rt, &path, keys, register, params, Span::call_site())
