@@ -341,6 +341,13 @@ impl OperatorHandle {
         .into()
     }
 
+    /// A kernel's error, returned by its unboxed entry point, naming this operator.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn kernel_failed(&self, error: Error) -> Error {
+        error.in_kernel(self.full_name())
+    }
+
     /// The error of a call that landed on an ambiguous `AutogradOther` entry.
     #[cold]
     pub(crate) fn ambiguous_error(&self) -> Error {
@@ -520,7 +527,10 @@ macro_rules! typed_calls {
                 let pin = reclaim::pin();
                 let (ks, kernel) = self.op.table().kernel(ks, &pin);
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
-                    Some(f) => f(&kernel.functor, ks, $($a),*),
+                    Some(f) => match f(&kernel.functor, ks, $($a),*) {
+                        Ok(value) => Ok(value),
+                        Err(error) => Err(self.op.kernel_failed(error)),
+                    },
                     #[allow(unused_variables)]
                     None => {
                         drop(pin);

@@ -211,6 +211,10 @@ fn functor_mismatch() -> Error {
 
 /// Marks the type of the erased unboxed entry point of a signature: `T`, the argument
 /// families `L` and the return `R`.
+///
+/// An unboxed entry point returns the kernel's error as the kernel made it; its caller (the
+/// typed call, static dispatch) names the operator in it (`Error::in_kernel`), so that
+/// the entry point calls the kernel as its last step and keeps no frame of its own.
 pub(crate) struct Sig<T, L, R>(SignatureMarker<T, L, R>);
 
 /// Names a signature without owning or borrowing its types.
@@ -435,10 +439,9 @@ macro_rules! unboxed_kernel {
                     let Some(record) = functor.downcast::<KernelRecord<K>>() else {
                         return Err(functor_mismatch());
                     };
-                    match unboxed_kernel!(@call $flag (record.kernel), ks; $($a)*).into_result() {
-                        Ok(value) => Ok(value),
-                        Err(e) => Err(e.in_kernel(&record.operator)),
-                    }
+                    // The caller names the operator in an error (see `Sig`), so that this
+                    // is a tail call: no frame between the dispatch and the kernel.
+                    unboxed_kernel!(@call $flag (record.kernel), ks; $($a)*).into_result()
                 }
                 #[allow(unused_variables)]
                 fn boxed<T: Tensor, K, Out, OM, $($F: ArgFamily<T>),*>(

@@ -240,7 +240,8 @@ macro_rules! tuple_impls {
                     let Some(record) = functor.downcast::<TupleRecord<($($F,)*), Fun>>() else {
                         return Err(mismatch());
                     };
-                    (record.kernel.f)(ks, ($($a,)*)).map_err(|e| e.in_kernel(&record.operator))
+                    // The caller names the operator in an error (see `Sig`).
+                    (record.kernel.f)(ks, ($($a,)*))
                 }
                 #[allow(unused_variables)]
                 fn boxed<T: Tensor, R: RetValue<T>, Fun, $($F: ArgFamily<T>),*>(
@@ -519,7 +520,7 @@ pub trait Operator: Sized + 'static {
         ks: DispatchKeySet,
         args: <Self::Args as ArgTuple<Self::Tensor>>::Borrowed<'_>,
     ) -> Result<Self::Returns, Error> {
-        <Self::Args as ArgTuple<Self::Tensor>>::redispatch(Self::CACHE.typed::<Self>()?, ks, args)
+        Self::CACHE.redispatch::<Self>(ks, args)
     }
 
     /// The typed handle of the global dispatcher, looked up once.
@@ -616,10 +617,53 @@ impl OpCache {
         args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
     ) -> Result<O::Returns, Error> {
         if O::STATIC_DISPATCH {
-            self.call_static::<O>(args)
-        } else {
-            <O::Args as ArgTuple<O::Tensor>>::call(self.typed::<O>()?, args)
+            return self.call_static::<O>(args);
         }
+        // The handle matched directly rather than through `typed()`'s `Result`, whose
+        // merged discriminant the optimiser would otherwise test on every call.
+        match self.handle.get() {
+            Some(op) => <O::Args as ArgTuple<O::Tensor>>::call(super::erased::typed_view(op), args),
+            None => self.call_first::<O>(args),
+        }
+    }
+
+    /// [`OpCache::call`] before the handle is cached: looks it up, then calls.
+    #[cold]
+    #[inline(never)]
+    fn call_first<O: Operator>(
+        &'static self,
+        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
+    ) -> Result<O::Returns, Error> {
+        <O::Args as ArgTuple<O::Tensor>>::call(self.init::<O>()?, args)
+    }
+
+    /// Redispatches operator `O` (always through the global dispatcher): one atomic load
+    /// of the cached handle, then the typed redispatch.
+    #[inline]
+    pub(crate) fn redispatch<O: Operator>(
+        &'static self,
+        ks: DispatchKeySet,
+        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
+    ) -> Result<O::Returns, Error> {
+        match self.handle.get() {
+            Some(op) => <O::Args as ArgTuple<O::Tensor>>::redispatch(
+                super::erased::typed_view(op),
+                ks,
+                args,
+            ),
+            None => self.redispatch_first::<O>(ks, args),
+        }
+    }
+
+    /// [`OpCache::redispatch`] before the handle is cached: looks it up, then redispatches.
+    #[cold]
+    #[inline(never)]
+    fn redispatch_first<O: Operator>(
+        &'static self,
+        ks: DispatchKeySet,
+        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
+    ) -> Result<O::Returns, Error> {
+        <O::Args as ArgTuple<O::Tensor>>::redispatch(self.init::<O>()?, ks, args)
     }
 
     fn call_static<O: Operator>(

@@ -197,6 +197,13 @@ impl<T, L, R> StaticOperator<T, L, R> {
         self.slots.get(index).and_then(Option::as_deref)
     }
 
+    /// A kernel's error, returned by its unboxed entry point, naming this operator.
+    #[cold]
+    #[inline(never)]
+    fn kernel_failed(&self, error: Error) -> Error {
+        error.in_kernel(&self.operator)
+    }
+
     #[cold]
     #[inline(never)]
     fn missing(&self, ks: DispatchKeySet) -> Error {
@@ -288,7 +295,10 @@ macro_rules! static_calls {
                     return Err(self.missing(ks));
                 };
                 match kernel.unboxed.get::<Sig<T, ($($F,)*), R>>() {
-                    Some(f) => f(&kernel.functor, ks, $($a),*),
+                    Some(f) => match f(&kernel.functor, ks, $($a),*) {
+                        Ok(value) => Ok(value),
+                        Err(error) => Err(self.kernel_failed(error)),
+                    },
                     #[allow(unused_variables)]
                     None => self.call_slow(kernel, ks, |stack| {
                         $(stack.push($F::to_ivalue($a));)*

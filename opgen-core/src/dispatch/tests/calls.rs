@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use super::*;
 use crate::dispatch::{
     DispatchKey as K, ExcludeDispatchKeyGuard, IValue, IncludeDispatchKeyGuard, OperatorHandle,
-    Scalar, Stack, boxed,
+    Scalar, Stack, TupleKernel, boxed,
 };
 
 const ADD: &str = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
@@ -325,6 +325,73 @@ fn kernel_errors_name_the_operator() {
         message(relu.handle().call_boxed(&mut stack)),
         "kernel for `test::relu` failed: negative value -2"
     );
+}
+
+/// The unboxed entry points return a kernel's error as it is and the typed call names the
+/// operator: through a redispatch below a key, a tuple kernel, and a kernel that calls
+/// another operator, the error names the operator whose kernel failed, once.
+#[test]
+fn kernel_errors_name_the_operator_whose_kernel_failed() {
+    let (d, lib, _def) = setup("relu(Tensor self) -> Tensor");
+    let _outer_def = lib.def("outer(Tensor self) -> Tensor").unwrap();
+    let relu = d
+        .typed::<_, (&TestTensor,), TestTensor>("test::relu", "")
+        .unwrap();
+    let op = relu.clone();
+    // An Autograd-like kernel that redispatches below its key: the kernel below sees the
+    // key set without it and the thread's excluded keys.
+    let _autograd = lib
+        .impl_(
+            "relu",
+            K::AutogradCPU,
+            move |ks: DispatchKeySet, t: &TestTensor| {
+                op.try_redispatch(ks.below(K::AutogradCPU), t)
+            },
+        )
+        .unwrap();
+    let kernel = TupleKernel::<(&'static TestTensor,), _>::new(
+        |ks: DispatchKeySet, (t,): (&TestTensor,)| {
+            assert_eq!(ks, DispatchKeySet::from_key(K::CPU), "below autograd");
+            if t.value() < 0 {
+                Err(Error::from(format!("negative value {}", t.value())))
+            } else {
+                Ok(t.clone())
+            }
+        },
+    );
+    let _cpu = lib.impl_("relu", K::CPU, kernel).unwrap();
+    // Excluded by the thread while the call runs: the redispatch does not reach it.
+    let _inplace_or_view = lib
+        .impl_(
+            "relu",
+            K::ADInplaceOrView,
+            |_: &TestTensor| -> Result<TestTensor, String> {
+                Err("ADInplaceOrView was excluded".into())
+            },
+        )
+        .unwrap();
+    let op = relu.clone();
+    let _outer = lib
+        .impl_("outer", K::CPU, move |t: &TestTensor| op.try_call(t))
+        .unwrap();
+    let outer = d
+        .typed::<_, (&TestTensor,), TestTensor>("test::outer", "")
+        .unwrap();
+    let keys = [K::CPU, K::ADInplaceOrView, K::AutogradCPU];
+    assert_eq!(
+        message(relu.try_call(&TestTensor::new(&keys, 3))),
+        "kernel for `test::relu` failed: ADInplaceOrView was excluded"
+    );
+    let _excluded = ExcludeDispatchKeyGuard::new(K::ADInplaceOrView);
+    assert_eq!(
+        relu.try_call(&TestTensor::new(&keys, 3)).unwrap().value(),
+        3
+    );
+    let failed = "kernel for `test::relu` failed: negative value -1";
+    assert_eq!(message(relu.try_call(&TestTensor::new(&keys, -1))), failed);
+    assert_eq!(message(outer.try_call(&TestTensor::cpu(-1))), failed);
+    let mut stack = Stack::from(vec![IValue::Tensor(TestTensor::new(&keys, -1))]);
+    assert_eq!(message(relu.handle().call_boxed(&mut stack)), failed);
 }
 
 #[test]
