@@ -192,7 +192,7 @@ fn pointwise_cases() -> Vec<Case> {
             &["clamp_"],
             vec![x23()],
             in_place(|a, _| {
-                a.try_clamp_with_(ClampInplaceArgs {
+                ops::try_clamp_with_(a, ClampInplaceArgs {
                     min: Some(Scalar::Float(0.0)),
                     max: None,
                 })

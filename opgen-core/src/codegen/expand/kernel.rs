@@ -81,6 +81,7 @@ pub(crate) fn expand_defined(
     let group = link::group(
         cx.rt,
         &group_name(&reserved),
+        api::expand_operator(plan, api, &cx, &reserved),
         &entries,
         autograd_items.unwrap_or_default(),
     );
@@ -92,7 +93,7 @@ pub(crate) fn expand_defined(
     }
 }
 
-/// The registration of the kernel: `marker::register(lib, key, kernel, site)`, or of an
+/// The registration of the kernel: `lib.impl_of::<marker, _>(key, kernel, site)`, or of an
 /// adapter (`impl_adapter_of`, named as the kernel in dumps): for a kernel that returns `()`
 /// where the schema returns its written arguments, and for a kernel whose types the
 /// attribute could not judge (aliases), so that rustc compares them at the user's types.
@@ -110,7 +111,7 @@ fn register_defined(
     let k = kernel.ident();
     let returned = match &def.signature.output {
         Output::Value if !def.signature.deferred => {
-            return quote!(#marker::register(#lib, #key, #k, #site));
+            return quote!(#lib.impl_of::<#marker, _>(#key, #k, #site));
         }
         Output::Value => None,
         Output::Alias(indices) => Some(indices.as_slice()),
@@ -240,7 +241,13 @@ pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
             (entry, path_checks(kernel, path, rt, &reserved))
         }
     };
-    let group = link::group(rt, &group_name(&reserved), &[entry], checks);
+    let group = link::group(
+        rt,
+        &group_name(&reserved),
+        TokenStream2::new(),
+        &[entry],
+        checks,
+    );
     let kernel = &kernel.tokens;
     quote! {
         #kernel

@@ -89,7 +89,8 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         entries.push(a.entry);
         extra.extend(a.items);
     }
-    let group = link::group(rt, &group_name(&reserved), &entries, extra);
+    let operator = api::expand_operator(plan, api, &cx, &reserved);
+    let group = link::group(rt, &group_name(&reserved), operator, &entries, extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel
