@@ -118,6 +118,7 @@ impl ::opgen::structured::StructuredOp for sum_int_list_out {
 /// The values the meta function of `sum.IntList_out` computes for its impls: `dim -> int[] dims`. The meta function returns it, so a value it forgets does not compile.
 #[allow(dead_code)]
 pub struct SumIntListOutPrecompute {
+    /// `int[] dims`
     pub dims: ::std::vec::Vec<i64>,
 }
 const _: () = {

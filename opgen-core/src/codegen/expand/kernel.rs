@@ -3,13 +3,14 @@
 //!
 //! ```text
 //! const _: () = {
-//!     let _ = ::opgen::__private::VERSION_0_1_0;
-//!     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+//!     impl ::opgen::dispatch::Operator for add { ... }   // api::expand_operator
+//!     static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+//!     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
 //!     #[linkme(crate = ::opgen::__private::linkme)]
 //!     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
 //!         ::opgen::__private::LinkEntry::declare::<add>()
 //!             .with_kernel(&[::opgen::DispatchKey::CPU], |lib, key, site| {
-//!                 ::opgen::__private::impl_kernel_of::<add, _, _>(lib, key, add_cpu, site)
+//!                 lib.impl_of::<add, _>(key, add_cpu, site)
 //!             }),
 //!     ];
 //! };

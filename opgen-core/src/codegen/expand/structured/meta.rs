@@ -288,7 +288,9 @@ fn precompute_struct(plan: &OpPlan, def: &Definition, cx: &Cx<'_>) -> Option<Tok
         } else {
             name
         };
-        quote!(pub #name: #ty)
+        // Documented as the arguments struct's fields: the declaration as written.
+        let doc = docs::lines(&[format!("`{d}`")]);
+        quote!(#doc pub #name: #ty)
     });
     let name = ident(&precompute_struct_name(&plan.schema.name));
     let lines: Vec<String> = (p.replace.iter())
