@@ -11,8 +11,8 @@ use super::ivalue::Stack;
 use super::kernel::{Kernel, boxed, private::Erase};
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
-use super::registry::{Dispatcher, Inner, Registration};
 use super::operator::{Operator, TupleCall};
+use super::registry::{Dispatcher, Inner, Registration};
 use super::tensor::Tensor;
 
 /// The `variants` of a `native_functions.yaml` entry or a `#[native_function]`: which Rust

@@ -482,10 +482,7 @@ fn plan_api(input: &PlanInput<'_>, args: &mut [ArgPlan]) -> Api {
                 with: method_name(&names.with, in_trait),
                 fallible_with: method_name(&names.fallible_with, in_trait),
             };
-            method_forms(
-                shape.forms(&method_names, Some((r, is_mut))),
-                &functions,
-            )
+            method_forms(shape.forms(&method_names, Some((r, is_mut))), &functions)
         }
         None => Vec::new(),
     };
@@ -518,7 +515,9 @@ fn method_forms(forms: Vec<Form>, functions: &[Form]) -> Vec<Form> {
     (forms.into_iter())
         .filter(|m| !m.with)
         .filter_map(|m| {
-            let g = functions.iter().find(|g| (g.fallible, g.with) == (m.fallible, false))?;
+            let g = functions
+                .iter()
+                .find(|g| (g.fallible, g.with) == (m.fallible, false))?;
             Some(Form {
                 body: Body::Function {
                     name: g.name.clone(),

@@ -305,7 +305,10 @@ mod op_plans {
         );
         let claims = p.claims();
         assert_eq!(claims.types, ["add", "AddArgs"]);
-        assert_eq!(claims.values, ["add", "add_with", "try_add", "try_add_with"]);
+        assert_eq!(
+            claims.values,
+            ["add", "add_with", "try_add", "try_add_with"]
+        );
         assert_eq!(claims.methods, ["add", "try_add"]);
     }
 

@@ -481,7 +481,8 @@ pub(crate) fn expand_operator(
         }
         None => {
             let name = ident(&fresh_name("CACHE", reserved));
-            let item = quote!(static #name: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new(););
+            let item =
+                quote!(static #name: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new(););
             (quote!(&#name), Some(item))
         }
     };
