@@ -218,7 +218,8 @@ fn inputs() -> Result<(MiniTensor, MiniTensor), Error> {
 /// The program of sections 1 to 3: each result with how it was computed.
 fn program(a: &MiniTensor, b: &MiniTensor) -> Result<Vec<(&'static str, MiniTensor)>, Error> {
     let sum = ops::try_add_with(a, b, AddArgs { alpha: 2.into() })?;
-    let reduced = a.try_sum_dim_int_list_with(
+    let reduced = ops::try_sum_dim_int_list_with(
+        a,
         Some(&[1]),
         SumDimIntListArgs {
             keepdim: true,

@@ -123,7 +123,8 @@ pub use opgen_macros::native_function;
 /// fn main() {
 ///     let a = MyTensor(Arc::new(vec![1.0, 2.0]));
 ///     assert_eq!(*aten::add(&a, &a).0, [2.0, 4.0]);
-///     assert_eq!(*a.add_with(&a, aten::AddArgs { alpha: 3.into() }).0, [4.0, 8.0]);
+///     assert_eq!(*a.add(&a).0, [2.0, 4.0]);
+///     assert_eq!(*aten::add_with(&a, &a, aten::AddArgs { alpha: 3.into() }).0, [4.0, 8.0]);
 ///     // `relu` is declared, without a kernel yet.
 ///     let err = aten::try_relu(&a).unwrap_err().to_string();
 ///     assert!(err.contains("aten::relu") && err.contains("CPU"), "{err}");

@@ -6,6 +6,10 @@
 //! every route; `opgen-tests-ext` adds kernels and operators from another crate, and
 //! `opgen-tests-static` defines operators in static-dispatch mode.
 
+// Generated code keeps these lints quiet: every public item it makes is documented or
+// hidden, and its impls sit in anonymous consts.
+#![deny(missing_docs, non_local_definitions)]
+
 mod dense;
 pub mod ops;
 pub mod structured;

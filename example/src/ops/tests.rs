@@ -103,9 +103,12 @@ fn non_contiguous_inputs_and_views() {
     assert!(c.is_contiguous() && !c.shares_storage(&base));
     // clone preserves a dense transposed layout, or makes it contiguous on request.
     assert_eq!(t.clone().stride(), [1, 3]);
-    let cc = t.clone_with(CloneArgs {
-        memory_format: Some(MemoryFormat::Contiguous),
-    });
+    let cc = clone_with(
+        &t,
+        CloneArgs {
+            memory_format: Some(MemoryFormat::Contiguous),
+        },
+    );
     assert_eq!(cc.stride(), [2, 1]);
     let s = base.as_strided(&[2], &[4]);
     assert_eq!(s.to_vec::<f32>().unwrap(), [1.0, 5.0]);
@@ -131,10 +134,13 @@ fn in_place_on_views_bumps_the_shared_version() {
     b2.fill_(Scalar::Float(1.5));
     zero_(&mut b2.select(1, 0));
     assert_eq!(base.to_vec::<f32>().unwrap(), [0.0, 1.5, 0.0, 1.5]);
-    b2.clamp_with_(ClampInplaceArgs {
-        min: Some(Scalar::Int(1)),
-        max: None,
-    });
+    clamp_with_(
+        &mut b2,
+        ClampInplaceArgs {
+            min: Some(Scalar::Int(1)),
+            max: None,
+        },
+    );
     assert_eq!(base.to_vec::<f32>().unwrap(), [1.0, 1.5, 1.0, 1.5]);
     assert_eq!(base.version().unwrap(), v0 + 6);
     // An in-place result must fit self: no broadcasting self, no float into Long.
@@ -211,7 +217,8 @@ fn reductions_and_named_tuples() {
         .dtype(),
         ScalarType::Double
     );
-    let s = x.sum_dim_int_list_with(
+    let s = sum_dim_int_list_with(
+        &x,
         Some(&[0]),
         SumDimIntListArgs {
             keepdim: true,
@@ -242,7 +249,8 @@ fn reductions_and_named_tuples() {
         (v.to_vec::<f32>().unwrap(), i.to_vec::<i64>().unwrap()),
         (vec![7.0, 3.0, 6.0, 5.0], vec![1, 2, 2, 1])
     );
-    let (v, _) = x.topk_with(
+    let (v, _) = topk_with(
+        &x,
         1,
         TopkArgs {
             dim: 0,
@@ -253,10 +261,13 @@ fn reductions_and_named_tuples() {
     assert_eq!(v.to_vec::<f32>().unwrap(), [1.0, 5.0, 3.0]);
     assert_eq!(x.argmax().item::<i64>().unwrap(), 1);
     assert_eq!(
-        x.argmax_with(ArgmaxArgs {
-            dim: Some(1),
-            keepdim: true
-        })
+        argmax_with(
+            &x,
+            ArgmaxArgs {
+                dim: Some(1),
+                keepdim: true
+            }
+        )
         .shape(),
         [2, 1]
     );
@@ -279,10 +290,13 @@ fn comparisons_where_clamp_and_unary() {
         (w.dtype(), w.to_vec::<f32>().unwrap()),
         (ScalarType::Float, vec![2.0, 5.0, 3.0])
     );
-    let cl = a.clamp_with(ClampArgs {
-        min: Some(Scalar::Int(2)),
-        max: Some(Scalar::Int(4)),
-    });
+    let cl = clamp_with(
+        &a,
+        ClampArgs {
+            min: Some(Scalar::Int(2)),
+            max: Some(Scalar::Int(4)),
+        },
+    );
     assert_eq!(cl.to_vec::<i64>().unwrap(), [2, 4, 3]);
     assert_eq!(
         a.try_clamp().unwrap_err().to_string(),
@@ -453,10 +467,13 @@ fn meta_tensors_get_shapes_and_dtypes() {
     check(a.relu(), &[4, 1, 3], ScalarType::Long);
     check(a.eq(&b), &[4, 2, 3], ScalarType::Bool);
     check(
-        a.clamp_with(ClampArgs {
-            min: Some(Scalar::Int(0)),
-            max: None,
-        }),
+        clamp_with(
+            &a,
+            ClampArgs {
+                min: Some(Scalar::Int(0)),
+                max: None,
+            },
+        ),
         &[4, 1, 3],
         ScalarType::Long,
     );

@@ -216,6 +216,6 @@ pub fn reshape_composite(self_: &MiniTensor, shape: &[i64]) -> Result<MiniTensor
         let args = super::CloneArgs {
             memory_format: Some(MemoryFormat::Contiguous),
         };
-        self_.try_clone_with(args)?.try_view(&sizes)
+        super::try_clone_with(self_, args)?.try_view(&sizes)
     }
 }

@@ -192,10 +192,13 @@ fn pointwise_cases() -> Vec<Case> {
             &["clamp_"],
             vec![x23()],
             in_place(|a, _| {
-                a.try_clamp_with_(ClampInplaceArgs {
-                    min: Some(Scalar::Float(0.0)),
-                    max: None,
-                })
+                ops::try_clamp_with_(
+                    a,
+                    ClampInplaceArgs {
+                        min: Some(Scalar::Float(0.0)),
+                        max: None,
+                    },
+                )
                 .map(drop)
             }),
         ),

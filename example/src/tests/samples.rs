@@ -410,7 +410,7 @@ pub fn samples() -> Vec<Sample> {
                     min: x.opt_scalar(1)?,
                     max: x.opt_scalar(2)?,
                 };
-                Ok(one(x.t(0)?.try_clamp_with_(args)?))
+                Ok(one(ops::try_clamp_with_(&mut x.t(0)?, args)?))
             },
         ),
         row(
@@ -532,7 +532,8 @@ pub fn samples() -> Vec<Sample> {
         ),
         row("aten::sub.Scalar", vec![t(a()), Int(1)], "smt", |x| {
             let alpha = x.scalar(2)?;
-            Ok(one(x.t(0)?.try_sub_scalar_with(
+            Ok(one(ops::try_sub_scalar_with(
+                &x.t(0)?,
                 x.scalar(1)?,
                 SubScalarArgs { alpha },
             )?))
@@ -575,7 +576,7 @@ pub fn samples() -> Vec<Sample> {
         }),
         row("aten::mean", vec![t(a())], "smt", |x| {
             let dtype = x.opt_dtype(1)?;
-            Ok(one(x.t(0)?.try_mean_with(MeanArgs { dtype })?))
+            Ok(one(ops::try_mean_with(&x.t(0)?, MeanArgs { dtype })?))
         }),
         row(
             "aten::sum.dim_IntList",
@@ -698,7 +699,7 @@ pub fn samples() -> Vec<Sample> {
                 largest: x.bool(3)?,
                 sorted: x.bool(4)?,
             };
-            Ok(two(x.t(0)?.try_topk_with(x.int(1)?, args)?))
+            Ok(two(ops::try_topk_with(&x.t(0)?, x.int(1)?, args)?))
         }),
         row(
             "aten::topk.values",
@@ -787,7 +788,7 @@ pub fn samples() -> Vec<Sample> {
             let args = CloneArgs {
                 memory_format: x.opt_memory_format(1)?,
             };
-            Ok(one(x.t(0)?.try_clone_with(args)?))
+            Ok(one(ops::try_clone_with(&x.t(0)?, args)?))
         }),
         row("aten::contiguous", vec![t(at())], "smt", |x| {
             Ok(one(x.t(0)?.try_contiguous()?))

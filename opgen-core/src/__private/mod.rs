@@ -6,22 +6,22 @@
 //! `#rt` is the runtime path (`::opgen`, or the `crate = ` option); `add` is an operator's
 //! marker (`dispatch::Operator`), named as its free function.
 //!
-//! * [`VERSION_0_1_0`]: named once by every expansion (`let _ = #rt::__private::VERSION_0_1_0;`),
-//!   so a macro and a runtime of different versions do not build together.
-//! * [`LinkEntry`] in [`LINK_ENTRIES`] (and [`Deferred`] in [`DEFERRED`]): the link-time
-//!   entries, built by `const` constructors, one group per expansion:
+//! * [`LinkEntry`] in [`LINK_ENTRIES_0_1_0`] (and [`Deferred`] in [`DEFERRED`]): the
+//!   link-time entries, built by `const` constructors, one group per expansion:
 //!
 //!   ```text
-//!   #[#rt::__private::linkme::distributed_slice(#rt::__private::LINK_ENTRIES)]
+//!   #[#rt::__private::distributed_slice(#rt::__private::LINK_ENTRIES_0_1_0)]
 //!   #[linkme(crate = #rt::__private::linkme)]
 //!   static __OPGEN_LINK: &[#rt::__private::LinkEntry] = &[
 //!       #rt::__private::LinkEntry::declare::<add>()
 //!           .variants(true, true)
-//!           .with_kernel(&[#rt::DispatchKey::CPU], |lib, key, site| add::register(lib, key, add_cpu, site)),
+//!           .with_kernel(&[#rt::DispatchKey::CPU], |lib, key, site| lib.impl_of::<add, _>(key, add_cpu, site)),
 //!   ];
 //!   ```
 //!
-//!   `Dispatcher::global()` registers every entry on its first access.
+//!   `Dispatcher::global()` registers every entry on its first access. The slice's name
+//!   carries the version and every expansion names it: a macro and a runtime of different
+//!   versions do not build together (``cannot find macro `LINK_ENTRIES_0_1_0` ``).
 //! * [`impl_kernel`], [`impl_kernel_of`], [`impl_named_of`]: register a kernel at a key,
 //!   inside the device check and guard of its operator at device-guarded keys;
 //!   [`backend_select`]: an operator's generated `BackendSelect` kernel.
@@ -39,6 +39,9 @@
 use crate::dispatch::Error;
 
 pub use linkme;
+/// linkme's attribute, as expansions name it (`#[#rt::__private::distributed_slice(..)]`,
+/// with `#[linkme(crate = #rt::__private::linkme)]`).
+pub use linkme::distributed_slice;
 
 pub mod autograd;
 mod check;
@@ -63,13 +66,14 @@ pub fn call<O: crate::dispatch::Operator>(
     O::call(args)
 }
 
-/// Exists only in opgen-core 0.1.0; every expansion names it, so a macro crate of another
-/// version fails to build against this runtime.
-pub const VERSION_0_1_0: () = ();
-
 pub use crate::dispatch::registry::entry::{
     BackendSelectFn, DEFERRED, Deferred, LINK_ENTRIES, LinkEntry, RegisterFn, link_entries,
 };
+
+/// [`LINK_ENTRIES`] under the name every expansion uses, which exists only in opgen-core
+/// 0.1.0: the version lock. A macro crate of another version names another slice, and fails
+/// to build against this runtime at its first expansion.
+pub use crate::dispatch::registry::entry::LINK_ENTRIES as LINK_ENTRIES_0_1_0;
 
 /// The result of a structured impl (`()` or `Result<(), E>`), as the impl's
 /// function-pointer type returns it.

@@ -11,6 +11,7 @@ use super::ivalue::Stack;
 use super::kernel::{Kernel, boxed, private::Erase};
 use super::keys::DispatchKey;
 use super::keyset::DispatchKeySet;
+use super::operator::{Operator, TupleCall};
 use super::registry::{Dispatcher, Inner, Registration};
 use super::tensor::Tensor;
 
@@ -248,6 +249,22 @@ impl Library {
         let erased = kernel.erase(Arc::from(self.qualify(name)));
         self.inner
             .impl_kernel(&self.namespace, name, key, Some(erased), site)
+    }
+
+    /// Registers `kernel` for the operator with marker `O` at `key` (`O` of this library's
+    /// namespace), as generated registrations do (`lib.impl_of::<add, _>(key, add_cpu, site)`,
+    /// a path that needs no import): the kernel has the operator's argument and return
+    /// types, checked by the compiler, and runs inside the device check and guard at
+    /// device-guarded keys.
+    #[doc(hidden)]
+    pub fn impl_of<O: Operator, M>(
+        &self,
+        key: DispatchKey,
+        kernel: impl TupleCall<O::Tensor, M, Args = O::Args, Value = O::Returns>,
+        site: Site,
+    ) -> Result<Registration, Error> {
+        let shown = std::any::type_name_of_val(&kernel);
+        super::device::impl_guarded(self, O::name().full, key, kernel, shown, site)
     }
 
     /// Registers a fallthrough for the operator `name` at `key`: calls skip the key.

@@ -528,22 +528,6 @@ pub trait Operator: Sized + 'static {
     fn typed() -> Result<&'static TypedOf<Self>, Error> {
         Self::CACHE.typed::<Self>()
     }
-
-    /// Registers `kernel` for this operator at `key` in `lib` (of its namespace), as
-    /// generated registrations do: the kernel has the operator's argument and return types,
-    /// and runs inside the device check and guard at device-guarded keys.
-    #[doc(hidden)]
-    fn register<M, K>(
-        lib: &super::Library,
-        key: super::DispatchKey,
-        kernel: K,
-        site: super::Site,
-    ) -> Result<super::Registration, Error>
-    where
-        K: TupleCall<Self::Tensor, M, Args = Self::Args, Value = Self::Returns>,
-    {
-        super::device::impl_guarded(lib, Self::name().full, key, kernel, type_name::<K>(), site)
-    }
 }
 
 /// The typed handle of the operator with marker `O`.

@@ -11,12 +11,19 @@
 //! | marker | `add` (type namespace) | implements `dispatch::Operator`: its `call` and `redispatch` are the faithful and redispatch forms |
 //! | free functions | `add`, `try_add`, `add_with`, `try_add_with` | defaults filled / given in the arguments struct; panicking / returning the error |
 //! | arguments struct | `AddArgs` | one field per defaulted argument, `Default` from the schema |
-//! | methods | `add`, `try_add`, `add_with`, `try_add_with` | the forms minus `self` |
+//! | methods | `add`, `try_add` | the plain and fallible forms minus `self`, calling the free functions |
 //!
-//! The `_with` forms exist only when the operator has defaulted arguments. In an extension
-//! trait (`methods = "trait NAME"`), a method named as a method of a trait of Rust's prelude
-//! (`clone`, `eq`, `max`, ...) is named with `_op` appended ([`method_name`]), so that
-//! importing the trait never makes `t.clone()` ambiguous.
+//! The `_with` forms exist only when the operator has defaulted arguments. They are free
+//! functions only when the operator has the `function` variant: methods are for the common
+//! call and for chaining, and a call that gives defaulted arguments goes through the free
+//! `_with` function and its arguments struct (`method_forms` decides, for inherent methods
+//! and extension traits alike). An operator with the `method` variant only has the four
+//! forms as methods (`add_`: `add_`, `add_with_`, `try_add_`, `try_add_with_`), its only
+//! API.
+//!
+//! In an extension trait (`methods = "trait NAME"`), a method named as a method of a trait
+//! of Rust's prelude (`clone`, `eq`, `max`, ...) is named with `_op` appended
+//! ([`method_name`]), so that importing the trait never makes `t.clone()` ambiguous.
 
 use std::collections::BTreeSet;
 
@@ -205,6 +212,12 @@ pub enum Body {
     },
     /// Calls the operator (its marker's `call`) with every argument, in schema order.
     Call(Vec<Source>),
+    /// A method's body: calls the free function `name` (of the same form), `self` in the
+    /// receiver's place.
+    Function {
+        /// The free function's name.
+        name: String,
+    },
 }
 
 /// One function or method of the API.
@@ -469,7 +482,7 @@ fn plan_api(input: &PlanInput<'_>, args: &mut [ArgPlan]) -> Api {
                 with: method_name(&names.with, in_trait),
                 fallible_with: method_name(&names.fallible_with, in_trait),
             };
-            shape.forms(&method_names, Some((r, is_mut)))
+            method_forms(shape.forms(&method_names, Some((r, is_mut))), &functions)
         }
         None => Vec::new(),
     };
@@ -486,6 +499,33 @@ fn plan_api(input: &PlanInput<'_>, args: &mut [ArgPlan]) -> Api {
         options_param,
         struct_param,
     }
+}
+
+/// The methods of an operator, from its method forms and its free functions. An operator
+/// with free functions has the plain and the fallible forms as methods (`t.add(&o)`,
+/// `t.try_add(&o)?`), each calling its free function; the `_with` forms, which take the
+/// arguments struct, are free functions only (`add_with(&t, &o, AddArgs { .. })`): methods
+/// are for the common call and for chaining, and a call giving defaulted arguments names the
+/// free function and its struct. An operator with the `method` variant only keeps the four
+/// forms as methods, its only API.
+fn method_forms(forms: Vec<Form>, functions: &[Form]) -> Vec<Form> {
+    if functions.is_empty() {
+        return forms;
+    }
+    (forms.into_iter())
+        .filter(|m| !m.with)
+        .filter_map(|m| {
+            let g = functions
+                .iter()
+                .find(|g| (g.fallible, g.with) == (m.fallible, false))?;
+            Some(Form {
+                body: Body::Function {
+                    name: g.name.clone(),
+                },
+                ..m
+            })
+        })
+        .collect()
 }
 
 /// The names of the four forms.

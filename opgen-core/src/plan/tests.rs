@@ -253,7 +253,7 @@ mod op_plans {
     const ADD: &str = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
 
     #[test]
-    fn add_tensor_has_four_forms_a_struct_and_methods() {
+    fn add_tensor_has_four_forms_a_struct_and_two_methods() {
         let p = plan(ADD, "function, method");
         let api = p.api.as_ref().unwrap();
         assert_eq!(api.marker, "add");
@@ -261,10 +261,8 @@ mod op_plans {
             names(&api.functions),
             ["add", "add_with", "try_add", "try_add_with"]
         );
-        assert_eq!(
-            names(&api.methods),
-            ["add", "add_with", "try_add", "try_add_with"]
-        );
+        // With free functions, the methods are the plain and fallible forms, calling them.
+        assert_eq!(names(&api.methods), ["add", "try_add"]);
         let s = api.args_struct.as_ref().unwrap();
         assert_eq!(
             (s.name.as_str(), &s.fields[..], s.lifetime, s.clone),
@@ -294,18 +292,62 @@ mod op_plans {
             Body::Call(vec![Source::Param(0), Source::Param(1), Source::Field(2)])
         );
         // Methods take `self` for the receiver.
+        let m = &api.methods[1];
+        assert_eq!(
+            (m.receiver, m.fallible, &m.params[..]),
+            (Some(false), true, &[Param::Arg(1)][..])
+        );
+        assert_eq!(
+            m.body,
+            Body::Function {
+                name: "try_add".into()
+            }
+        );
+        let claims = p.claims();
+        assert_eq!(claims.types, ["add", "AddArgs"]);
+        assert_eq!(
+            claims.values,
+            ["add", "add_with", "try_add", "try_add_with"]
+        );
+        assert_eq!(claims.methods, ["add", "try_add"]);
+    }
+
+    #[test]
+    fn method_only_operators_keep_the_four_forms_as_methods() {
+        let p = plan(
+            "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+            "method",
+        );
+        let api = p.api.as_ref().unwrap();
+        assert!(api.functions.is_empty());
+        assert_eq!(
+            names(&api.methods),
+            ["add_", "add_with_", "try_add_", "try_add_with_"]
+        );
         let m = &api.methods[3];
         assert_eq!(
             (m.receiver, &m.params[..]),
-            (Some(false), &[Param::Arg(1), Param::Struct][..])
+            (Some(true), &[Param::Arg(1), Param::Struct][..])
         );
         assert_eq!(
             m.body,
             Body::Call(vec![Source::Receiver, Source::Param(1), Source::Field(2)])
         );
-        let claims = p.claims();
-        assert_eq!(claims.types, ["add", "AddArgs"]);
-        assert_eq!(claims.values.len(), 4);
+        assert_eq!(
+            p.claims().methods,
+            ["add_", "add_with_", "try_add_", "try_add_with_"]
+        );
+        // In an extension trait as well; with free functions, the trait has two methods.
+        let in_trait = |variants| {
+            let p = plan_with(ADD, variants, MethodsKind::Trait("AddExt".into()), &[]);
+            let api = p.api.unwrap();
+            api.methods.into_iter().map(|f| f.name).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            in_trait("method"),
+            ["add", "add_with", "try_add", "try_add_with"]
+        );
+        assert_eq!(in_trait("function, method"), ["add", "try_add"]);
     }
 
     #[test]
@@ -385,10 +427,7 @@ mod op_plans {
             &[],
         );
         let api = p.api.as_ref().unwrap();
-        assert_eq!(
-            names(&api.methods),
-            ["clone_op", "clone_with", "try_clone", "try_clone_with"]
-        );
+        assert_eq!(names(&api.methods), ["clone_op", "try_clone"]);
         assert_eq!(names(&api.functions)[0], "clone");
         let inherent = plan(
             "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",

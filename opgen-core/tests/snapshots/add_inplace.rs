@@ -20,8 +20,7 @@ impl ::core::default::Default for AddInplaceArgs {
     }
 }
 impl MyTensor {
-    /// `aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`
-    /// Panics on error; [`Self::try_add_`] returns it. Defaults in [`AddInplaceArgs`]. Kernel `add_cpu_` at `CPU`, `Meta`.
+    /// `aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)` Panics on error; [`Self::try_add_`] returns it. Defaults in [`AddInplaceArgs`]. Kernel `add_cpu_` at `CPU`, `Meta`.
     #[inline]
     #[track_caller]
     pub fn add_(&mut self, other: &MyTensor) -> MyTensor {
@@ -57,24 +56,18 @@ impl MyTensor {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 pub struct add_ {}
-#[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for add_ {
-    type Tensor = MyTensor;
-    type Args = (&'static mut MyTensor, &'static MyTensor, ::opgen::Scalar);
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for add_ {
+        type Tensor = MyTensor;
+        type Args = (&'static mut MyTensor, &'static MyTensor, ::opgen::Scalar);
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<add_>()

@@ -4,8 +4,7 @@ pub fn add_out_cpu(
     alpha: Scalar,
     out: &mut MyTensor,
 ) {}
-/// `aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)`
-/// Panics on error; [`try_add_out`] returns it. Defaults in [`AddOutArgs`]. Kernel `add_out_cpu` at `CPU`.
+/// `aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)` Panics on error; [`try_add_out`] returns it. Defaults in [`AddOutArgs`]. Kernel `add_out_cpu` at `CPU`.
 #[inline]
 #[track_caller]
 pub fn add_out(out: &mut MyTensor, self_: &MyTensor, other: &MyTensor) -> MyTensor {
@@ -58,29 +57,23 @@ impl ::core::default::Default for AddOutArgs {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 pub struct add_out {}
-#[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for add_out {
-    type Tensor = MyTensor;
-    type Args = (
-        &'static MyTensor,
-        &'static MyTensor,
-        ::opgen::Scalar,
-        &'static mut MyTensor,
-    );
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for add_out {
+        type Tensor = MyTensor;
+        type Args = (
+            &'static MyTensor,
+            &'static MyTensor,
+            ::opgen::Scalar,
+            &'static mut MyTensor,
+        );
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<add_out>()

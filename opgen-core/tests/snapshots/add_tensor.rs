@@ -4,8 +4,7 @@ pub fn add_cpu(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> MyTensor {
 }
 /// Adds `other`, scaled by `alpha`, to `self`.
 ///
-/// `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`
-/// Panics on error; [`try_add`] returns it. Defaults in [`AddArgs`]. Kernel `add_cpu` at `CPU`.
+/// `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` Panics on error; [`try_add`] returns it. Defaults in [`AddArgs`]. Kernel `add_cpu` at `CPU`.
 #[inline]
 #[track_caller]
 pub fn add(self_: &MyTensor, other: &MyTensor) -> MyTensor {
@@ -52,55 +51,34 @@ impl MyTensor {
     pub fn add(&self, other: &MyTensor) -> MyTensor {
         add(self, other)
     }
-    /// [`add`] with the defaulted arguments given in [`AddArgs`].
-    #[inline]
-    #[track_caller]
-    pub fn add_with(&self, other: &MyTensor, args: AddArgs) -> MyTensor {
-        add_with(self, other, args)
-    }
     /// [`add`], returning errors instead of panicking.
     #[inline]
     pub fn try_add(&self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
         try_add(self, other)
     }
-    /// [`add`] with the defaulted arguments given, returning errors instead of panicking.
-    #[inline]
-    pub fn try_add_with(
-        &self,
-        other: &MyTensor,
-        args: AddArgs,
-    ) -> ::opgen::Result<MyTensor> {
-        try_add_with(self, other, args)
-    }
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 pub struct add {}
-#[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for add {
-    type Tensor = MyTensor;
-    type Args = (&'static MyTensor, &'static MyTensor, ::opgen::Scalar);
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for add {
+        type Tensor = MyTensor;
+        type Args = (&'static MyTensor, &'static MyTensor, ::opgen::Scalar);
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<add>()
             .variants(true, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
-                |lib, key, site| add::register(lib, key, add_cpu, site),
+                |lib, key, site| lib.impl_of::<add, _>(key, add_cpu, site),
             ),
     ];
 };

@@ -8,8 +8,7 @@ pub(crate) fn empty_kernel(
 ) -> MyTensor {
     MyTensor::empty(size)
 }
-/// `aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor`
-/// Panics on error; [`try_empty_memory_format`] returns it. Defaults in [`EmptyMemoryFormatArgs`]. Kernel `empty_kernel` at `CompositeExplicitAutograd`.
+/// `aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor` Panics on error; [`try_empty_memory_format`] returns it. Defaults in [`EmptyMemoryFormatArgs`]. Kernel `empty_kernel` at `CompositeExplicitAutograd`.
 #[inline]
 #[track_caller]
 #[allow(dead_code)]
@@ -88,43 +87,34 @@ impl ::core::default::Default for EmptyMemoryFormatArgs {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 pub(crate) struct empty_memory_format {}
-#[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for empty_memory_format {
-    type Tensor = MyTensor;
-    type Args = (
-        &'static [i64],
-        ::core::option::Option<::opgen::ScalarType>,
-        ::core::option::Option<::opgen::Layout>,
-        ::core::option::Option<::opgen::Device>,
-        ::core::option::Option<bool>,
-        ::core::option::Option<::opgen::MemoryFormat>,
-    );
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for empty_memory_format {
+        type Tensor = MyTensor;
+        type Args = (
+            &'static [i64],
+            ::core::option::Option<::opgen::ScalarType>,
+            ::core::option::Option<::opgen::Layout>,
+            ::core::option::Option<::opgen::Device>,
+            ::core::option::Option<bool>,
+            ::core::option::Option<::opgen::MemoryFormat>,
+        );
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<empty_memory_format>()
             .backend_select(::opgen::__private::backend_select::<empty_memory_format>)
             .with_kernel(
                 &[::opgen::DispatchKey::CompositeExplicitAutograd],
-                |lib, key, site| empty_memory_format::register(
-                    lib,
-                    key,
-                    empty_kernel,
-                    site,
-                ),
+                |lib, key, site| {
+                    lib.impl_of::<empty_memory_format, _>(key, empty_kernel, site)
+                },
             ),
     ];
 };

@@ -8,8 +8,7 @@ pub fn scale_cpu(
 }
 /// Scales a tensor.
 ///
-/// `vision::scale(Tensor self, float factor, int[]? dims) -> Tensor`
-/// Panics on error; [`try_scale`] returns it. Kernel `scale_cpu` at `CPU` (the schema is inferred from `scale_cpu`).
+/// `vision::scale(Tensor self, float factor, int[]? dims) -> Tensor` Panics on error; [`try_scale`] returns it. Kernel `scale_cpu` at `CPU` (the schema is inferred from `scale_cpu`).
 #[inline]
 #[track_caller]
 pub fn scale(
@@ -58,31 +57,25 @@ impl ScaleExt for MyTensor {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 pub struct scale {}
-#[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for scale {
-    type Tensor = MyTensor;
-    type Args = (&'static MyTensor, f64, ::core::option::Option<&'static [i64]>);
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for scale {
+        type Tensor = MyTensor;
+        type Args = (&'static MyTensor, f64, ::core::option::Option<&'static [i64]>);
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<scale>()
             .variants(true, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
-                |lib, key, site| scale::register(lib, key, scale_cpu, site),
+                |lib, key, site| lib.impl_of::<scale, _>(key, scale_cpu, site),
             ),
     ];
 };

@@ -1,8 +1,7 @@
 fn mul_cpu(a: &MyTensor, b: &MyTensor) -> MyTensor {
     a.clone()
 }
-/// `aten::mul.Tensor(Tensor self, Tensor other) -> Tensor`
-/// Panics on error; [`try_mul`] returns it. Kernel `mul_cpu` at `CPU`.
+/// `aten::mul.Tensor(Tensor self, Tensor other) -> Tensor` Panics on error; [`try_mul`] returns it. Kernel `mul_cpu` at `CPU`.
 #[inline]
 #[track_caller]
 #[allow(dead_code)]
@@ -18,30 +17,24 @@ fn try_mul(self_: &MyTensor, other: &MyTensor) -> ::opgen::Result<MyTensor> {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct mul {}
-#[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for mul {
-    type Tensor = MyTensor;
-    type Args = (&'static MyTensor, &'static MyTensor);
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for mul {
+        type Tensor = MyTensor;
+        type Args = (&'static MyTensor, &'static MyTensor);
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<mul>()
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
-                |lib, key, site| mul::register(lib, key, mul_cpu, site),
+                |lib, key, site| lib.impl_of::<mul, _>(key, mul_cpu, site),
             ),
         ::opgen::__private::LinkEntry::kernel_of::<
             mul,

@@ -1,12 +1,9 @@
 fn add_meta(self_: &MyTensor, other: &MyTensor, alpha: Scalar) -> MyTensor {
     self_.clone()
 }
-#[doc(hidden)]
 const _: () = {
-    let _ = ::my_framework::opgen::__private::VERSION_0_1_0;
-    use ::my_framework::opgen::dispatch::Operator as _;
-    #[::my_framework::opgen::__private::linkme::distributed_slice(
-        ::my_framework::opgen::__private::LINK_ENTRIES
+    #[::my_framework::opgen::__private::distributed_slice(
+        ::my_framework::opgen::__private::LINK_ENTRIES_0_1_0
     )]
     #[linkme(crate = ::my_framework::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::my_framework::opgen::__private::LinkEntry] = &[

@@ -1,9 +1,6 @@
 fn sum_out_cpu(self_: &MyTensor, dims: &[i64], keepdim: bool, out: &mut MyTensor) {}
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::kernel_of::<

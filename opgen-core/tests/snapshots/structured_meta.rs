@@ -9,8 +9,7 @@ pub fn sum_meta(
     let _ = self_;
     Ok(SumIntListOutPrecompute { dims })
 }
-/// `aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)`
-/// Panics on error; [`try_sum_int_list_out`] returns it. Defaults in [`SumIntListOutArgs`]. Structured: meta function `sum_meta`; kernels at `Meta` and at the keys of the impls (`op = "sum.IntList_out", structured`).
+/// `aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)` Panics on error; [`try_sum_int_list_out`] returns it. Defaults in [`SumIntListOutArgs`]. Structured: meta function `sum_meta`; kernels at `Meta` and at the keys of the impls (`op = "sum.IntList_out", structured`).
 #[inline]
 #[track_caller]
 pub fn sum_int_list_out(
@@ -68,24 +67,6 @@ impl ::core::default::Default for SumIntListOutArgs {
 #[allow(non_camel_case_types)]
 pub struct sum_int_list_out {}
 #[automatically_derived]
-#[allow(unexpected_cfgs)]
-impl ::opgen::dispatch::Operator for sum_int_list_out {
-    type Tensor = MyTensor;
-    type Args = (
-        &'static MyTensor,
-        ::core::option::Option<&'static [i64]>,
-        bool,
-        &'static mut MyTensor,
-    );
-    type Returns = MyTensor;
-    const SCHEMA: &'static str = "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)";
-    const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-    const CACHE: &'static ::opgen::dispatch::OpCache = {
-        static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
-        &CACHE
-    };
-}
-#[automatically_derived]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 impl ::opgen::structured::StructuredOp for sum_int_list_out {
     type Base = ();
@@ -137,13 +118,26 @@ impl ::opgen::structured::StructuredOp for sum_int_list_out {
 /// The values the meta function of `sum.IntList_out` computes for its impls: `dim -> int[] dims`. The meta function returns it, so a value it forgets does not compile.
 #[allow(dead_code)]
 pub struct SumIntListOutPrecompute {
+    /// `int[] dims`
     pub dims: ::std::vec::Vec<i64>,
 }
-#[doc(hidden)]
 const _: () = {
-    let _ = ::opgen::__private::VERSION_0_1_0;
-    use ::opgen::dispatch::Operator as _;
-    #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+    #[allow(unexpected_cfgs)]
+    impl ::opgen::dispatch::Operator for sum_int_list_out {
+        type Tensor = MyTensor;
+        type Args = (
+            &'static MyTensor,
+            ::core::option::Option<&'static [i64]>,
+            bool,
+            &'static mut MyTensor,
+        );
+        type Returns = MyTensor;
+        const SCHEMA: &'static str = "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)";
+        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+    }
+    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+    #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
         ::opgen::__private::LinkEntry::declare::<sum_int_list_out>()

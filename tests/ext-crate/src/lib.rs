@@ -2,6 +2,10 @@
 //! operator of another crate on its own backend key, and adds an operator with an extension
 //! trait for another crate's tensor type. Everything registers by this crate being linked.
 
+// Generated code keeps these lints quiet: every public item it makes is documented or
+// hidden, and its impls sit in anonymous consts.
+#![deny(missing_docs, non_local_definitions)]
+
 use opgen::prelude::*;
 use opgen_tests::{TestTensor, zip_with};
 

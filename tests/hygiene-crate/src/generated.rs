@@ -12,7 +12,7 @@ pub fn AddArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5:
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n1(Tensor self, int EmptyMemoryFormatArgs, int Err, int H, int HxW, int Impl, int ImplSignature, int InPlace, int Inputs, int Int, int Into, *, int K=0, int L=0, int LD=0, int LINK_ENTRIES=0, int LU=0, int LU_data=0, int LU_pivots=0, int LinkEntry=0, int M=0, int Meta=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n1(Tensor self, int EmptyMemoryFormatArgs, int Err, int H, int HxW, int Impl, int ImplSignature, int InPlace, int Inputs, int Int, int Into, *, int K=0, int L=0, int LD=0, int LINK_ENTRIES_0_1_0=0, int LU=0, int LU_data=0, int LU_pivots=0, int LinkEntry=0, int M=0, int Meta=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddInplaceArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
@@ -22,82 +22,82 @@ pub fn AddOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n3(Tensor self, int SumIntListOutArgs, int Tensor, int TensorOptions, int U, int UPLO, int V, int VERSION_0_1_0, int Vh, int W, int X, *, int ZerosArgs=0, int __OPGEN_CACHES=0, int __OPGEN_DEFERRED=0, int __OPGEN_LINK=0, int __OPGEN_STATIC_DISPATCH=0, int __opgen_check=0, int __private=0, int a=0, int a0=0, int a1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n3(Tensor self, int SumIntListOutArgs, int Tensor, int TensorOptions, int U, int UPLO, int V, int Vh, int W, int X, int ZerosArgs, *, int __OPGEN_CACHES=0, int __OPGEN_DEFERRED=0, int __OPGEN_LINK=0, int __OPGEN_STATIC_DISPATCH=0, int __opgen_check=0, int __private=0, int a=0, int a0=0, int a1=0, int a2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddScalarArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n4(Tensor self, int a2, int a3, int abs, int accumulate, int accumulate_matches, int activation, int add_out, int add_out_with, int add_scalar, int add_scalar_out, *, int add_scalar_out_with=0, int add_scalar_with=0, int add_with=0, int add_with_=0, int addends=0, int adjoint=0, int alg_id=0, int algorithm=0, int alibi_slopes=0, int align_corners=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n4(Tensor self, int a3, int abs, int accumulate, int accumulate_matches, int activation, int add_out, int add_out_with, int add_scalar, int add_scalar_out, int add_scalar_out_with, *, int add_scalar_with=0, int add_with=0, int add_with_=0, int addends=0, int adjoint=0, int alg_id=0, int algorithm=0, int alibi_slopes=0, int align_corners=0, int align_to_window=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddScalarOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n5(Tensor self, int align_to_window, int allow, int allow_tf32, int alpha, int amsgrad, int anchor, int angle, int any, int api_name, int append, *, int approximate=0, int arg1=0, int arg2=0, int arg3=0, int arg_out=0, int args=0, int as=0, int assert_msg=0, int assume_unique=0, int atol=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n5(Tensor self, int allow, int allow_tf32, int alpha, int amsgrad, int anchor, int angle, int any, int api_name, int append, int approximate, *, int arg1=0, int arg2=0, int arg3=0, int arg_out=0, int args=0, int as=0, int assert_msg=0, int assume_unique=0, int atol=0, int attn_bias=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Args(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n6(Tensor self, int attn_bias, int attn_mask, int automatically_derived, int average_attn_weights, int averaging_const, int aweights, int axis, int axis0, int axis1, int b, *, int b_hh=0, int b_ih=0, int backend_select=0, int bag_size=0, int base=0, int batch1=0, int batch2=0, int batch_dim=0, int batch_first=0, int batch_size=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n6(Tensor self, int attn_mask, int automatically_derived, int average_attn_weights, int averaging_const, int aweights, int axis, int axis0, int axis1, int b, int b_hh, *, int b_ih=0, int backend_select=0, int bag_size=0, int base=0, int batch1=0, int batch2=0, int batch_dim=0, int batch_first=0, int batch_size=0, int batch_sizes=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Base(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n7(Tensor self, int batch_sizes, int benchmark, int beta, int beta1, int beta2, int bias, int bias_defined, int bias_g, int bias_requires_grad, int bias_sizes, *, int bidirectional=0, int bin_edges=0, int bins=0, int bit_width=0, int blank=0, int block_size=0, int block_table=0, int blocksize=0, int boundaries=0, int buffer=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n7(Tensor self, int benchmark, int beta, int beta1, int beta2, int bias, int bias_defined, int bias_g, int bias_requires_grad, int bias_sizes, int bidirectional, *, int bin_edges=0, int bins=0, int bit_width=0, int blank=0, int block_size=0, int block_table=0, int blocksize=0, int boundaries=0, int buffer=0, int call=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn ByPath(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n8(Tensor self, int call, int call_out, int ccol_indices, int cdim, int cdist, int ceil_mode, int cell_state_fwd, int center, int cfg, int ch_axis, *, int check_arity=0, int check_errors=0, int check_param=0, int check_pinning=0, int check_return=0, int chunks=0, int clippy=0, int coalesced=0, int coefficients=0, int col=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n8(Tensor self, int call_out, int ccol_indices, int cdim, int cdist, int ceil_mode, int cell_state_fwd, int center, int cfg, int ch_axis, int check_arity, *, int check_errors=0, int check_param=0, int check_pinning=0, int check_return=0, int chunks=0, int clippy=0, int coalesced=0, int coefficients=0, int col=0, int col_indices=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn CACHE(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n9(Tensor self, int col_indices, int col_offsets, int col_offsets_hh, int col_offsets_ih, int compressed_A, int compressed_idx, int compressed_indices, int compressed_indices_dtype, int compute_log_sumexp, int compute_mode, *, int compute_uv=0, int compute_v=0, int concat=0, int condition=0, int const=0, int contraction_dim=0, int convert=0, int copy=0, int core=0, int correction=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n9(Tensor self, int col_offsets, int col_offsets_hh, int col_offsets_ih, int compressed_A, int compressed_idx, int compressed_indices, int compressed_indices_dtype, int compute_log_sumexp, int compute_mode, int compute_uv, *, int compute_v=0, int concat=0, int condition=0, int const=0, int contraction_dim=0, int convert=0, int copy=0, int core=0, int correction=0, int count=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn CPU(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n10(Tensor self, int count, int count_include_pad, int counts, int cpu_dtype, int cpu_enabled, int cpu_nested_shape_example, int create_graph, int crow_indices, int cu_seqlens_k, int cu_seqlens_q, *, int cuda_dtype=0, int cuda_enabled=0, int cudnn_enable=0, int cudnn_enabled=0, int cum_seq_k=0, int cum_seq_q=0, int custom_mask_type=0, int cx=0, int cx_=0, int cx_tmp=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n10(Tensor self, int count_include_pad, int counts, int cpu_dtype, int cpu_enabled, int cpu_nested_shape_example, int create_graph, int crow_indices, int cu_seqlens_k, int cu_seqlens_q, int cuda_dtype, *, int cuda_enabled=0, int cudnn_enable=0, int cudnn_enabled=0, int cum_seq_k=0, int cum_seq_q=0, int custom_mask_type=0, int cx=0, int cx_=0, int cx_tmp=0, int cy=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn CUDA(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n11(Tensor self, int cy, int cy_, int d, int dampening, int data, int dead_code, int decimals, int declare, int default, int delta, *, int dense=0, int dense_B=0, int dense_dim=0, int density=0, int dep_token=0, int derive=0, int descending=0, int destination=0, int deterministic=0, int device=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n11(Tensor self, int cy_, int d, int dampening, int data, int dead_code, int decimals, int declare, int default, int delta, int dense, *, int dense_B=0, int dense_dim=0, int density=0, int dep_token=0, int derive=0, int descending=0, int destination=0, int deterministic=0, int device=0, int device_index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Clone(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n12(Tensor self, int device_index, int dgrad_glu, int diagonal, int diagonals, int dilation, int dim, int dim0, int dim1, int dim2, int dimension, *, int dims=0, int dims_other=0, int dims_self=0, int distributed_slice=0, int divisor_override=0, int downscale_factor=0, int driver=0, int dropout=0, int dropout_mask=0, int dropout_p=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
+#[::opgen::native_function("hygiene.n12(Tensor self, int dgrad_glu, int diagonal, int diagonals, int dilation, int dim, int dim0, int dim1, int dim2, int dimension, int dims, *, int dims_other=0, int dims_self=0, int distributed_slice=0, int divisor_override=0, int downscale_factor=0, int driver=0, int dropout=0, int dropout_mask=0, int dropout_p=0, int dropout_seed=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
 pub fn CompositeExplicitAutograd(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n13(Tensor self, int dropout_seed, int dropout_state, int dst, int dtype, int dual, int dummy, int dx, int edge_order, int eigenvalues, int eigenvectors, *, int eigvals=0, int eigvecs=0, int element=0, int elements=0, int embed_dim=0, int empty_memory_format=0, int empty_memory_format_with=0, int enable_gqa=0, int end=0, int end_dim=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
+#[::opgen::native_function("hygiene.n13(Tensor self, int dropout_state, int dst, int dtype, int dual, int dummy, int dx, int edge_order, int eigenvalues, int eigenvectors, int eigvals, *, int eigvecs=0, int element=0, int elements=0, int embed_dim=0, int empty_memory_format=0, int empty_memory_format_with=0, int enable_gqa=0, int end=0, int end_dim=0, int eps=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
 pub fn DEFERRED(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n14(Tensor self, int eps, int epsilon, int equal_nan, int equation, int error, int exp_avg_sqs, int exp_avgs, int expand1, int expand2, int expand3, *, int exponent=0, int exponential_average_factor=0, int fake_quant_enabled=0, int fake_quant_on=0, int false=0, int feature=0, int ffn_bias_1=0, int ffn_bias_2=0, int ffn_weight_1=0, int ffn_weight_2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n14(Tensor self, int epsilon, int equal_nan, int equation, int error, int exp_avg_sqs, int exp_avgs, int expand1, int expand2, int expand3, int exponent, *, int exponential_average_factor=0, int fake_quant_enabled=0, int fake_quant_on=0, int false=0, int feature=0, int ffn_bias_1=0, int ffn_bias_2=0, int ffn_weight_1=0, int ffn_weight_2=0, int filename=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Default(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n15(Tensor self, int filename, int fill, int fill_value, int flat, int for, int forward, int found_inf, int from, int from_, int from_parts, *, int full=0, int full_matrices=0, int fuse_transform_0213=0, int fweights=0, int g=0, int gO=0, int generator=0, int ggI=0, int ggW=0, int ggb=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n15(Tensor self, int fill, int fill_value, int flat, int for, int forward, int found_inf, int from, int from_, int from_parts, int full, *, int full_matrices=0, int fuse_transform_0213=0, int fweights=0, int g=0, int gO=0, int generator=0, int ggI=0, int ggW=0, int ggb=0, int given=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Deferred(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n16(Tensor self, int given, int glu, int grad, int grad_bias, int grad_cy, int grad_factor, int grad_glu, int grad_hy, int grad_in, int grad_input, *, int grad_input_mask=0, int grad_out=0, int grad_out_=0, int grad_output=0, int grad_scale=0, int grad_w=0, int grad_weight=0, int grad_x=0, int grad_y=0, int gradient=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n16(Tensor self, int glu, int grad, int grad_bias, int grad_cy, int grad_factor, int grad_glu, int grad_hy, int grad_in, int grad_input, int grad_input_mask, *, int grad_out=0, int grad_out_=0, int grad_output=0, int grad_scale=0, int grad_w=0, int grad_weight=0, int grad_x=0, int grad_y=0, int gradient=0, int grads=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn DispatchKey(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n17(Tensor self, int grads, int grid, int group, int groups, int growth_interval, int growth_tracker, int half_to_float, int has_bias, int has_biases, int hermitian, *, int hidden=0, int hidden_bias=0, int hidden_gates=0, int hidden_size=0, int high=0, int hist=0, int hop_length=0, int hx=0, int hx_=0, int hy_=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n17(Tensor self, int grid, int group, int groups, int growth_interval, int growth_tracker, int half_to_float, int has_bias, int has_biases, int hermitian, int hidden, *, int hidden_bias=0, int hidden_gates=0, int hidden_size=0, int high=0, int hist=0, int hop_length=0, int hx=0, int hx_=0, int hy_=0, int i1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn EmptyMemoryFormatArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n18(Tensor self, int i1, int i2, int i3, int ignore_index, int imag, int imp, int impl, int impl_index, int impl_kernel, int impl_named_of, *, int impl_result=0, int implicit=0, int in_features=0, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n18(Tensor self, int i2, int i3, int ignore_index, int imag, int imp, int impl, int impl_index, int impl_kernel, int impl_named_of, int impl_of, *, int impl_result=0, int implicit=0, int in_features=0, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Err(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
@@ -133,7 +133,7 @@ pub fn Into(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i6
 }
 
 #[::opgen::native_function("hygiene.n25(Tensor self, int nested_size, int nested_strides, int nesterov, int new_data, int nnz, int noise, int non_blocking, int non_camel_case_types, int norm, int norm_bias_1, *, int norm_bias_2=0, int norm_first=0, int norm_type=0, int norm_weight_1=0, int norm_weight_2=0, int normalization=0, int normalized=0, int normalized_shape=0, int nt_example=0, int num_chunks=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn LINK_ENTRIES(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
+pub fn LINK_ENTRIES_0_1_0(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 

@@ -4,6 +4,10 @@
 //! path. The kernels also register with the global dispatcher, as in dynamic mode, so the
 //! operators are callable by name too.
 
+// Generated code keeps these lints quiet: every public item it makes is documented or
+// hidden, and its impls sit in anonymous consts.
+#![deny(missing_docs, non_local_definitions)]
+
 use opgen::prelude::*;
 use opgen::structured::StructuredMeta;
 use opgen_tests::{DenseTensor, TestTensor, zip_with};

@@ -13,9 +13,11 @@
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{format_ident, quote};
 
+use std::collections::BTreeSet;
+
 use super::types::{Lifetimes, default_expr, rust_type};
 use super::{Cx, docs, ident};
-use crate::plan::{Api, Body, Form, MethodsKind, OpPlan, Param, Source};
+use crate::plan::{Api, Body, Form, MethodsKind, OpPlan, Param, Source, fresh_name};
 
 /// Where a form is generated.
 #[derive(Clone, Copy)]
@@ -26,9 +28,11 @@ enum Scope<'a> {
 }
 
 /// The marker, the free functions, the arguments struct, and (unless `methods` is `false`:
-/// `include_native_functions!` gathers them itself) the methods.
+/// `include_native_functions!` gathers them itself) the methods: the items of the user's
+/// module. The marker's `impl Operator` goes in the expansion's hidden block
+/// ([`expand_operator`]).
 pub(crate) fn expand_api(plan: &OpPlan, api: &Api, cx: &Cx<'_>, methods: bool) -> TokenStream2 {
-    let marker = expand_marker(plan, api, cx);
+    let marker = expand_marker(api, cx);
     let functions = (api.functions.iter())
         .map(|f| expand_form(plan, api, f, Scope::Free, cx))
         .collect::<TokenStream2>();
@@ -205,12 +209,8 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
             Scope::Trait(t) => quote!(<Self as #t>::#name),
         }
     };
-    let function = (!matches!(scope, Scope::Free))
-        .then(|| (api.functions.iter()).find(|g| (g.fallible, g.with) == (f.fallible, f.with)))
-        .flatten();
     let body = match (&f.body, scope) {
-        // A method calls its free function when there is one.
-        _ if function.is_some() => forward(plan, api, function, cx),
+        (Body::Function { name }, _) => forward(plan, api, name),
         // Inherent methods do not call each other: if the `impl` is refused (a tensor type
         // of another crate), rustc reports that alone, not a missing sibling in each body.
         (_, Scope::Inherent) => inlined_body(plan, api, f, true, cx),
@@ -246,13 +246,12 @@ fn expand_form(plan: &OpPlan, api: &Api, f: &Form, scope: Scope<'_>, cx: &Cx<'_>
     }
 }
 
-/// A method's call of the free function `function` (of the same kind), `self` in the
+/// A method's call of the free function `function` (of the same form), `self` in the
 /// receiver's place.
-fn forward(plan: &OpPlan, api: &Api, function: Option<&Form>, cx: &Cx<'_>) -> TokenStream2 {
-    let Some(g) = function else {
-        return missing_form("the free function");
+fn forward(plan: &OpPlan, api: &Api, function: &str) -> TokenStream2 {
+    let Some(g) = api.functions.iter().find(|g| g.name == function) else {
+        return missing_form(function);
     };
-    let _ = cx;
     let name = ident(&g.name);
     let args = g.params.iter().map(|&p| match p {
         Param::Arg(i) if Some(i) == api.receiver => quote!(self),
@@ -280,6 +279,7 @@ fn inlined_body(plan: &OpPlan, api: &Api, f: &Form, top: bool, cx: &Cx<'_>) -> T
     let sibling = |name: &str| api.methods.iter().find(|g| g.name == name);
     match &f.body {
         Body::Call(sources) => call(plan, api, sources, cx),
+        Body::Function { name } => forward(plan, api, name),
         Body::Unwrap { sibling: s } => match sibling(s) {
             Some(g) => {
                 let inner = inlined_body(plan, api, g, false, cx);
@@ -434,9 +434,30 @@ fn expand_args_struct(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> Option<TokenStre
     })
 }
 
-/// The marker: a braced struct named as the free function (the type namespace is free) that
-/// implements `dispatch::Operator`; hidden from the docs, which the main item carries.
-fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
+/// The marker: a braced struct named as the free function (the type namespace is free),
+/// hidden from the docs, which the main item carries. It stays in the user's module, where
+/// the functions name it and other crates find it (`op = aten::add`).
+fn expand_marker(api: &Api, cx: &Cx<'_>) -> TokenStream2 {
+    let marker = ident(&api.marker);
+    let vis = cx.vis;
+    let dead = cx.dead_code_word().map(|w| quote!(, #w));
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types #dead)]
+        #vis struct #marker {}
+    }
+}
+
+/// The marker's `impl dispatch::Operator` and its cache (a `static` of its own, or an
+/// element of `include_native_functions!`'s array), for the expansion's hidden block
+/// (`const _`, exempt from `non_local_definitions`). The cache's `static` is named `CACHE`
+/// unless the user's code the block refers to (`reserved`) has that name.
+pub(crate) fn expand_operator(
+    plan: &OpPlan,
+    api: &Api,
+    cx: &Cx<'_>,
+    reserved: &BTreeSet<String>,
+) -> TokenStream2 {
     let rt = cx.rt;
     let marker = ident(&api.marker);
     let tensor = cx.tensor;
@@ -446,7 +467,6 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
         .map(|a| rust_type(&a.ty, cx, Lifetimes::Static));
     let returns = rust_type(&plan.returns, cx, Lifetimes::Elided);
     let schema = plan.qualified_schema();
-    let vis = cx.vis;
     let (static_dispatch, cfg) = match &cx.static_dispatch {
         Some(name) => (quote!(#name), None),
         None => (
@@ -454,22 +474,21 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
             Some(quote!(#[allow(unexpected_cfgs)])),
         ),
     };
-    let dead = cx.dead_code_word().map(|w| quote!(, #w));
-    let cache = match &cx.cache_slot {
+    let (cache, cache_static) = match &cx.cache_slot {
         Some((array, i)) => {
             let i = proc_macro2::Literal::usize_unsuffixed(*i);
-            quote!(&#array[#i])
+            (quote!(&#array[#i]), None)
         }
-        None => quote!({
-            static CACHE: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new();
-            &CACHE
-        }),
+        None => {
+            let name = ident(&fresh_name("CACHE", reserved));
+            let item =
+                quote!(static #name: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new(););
+            (quote!(&#name), Some(item))
+        }
     };
+    // Not `#[automatically_derived]`: that is for derives' impls, whose lints it quiets;
+    // this impl holds no code for a lint to see.
     quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types #dead)]
-        #vis struct #marker {}
-        #[automatically_derived]
         #cfg
         impl #rt::dispatch::Operator for #marker {
             type Tensor = #tensor;
@@ -479,5 +498,6 @@ fn expand_marker(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
             const STATIC_DISPATCH: bool = #static_dispatch;
             const CACHE: &'static #rt::dispatch::OpCache = #cache;
         }
+        #cache_static
     }
 }

@@ -29,8 +29,8 @@ pub(crate) fn main(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> TokenStream2 {
     if !user.is_empty() {
         text.push(String::new());
     }
-    text.push(format!("`{}`", plan.qualified_schema()));
-    let mut facts = Vec::new();
+    // The schema and the facts, one paragraph in one line.
+    let mut facts = vec![format!("`{}`", plan.qualified_schema())];
     let fallible = api
         .functions
         .iter()

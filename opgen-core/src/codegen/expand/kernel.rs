@@ -3,13 +3,14 @@
 //!
 //! ```text
 //! const _: () = {
-//!     let _ = ::opgen::__private::VERSION_0_1_0;
-//!     #[::opgen::__private::linkme::distributed_slice(::opgen::__private::LINK_ENTRIES)]
+//!     impl ::opgen::dispatch::Operator for add { ... }   // api::expand_operator
+//!     static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
+//!     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
 //!     #[linkme(crate = ::opgen::__private::linkme)]
 //!     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
 //!         ::opgen::__private::LinkEntry::declare::<add>()
 //!             .with_kernel(&[::opgen::DispatchKey::CPU], |lib, key, site| {
-//!                 ::opgen::__private::impl_kernel_of::<add, _, _>(lib, key, add_cpu, site)
+//!                 lib.impl_of::<add, _>(key, add_cpu, site)
 //!             }),
 //!     ];
 //! };
@@ -81,6 +82,7 @@ pub(crate) fn expand_defined(
     let group = link::group(
         cx.rt,
         &group_name(&reserved),
+        api::expand_operator(plan, api, &cx, &reserved),
         &entries,
         autograd_items.unwrap_or_default(),
     );
@@ -92,7 +94,7 @@ pub(crate) fn expand_defined(
     }
 }
 
-/// The registration of the kernel: `marker::register(lib, key, kernel, site)`, or of an
+/// The registration of the kernel: `lib.impl_of::<marker, _>(key, kernel, site)`, or of an
 /// adapter (`impl_named_of`, named as the kernel in dumps): for a kernel that returns `()`
 /// where the schema returns its written arguments, and for a kernel whose types the
 /// attribute could not judge (aliases), so that rustc compares them at the user's types.
@@ -110,7 +112,7 @@ fn register_defined(
     let k = kernel.ident();
     let returned = match &def.signature.output {
         Output::Value if !def.signature.deferred => {
-            return quote!(#marker::register(#lib, #key, #k, #site));
+            return quote!(#lib.impl_of::<#marker, _>(#key, #k, #site));
         }
         Output::Value => None,
         Output::Alias(indices) => Some(indices.as_slice()),
@@ -240,7 +242,13 @@ pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
             (entry, path_checks(kernel, path, rt, &reserved))
         }
     };
-    let group = link::group(rt, &group_name(&reserved), &[entry], checks);
+    let group = link::group(
+        rt,
+        &group_name(&reserved),
+        TokenStream2::new(),
+        &[entry],
+        checks,
+    );
     let kernel = &kernel.tokens;
     quote! {
         #kernel

@@ -15,23 +15,23 @@ pub(crate) fn entry_type(rt: &syn::Path) -> TokenStream2 {
     quote!(#rt::__private::LinkEntry)
 }
 
-/// The hidden block holding the group `entries` in `LINK_ENTRIES` (and `extra` items), with
-/// the version lock: only the runtime of the macro's own version has `VERSION_0_1_0`.
-/// `name` names the group's static (not a name the block's code uses otherwise).
+/// The hidden block (an anonymous `const`, never documented) holding `items` (the markers'
+/// `impl Operator`, their caches), the group `entries` in `LINK_ENTRIES` and `extra` items.
+/// The slice is named `LINK_ENTRIES_0_1_0`, the version lock: only the runtime of the
+/// macro's own version has that name. `name` names the group's static (not a name the
+/// block's code uses otherwise).
 pub(crate) fn group(
     rt: &syn::Path,
     name: &syn::Ident,
+    items: TokenStream2,
     entries: &[TokenStream2],
     extra: TokenStream2,
 ) -> TokenStream2 {
     let entry = entry_type(rt);
     quote! {
-        #[doc(hidden)]
         const _: () = {
-            let _ = #rt::__private::VERSION_0_1_0;
-            // The registrations call `marker::register`: the trait is in scope, unnamed.
-            use #rt::dispatch::Operator as _;
-            #[#rt::__private::linkme::distributed_slice(#rt::__private::LINK_ENTRIES)]
+            #items
+            #[#rt::__private::distributed_slice(#rt::__private::LINK_ENTRIES_0_1_0)]
             #[linkme(crate = #rt::__private::linkme)]
             static #name: &[#entry] = &[#(#entries),*];
             #extra
@@ -137,7 +137,7 @@ pub(crate) fn deferred(
 ) -> TokenStream2 {
     let call = quote_spanned!(at=> #rt::__private::Deferred::of::<#marker>(#register));
     quote! {
-        #[#rt::__private::linkme::distributed_slice(#rt::__private::DEFERRED)]
+        #[#rt::__private::distributed_slice(#rt::__private::DEFERRED)]
         #[linkme(crate = #rt::__private::linkme)]
         static #name: #rt::__private::Deferred = #call;
     }

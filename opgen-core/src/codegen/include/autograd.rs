@@ -172,5 +172,5 @@ pub(super) fn expand_served(
     let marker = ident(&api.marker);
     let e = expand_autograd(&p.plan, &marker, &autograd, &spans, &params, &cx);
     let name = syn::Ident::new("__OPGEN_AUTOGRAD_LINK", Span::call_site());
-    link::group(&parsed.rt, &name, &[e.entry], e.items)
+    link::group(&parsed.rt, &name, TokenStream2::new(), &[e.entry], e.items)
 }

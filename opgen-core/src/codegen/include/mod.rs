@@ -426,14 +426,10 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
     let mut methods = TokenStream2::new();
     let mut decls = TokenStream2::new();
     let mut entries = Vec::with_capacity(planned.len());
-    // One constant holds the user crate's feature for every marker.
+    // The markers' `impl Operator`, in the hidden block with one constant holding the user
+    // crate's feature for every marker and one array holding every operator's cache.
+    let mut operators = TokenStream2::new();
     let static_dispatch = syn::Ident::new("__OPGEN_STATIC_DISPATCH", at);
-    let cfg = super::expand::static_dispatch_cfg();
-    out.extend(quote! {
-        #[doc(hidden)]
-        #[allow(unexpected_cfgs)]
-        const #static_dispatch: bool = #cfg;
-    });
     // One array holds every operator's cache.
     let caches = syn::Ident::new("__OPGEN_CACHES", at);
     let mut slots = 0;
@@ -461,6 +457,7 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
         };
         slots += 1;
         out.extend(api::expand_api(plan, api, &cx, false));
+        operators.extend(api::expand_operator(plan, api, &cx, &BTreeSet::new()));
         match &trait_name {
             None => methods.extend(api::inherent_methods(plan, api, &cx)),
             Some(name) => {
@@ -490,12 +487,15 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
         }
     }
     let n = proc_macro2::Literal::usize_unsuffixed(slots);
-    out.extend(quote! {
-        #[doc(hidden)]
+    let cfg = super::expand::static_dispatch_cfg();
+    let items = quote! {
+        #[allow(unexpected_cfgs)]
+        const #static_dispatch: bool = #cfg;
         static #caches: [#rt::dispatch::OpCache; #n] = [const { #rt::dispatch::OpCache::new() }; #n];
-    });
+        #operators
+    };
     let name = syn::Ident::new("__OPGEN_LINK", at);
-    out.extend(link::group(rt, &name, &entries, TokenStream2::new()));
+    out.extend(link::group(rt, &name, items, &entries, TokenStream2::new()));
     out
 }
 

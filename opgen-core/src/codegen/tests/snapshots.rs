@@ -179,3 +179,20 @@ fn expansions_equal_their_snapshots() {
         check(name, &expand(attribute, item));
     }
 }
+
+/// The budget of issue 12: `add.Tensor` with both variants expands to at most 80
+/// prettyplease lines, the user's kernel (which the expansion re-emits) not counted.
+#[test]
+fn add_tensor_expands_to_at_most_80_lines() {
+    let Some((_, attribute, item)) = cases().into_iter().find(|c| c.0 == "add_tensor") else {
+        panic!("the add_tensor case");
+    };
+    let kernel: syn::File = syn::parse2(item.clone()).expect("the kernel parses");
+    let kernel = prettyplease::unparse(&kernel).lines().count();
+    let expansion = expand(attribute, item);
+    let lines = expansion.lines().count() - kernel;
+    assert!(
+        lines <= 80,
+        "add.Tensor expands to {lines} lines (budget 80):\n{expansion}"
+    );
+}

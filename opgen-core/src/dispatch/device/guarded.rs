@@ -1,6 +1,6 @@
 //! Registering a typed kernel with its operator's device check and guard: what torchgen's
 //! registration wrappers do for CUDA-like kernels, and what every kernel generated code
-//! registers goes through (`Operator::register` and `opgen_core::__private`'s registration
+//! registers goes through (`Library::impl_of` and `opgen_core::__private`'s registration
 //! functions call it).
 
 use std::sync::Arc;

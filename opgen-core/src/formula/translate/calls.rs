@@ -203,6 +203,9 @@ impl Emitter<'_> {
                 arity: args.len(),
             });
         };
+        // A C++ method call is a Rust method call only for a method-only operator: an
+        // operator with free functions has no `_with` methods (the plan's rule), so the
+        // translation calls its free functions, `self` first.
         let as_method = !op.function;
         let order = call_order(&op, as_method || method).unwrap_or_default();
         self.emit_op(&op, &order, args, as_method)

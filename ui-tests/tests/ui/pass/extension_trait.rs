@@ -14,6 +14,8 @@ pub fn nms_cpu(self_: &MyTensor, scores: &MyTensor, iou_threshold: f64) -> MyTen
 fn main() {
     let t = MyTensor::cpu();
     let _ = t.nms(&t);
-    let _ = t.nms_with(&t, NmsArgs { iou_threshold: 0.7 });
+    let _ = t.try_nms(&t);
+    // The trait has the plain and fallible forms; the `_with` form is a free function.
+    let _ = nms_with(&t, &t, NmsArgs { iou_threshold: 0.7 });
     let _ = nms(&t, &t);
 }

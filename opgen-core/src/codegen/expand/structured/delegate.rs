@@ -63,7 +63,8 @@ pub(crate) fn expand_delegate(
         entries.push(a.entry);
         extra.extend(a.items);
     }
-    let group = link::group(rt, &group_name(&reserved), &entries, extra);
+    let operator = api::expand_operator(plan, api, &cx, &reserved);
+    let group = link::group(rt, &group_name(&reserved), operator, &entries, extra);
     let glue = in_place.then(|| in_place_glue(plan, api, &out_marker, &reserved, &cx));
     // A body-less item is consumed by the last attribute on it: one stacked above another
     // re-emits it for the next.

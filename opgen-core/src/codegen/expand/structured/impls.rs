@@ -47,7 +47,13 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
     let keys = input.keys.iter().map(|k| k.key).collect::<Vec<_>>();
     let entry = link::kernel_of(rt, &marker, link::keys(&keys, rt), register, &lp, at);
     let exact = quote_spanned!(at=> const _: #op::ImplSignature<#written> = #k;);
-    let group = link::group(rt, &group_name(&reserved), &[entry], exact);
+    let group = link::group(
+        rt,
+        &group_name(&reserved),
+        TokenStream2::new(),
+        &[entry],
+        exact,
+    );
     let tokens = &kernel.tokens;
     quote! {
         #tokens

@@ -89,7 +89,8 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         entries.push(a.entry);
         extra.extend(a.items);
     }
-    let group = link::group(rt, &group_name(&reserved), &entries, extra);
+    let operator = api::expand_operator(plan, api, &cx, &reserved);
+    let group = link::group(rt, &group_name(&reserved), operator, &entries, extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel
@@ -287,7 +288,9 @@ fn precompute_struct(plan: &OpPlan, def: &Definition, cx: &Cx<'_>) -> Option<Tok
         } else {
             name
         };
-        quote!(pub #name: #ty)
+        // Documented as the arguments struct's fields: the declaration as written.
+        let doc = docs::lines(&[format!("`{d}`")]);
+        quote!(#doc pub #name: #ty)
     });
     let name = ident(&precompute_struct_name(&plan.schema.name));
     let lines: Vec<String> = (p.replace.iter())
