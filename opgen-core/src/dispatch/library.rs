@@ -192,11 +192,11 @@ impl Library {
     }
 
     /// [`Library::def_native_at`] for a schema that lives as long as the program (a link-time
-    /// entry, checked when its crate was compiled): only its name is read now, the rest when
-    /// the operator is first needed.
+    /// entry, checked when its crate was compiled), with the scan of its name: only the name
+    /// is read now, the rest when the operator is first needed.
     pub(crate) fn def_static(
         &self,
-        schema: &'static str,
+        schema: (&'static str, super::operator::NameScan),
         variants: Option<Variants>,
         device: Option<super::DeviceChecks>,
         site: Site,

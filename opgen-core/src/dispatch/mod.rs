@@ -361,7 +361,7 @@ mod keys;
 mod keyset;
 mod library;
 mod list;
-mod operator;
+pub(crate) mod operator;
 mod reclaim;
 pub(crate) mod registry;
 mod returns;

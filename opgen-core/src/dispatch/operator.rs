@@ -403,23 +403,106 @@ impl OperatorName {
     /// assert_eq!(OperatorName::read(text), OperatorName::of(text));
     /// ```
     pub fn read(schema: &'static str) -> OperatorName {
-        // `(` found by `memchr`; the byte loop then scans the name only.
-        let bytes = schema.as_bytes();
-        let end = (bytes.iter())
-            .position(|&b| b == b'(')
-            .unwrap_or(bytes.len());
-        let (_, ns_end, dot) = name_positions(bytes.get(..end).unwrap_or_default());
-        let head = schema.get(..end).unwrap_or_default();
+        NameScan::of(schema).name(schema)
+    }
+}
+
+/// Where the parts of the name at the start of a schema text are, found in one pass over
+/// the name's bytes (link time reads thousands of names): the answers of
+/// [`OperatorName::of`], and whether the name is a plain `[ns::]op[.overload]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NameScan {
+    /// The `(` (the text's end without one).
+    end: usize,
+    /// The first `::`.
+    ns_end: Option<usize>,
+    /// The first `.`.
+    dot: Option<usize>,
+    /// The first space (before `(`).
+    space: Option<usize>,
+    /// No byte of the name but letters, digits, `_`, one `::` before any `.`, at most one
+    /// `.` and spaces right before `(`; and a `(` follows.
+    plain: bool,
+}
+
+impl NameScan {
+    pub(crate) fn of(text: &str) -> NameScan {
+        let bytes = text.as_bytes();
+        let mut scan = NameScan {
+            end: bytes.len(),
+            ns_end: None,
+            dot: None,
+            space: None,
+            plain: false,
+        };
+        let mut odd = false;
+        let mut i = 0;
+        loop {
+            // Most bytes are in runs of identifier bytes, taken eight at a time.
+            let run = crate::schema::ident_len(bytes.get(i..).unwrap_or_default());
+            odd |= run > 0 && scan.space.is_some();
+            i += run;
+            let Some(&b) = bytes.get(i) else { break };
+            match b {
+                b'(' => {
+                    scan.end = i;
+                    scan.plain = !odd;
+                    break;
+                }
+                b' ' => {
+                    scan.space.get_or_insert(i);
+                }
+                b'.' => {
+                    odd |= scan.dot.is_some() || scan.space.is_some();
+                    scan.dot.get_or_insert(i);
+                }
+                b':' if scan.ns_end.is_none() && bytes.get(i + 1) == Some(&b':') => {
+                    odd |= scan.dot.is_some() || scan.space.is_some();
+                    scan.ns_end = Some(i);
+                    i += 1;
+                }
+                _ => odd = true,
+            }
+            i += 1;
+        }
+        scan
+    }
+
+    /// The names, as [`OperatorName::of`] reads them from `text` (the text scanned).
+    pub(crate) fn name(self, text: &'static str) -> OperatorName {
+        let NameScan {
+            end, ns_end, dot, ..
+        } = self;
+        let part = |start: usize, stop: usize| text.get(start..stop).unwrap_or_default();
         let name_start = ns_end.map_or(0, |n| n + 2);
-        let part = |start: usize, stop: usize| schema.get(start..stop).unwrap_or_default();
         OperatorName {
             namespace: ns_end.map_or("aten", |n| part(0, n)),
             qualified: part(0, dot.unwrap_or(end)),
             overload: dot.map_or("", |d| part(d + 1, end)),
             full: part(name_start, end),
-            operator: head,
-            schema: part(name_start, schema.len()),
+            operator: part(0, end),
+            schema: part(name_start, text.len()),
         }
+    }
+
+    /// `(namespace, op, overload)` of a plain name in `text` (the text scanned), without the
+    /// spaces before `(`; `None` if the name is not plain or a part is empty.
+    pub(crate) fn split(self, text: &str) -> Option<(Option<&str>, &str, &str)> {
+        if !self.plain {
+            return None;
+        }
+        let end = self.space.unwrap_or(self.end);
+        let name_start = self.ns_end.map_or(0, |n| n + 2);
+        let namespace = match self.ns_end {
+            Some(n) => Some(text.get(..n).filter(|ns| !ns.is_empty())?),
+            None => None,
+        };
+        let (op, overload) = match self.dot {
+            Some(d) => (text.get(name_start..d)?, text.get(d + 1..end)?),
+            None => (text.get(name_start..end)?, ""),
+        };
+        let valid = !op.is_empty() && (self.dot.is_none() || !overload.is_empty());
+        valid.then_some((namespace, op, overload))
     }
 }
 
@@ -500,7 +583,7 @@ pub trait Operator: Sized + 'static {
     /// expansion evaluate the scan at compile time).
     #[inline]
     fn name() -> OperatorName {
-        OperatorName::of(Self::SCHEMA)
+        OperatorName::read(Self::SCHEMA)
     }
 
     /// Calls the operator (through the global dispatcher, or statically dispatched):

@@ -317,7 +317,6 @@ impl Dispatcher {
 pub(crate) struct DefinedOperator {
     /// `ns::op.overload`.
     pub(crate) full_name: String,
-    pub(crate) namespace: String,
     pub(crate) schema: Arc<operator::Schema>,
 }
 
@@ -409,5 +408,13 @@ impl Inner {
         self.index
             .get(name_hash(name, overload), name, overload)
             .cloned()
+    }
+
+    /// Whether the schema of the operator's `def` is parsed (`None` without a `def`).
+    pub(crate) fn is_parsed(&self, name: &str, overload: &str) -> Option<bool> {
+        let id = self.index_entry(name, overload)?.id;
+        let registry = self.lock();
+        let def = registry.op(id)?.def.as_ref()?;
+        Some(def.info.parsed_facts().is_some())
     }
 }

@@ -541,7 +541,7 @@ fn argument_name(name: &str) -> SmolStr {
 /// exactly when its low seven bits are at least `c`; so each range of identifier bytes is
 /// two subtractions. Lanes with their own high bit set (non-ASCII) are no identifier bytes.
 #[inline(always)]
-fn ident_len(bytes: &[u8]) -> usize {
+pub(crate) fn ident_len(bytes: &[u8]) -> usize {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
     const HIGH: u64 = ONES * 0x80;
     let at_least = |lanes: u64, c: u8| lanes.wrapping_sub(ONES * u64::from(c));

@@ -22,6 +22,7 @@ pub(crate) mod tests;
 pub(crate) use error::write_help;
 pub use error::{Rule, SchemaError};
 pub use facts::{SchemaKind, TENSOR_OPTIONS};
+pub(crate) use fast::ident_len;
 pub use layout::{ArgumentLayout, ReturnLayout, SchemaLayout, layout};
 pub use model::{
     AliasAnnotation, AliasSet, ArgType, Argument, BaseOperatorName, BaseType, DefaultValue, Float,

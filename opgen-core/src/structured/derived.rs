@@ -2,7 +2,7 @@
 //! wrappers for a backend that has only the functional kernel, and the in-place-on-Meta
 //! short circuit. [`derived_wrapper`] decides; [`derive_wrappers`] registers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::Location;
 use std::sync::Arc;
 
@@ -77,9 +77,7 @@ pub struct WrapperFacts {
 /// assert_eq!(derived_wrapper(&inplace_meta), Some(DerivedWrapper::InPlaceMetaShortCircuit));
 /// ```
 pub fn derived_wrapper(facts: &WrapperFacts) -> Option<DerivedWrapper> {
-    // `ZeroTensor` is a functionality in c10 but holds kernels as a backend does.
-    let backend = facts.key.is_backend() || facts.key == DispatchKey::ZeroTensor;
-    if !backend || facts.has_kernel || facts.has_composite {
+    if !derives_at(facts.key) || facts.has_kernel || facts.has_composite {
         return None;
     }
     match facts.kind {
@@ -92,6 +90,12 @@ pub fn derived_wrapper(facts: &WrapperFacts) -> Option<DerivedWrapper> {
         SchemaKind::Out if facts.functional_has_kernel => Some(DerivedWrapper::OutFromFunctional),
         _ => None,
     }
+}
+
+/// Whether wrappers are derived at `key`: a backend key, or `ZeroTensor` (a functionality
+/// in c10, but it holds kernels as a backend does).
+fn derives_at(key: DispatchKey) -> bool {
+    key.is_backend() || key == DispatchKey::ZeroTensor
 }
 
 /// What a derived kernel is built from.
@@ -303,22 +307,41 @@ pub fn derive_wrappers(dispatcher: &Dispatcher) -> (Vec<Registration>, Vec<Error
 }
 
 /// The groups (SCHEMA.md §3.2) in which some operator has a kernel, with their namespace,
-/// by namespace and base name: the groups without kernels derive nothing. Only the schemas
-/// of these groups' members are parsed (a group's members share its base name: `add`,
+/// by namespace and base name, leaving out those that cannot derive a wrapper. Only the
+/// schemas of these groups' members are parsed (a group's members share its base name: `add`,
 /// `add_`, `__and__`, `__iand__`), and no table is built, so that thousands of operators
-/// defined without kernels cost nothing here.
+/// defined without kernels, or with only kernels at keys that derive nothing (the generated
+/// `BackendSelect` kernels of factory functions), cost nothing here.
 fn groups_with_kernels(dispatcher: &Dispatcher) -> Vec<(String, Vec<Member>)> {
-    let mut bases: BTreeSet<(String, String)> = BTreeSet::new();
-    for op in dispatcher.defined_with_kernels() {
-        bases.insert((op.namespace, op.schema.name.name.base.to_string()));
+    // Each base name, with whether one of its operators has a kernel at a backend key.
+    let mut bases: BTreeMap<(String, String), bool> = BTreeMap::new();
+    for (namespace, op, keys) in dispatcher.defined_with_kernels() {
+        // A name the parser rejects has no schema, hence no group.
+        let Ok(name) = crate::schema::parse_operator_name(&op) else {
+            continue;
+        };
+        let at_backend = keys.into_iter().any(derives_at);
+        *bases
+            .entry((namespace, name.name.base.to_string()))
+            .or_default() |= at_backend;
     }
     let mut groups = Vec::new();
-    for (namespace, base) in bases {
+    for ((namespace, base), at_backend) in bases {
+        let inplace = [
+            format!("{namespace}::{base}_"),
+            format!("{namespace}::__i{base}__"),
+        ];
+        // Without a kernel at a backend key, the only wrapper is an in-place member's
+        // short circuit at `Meta`: a base without in-place operators derives nothing.
+        if !at_backend && !inplace.iter().any(|name| dispatcher.has_overloads(name)) {
+            continue;
+        }
+        let [inplace, dunder_inplace] = inplace;
         let names = [
             format!("{namespace}::{base}"),
-            format!("{namespace}::{base}_"),
+            inplace,
             format!("{namespace}::__{base}__"),
-            format!("{namespace}::__i{base}__"),
+            dunder_inplace,
         ];
         // The base name's operators, by grouping signature.
         let mut by_signature: Vec<(Schema, Vec<Member>)> = Vec::new();
@@ -349,3 +372,56 @@ pub(crate) const DERIVE_WRAPPERS: PostLink = PostLink {
 
 /// One operator of a group: its name and schema, kind and number of returns.
 type Member = (DefinedOperator, SchemaKind, usize);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cross::panics::PTensor;
+    use crate::dispatch::operator::NameScan;
+    use crate::dispatch::{DispatchKey as K, Library};
+
+    /// `def`s as the link step makes them: only the name is read until the operator is
+    /// needed.
+    fn def_lazily(lib: &Library, schemas: &[&'static str]) -> Vec<Registration> {
+        (schemas.iter())
+            .map(|&text| {
+                (lib.def_static((text, NameScan::of(text)), None, None, Location::caller()))
+                    .expect("def")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kernels_at_keys_that_derive_nothing_leave_their_groups_unparsed() {
+        let d = Dispatcher::new();
+        let lib = d.fragment("t");
+        let _defs = def_lazily(
+            &lib,
+            &[
+                "zeros(int[] size, *, ScalarType? dtype=None) -> Tensor",
+                "zeros.out(int[] size, *, Tensor(a!) out) -> Tensor(a!)",
+                "fill(Tensor self) -> Tensor",
+                "fill_(Tensor(a!) self) -> Tensor(a!)",
+            ],
+        );
+        // What generated `BackendSelect` kernels are: kernels at a key that is no backend.
+        let _zeros = (lib.impl_(
+            "zeros",
+            K::BackendSelect,
+            |_: &[i64], _: Option<crate::dispatch::ScalarType>| PTensor::cpu(&[0]),
+        ))
+        .expect("kernel");
+        let _fill = (lib.impl_("fill", K::BackendSelect, |t: &PTensor| t.clone())).expect("kernel");
+        let (wrappers, errors) = derive_wrappers(&d);
+        assert!(errors.is_empty(), "{errors:?}");
+        // `fill_` still gets its short circuit at `Meta` (§5.8), as before the filter...
+        let fill_ = d.find("t::fill_", "").expect("fill_");
+        assert!(fill_.keys_with_kernels().contains(&K::Meta));
+        assert_eq!(wrappers.len(), 1);
+        // ... while `zeros`'s group, without in-place members, was left alone: the schema
+        // of `zeros.out` (no kernel checked against it) is still unparsed.
+        assert_eq!(d.inner.is_parsed("t::zeros.out", ""), None);
+        assert_eq!(d.inner.is_parsed("t::zeros", "out"), Some(false));
+        assert_eq!(d.inner.is_parsed("t::fill_", ""), Some(true));
+    }
+}

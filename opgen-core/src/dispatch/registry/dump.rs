@@ -117,13 +117,31 @@ impl Dispatcher {
             .collect()
     }
 
+    /// Whether an operator named `name` (`ns::op`) has a `def`, any overload (no schema is
+    /// parsed).
+    pub(crate) fn has_overloads(&self, name: &str) -> bool {
+        let registry = self.inner.lock();
+        (registry.overload_ids(name).into_iter())
+            .any(|id| registry.op(id).is_some_and(|op| op.def.is_some()))
+    }
+
     /// The operators with a `def` and at least one kernel (not a fallthrough), in
-    /// registration order, as [`Dispatcher::overloads_of`] gives them.
-    pub(crate) fn defined_with_kernels(&self) -> Vec<DefinedOperator> {
+    /// registration order: namespace, operator name without namespace nor overload (`add`),
+    /// and the keys of those kernels. No schema is parsed.
+    pub(crate) fn defined_with_kernels(&self) -> Vec<(String, String, Vec<DispatchKey>)> {
         let registry = self.inner.lock();
         (registry.ops.iter())
-            .filter(|op| op.kernels.iter().any(|k| k.kernel.is_some()))
-            .filter_map(|op| registry.defined(op.entry.id))
+            .filter(|op| op.def.is_some() && op.kernels.iter().any(|k| k.kernel.is_some()))
+            .map(|op| {
+                let keys = (op.kernels.iter())
+                    .filter(|k| k.kernel.is_some())
+                    .map(|k| k.key)
+                    .collect();
+                let name = &op.entry.qualified;
+                let namespace = name.namespace();
+                let op_name = (name.name().get(namespace.len() + 2..)).unwrap_or_default();
+                (namespace.to_string(), op_name.to_string(), keys)
+            })
             .collect()
     }
 }

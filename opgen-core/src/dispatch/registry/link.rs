@@ -13,7 +13,7 @@ use super::warning::{Warning, WarningHook};
 use super::{Dispatcher, Registration};
 use crate::dispatch::error::Error;
 use crate::dispatch::library::Library;
-use crate::dispatch::operator::OperatorName;
+use crate::dispatch::operator::{NameScan, OperatorName};
 use crate::schema::parse_schema;
 
 /// A step of link-time registration that needs every entry registered first (the
@@ -310,19 +310,19 @@ pub(crate) fn link<'e>(
 ) -> Linked {
     let order = in_order(entries);
     let mut libraries: BTreeMap<&str, Library> = BTreeMap::new();
-    for (name, _) in &order {
+    for Named { name, .. } in &order {
         (libraries.entry(name.namespace)).or_insert_with(|| dispatcher.fragment(name.namespace));
     }
     dispatcher.reserve(order.len());
     let mut linked = Linked::new();
     linked.registrations.reserve(order.len());
-    let mut defs: Vec<(&OperatorName, &Entry)> = Vec::new();
+    let mut defs: Vec<(&OperatorName, &Entry)> = Vec::with_capacity(order.len());
     // The schemas defined for the operator of the entries seen last (entries of one
     // operator are adjacent): restating one is allowed, a different one meets the
     // dispatcher's duplicate-`def` error.
     let mut defined: Vec<&'static str> = Vec::new();
     let mut previous: Option<(&str, &str)> = None;
-    for (name, entry) in &order {
+    for Named { name, scan, entry } in &order {
         let (true, Some(lib)) = (entry.defines, libraries.get(name.namespace)) else {
             continue;
         };
@@ -335,7 +335,7 @@ pub(crate) fn link<'e>(
         }
         defined.push(name.schema);
         let def = lib.def_static(
-            entry.text,
+            (entry.text, *scan),
             Some(entry.variants),
             Some(entry.device),
             entry.site,
@@ -352,7 +352,7 @@ pub(crate) fn link<'e>(
             linked.keep(|| qualified(name), register(lib, entry.site));
         }
     }
-    for (name, entry) in &order {
+    for Named { name, entry, .. } in &order {
         let (Some(register), Some(lib)) = (entry.register, libraries.get(name.namespace)) else {
             continue;
         };
@@ -363,23 +363,53 @@ pub(crate) fn link<'e>(
     linked
 }
 
+/// An entry with the names in its text, read in one pass.
+#[derive(Clone, Copy)]
+struct Named<'e> {
+    name: OperatorName,
+    scan: NameScan,
+    entry: &'e Entry,
+}
+
 /// `entries` with their names, by operator, then file and line: so that which of two
 /// conflicting `def`s wins, and which of two kernels at one key overrides the other, does
 /// not depend on the link order. The entries of one operator are adjacent. A hash of the
 /// operator's name is compared first, which keeps the sort of thousands of entries cheap
 /// (their order across operators is the hash's, deterministic but arbitrary).
-fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<(OperatorName, &'e Entry)> {
-    let named: Vec<(OperatorName, &Entry)> = (entries.into_iter()).map(|e| (e.name(), e)).collect();
-    // Sorted as (hash, position) pairs: small to move.
-    let mut keyed: Vec<(u64, usize)> = (named.iter().enumerate())
-        .map(|(i, (name, _))| (super::operator::name_hash(name.qualified, name.overload), i))
+fn in_order<'e>(entries: impl IntoIterator<Item = &'e Entry>) -> Vec<Named<'e>> {
+    let named: Vec<Named> = (entries.into_iter())
+        .map(|entry| {
+            let scan = NameScan::of(entry.text);
+            let name = scan.name(entry.text);
+            Named { name, scan, entry }
+        })
         .collect();
-    let key = |i: usize| {
-        named
-            .get(i)
-            .map(|(n, e)| (n.namespace, n.full, e.site.file(), e.site.line()))
+    // Sorted as (hash, position) pairs, small to move and compared as integers; then the
+    // entries of one hash (one operator, or the rare collision) by their names and sites.
+    let mut keyed: Vec<(u64, usize)> = (named.iter().enumerate())
+        .map(|(i, n)| {
+            (
+                super::operator::name_hash(n.name.qualified, n.name.overload),
+                i,
+            )
+        })
+        .collect();
+    keyed.sort_unstable();
+    let key = |&(_, i): &(u64, usize)| {
+        (named.get(i)).map(|n| {
+            (
+                n.name.namespace,
+                n.name.full,
+                n.entry.site.file(),
+                n.entry.site.line(),
+            )
+        })
     };
-    keyed.sort_unstable_by(|(ha, a), (hb, b)| ha.cmp(hb).then_with(|| key(*a).cmp(&key(*b))));
+    for same_hash in keyed.chunk_by_mut(|(a, _), (b, _)| a == b) {
+        if same_hash.len() > 1 {
+            same_hash.sort_by_key(key);
+        }
+    }
     (keyed.into_iter())
         .filter_map(|(_, i)| named.get(i).copied())
         .collect()

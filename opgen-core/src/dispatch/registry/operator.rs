@@ -15,6 +15,7 @@ use crate::dispatch::Variants;
 use crate::dispatch::device::DeviceChecks;
 use crate::dispatch::erased::LiveTable;
 use crate::dispatch::error::{Error, ErrorKind, Site};
+use crate::dispatch::operator::NameScan;
 pub(crate) use crate::schema::Schema;
 use crate::schema::{SchemaError, parse_schema};
 
@@ -321,43 +322,7 @@ impl OpInfo {
 /// rest: `(namespace, op, overload)`, or `None` if the name is not a plain one (the parser
 /// then reports what is wrong).
 pub(crate) fn split_schema_name(text: &str) -> Option<(Option<&str>, &str, &str)> {
-    // One pass over the bytes up to `(` (link time reads thousands of names).
-    let bytes = text.as_bytes();
-    let (mut namespace_end, mut dot, mut end) = (None, None, None);
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'(' => {
-                end = Some(i);
-                break;
-            }
-            b':' if bytes.get(i + 1) == Some(&b':') && namespace_end.is_none() && dot.is_none() => {
-                namespace_end = Some(i);
-                i += 1;
-            }
-            b'.' if dot.is_none() => dot = Some(i),
-            b if b.is_ascii_alphanumeric() || b == b'_' => {}
-            // Spaces before `(` only.
-            b' ' if bytes[i..].iter().find(|&&c| c != b' ') == Some(&b'(') => {
-                end = Some(i);
-                break;
-            }
-            _ => return None,
-        }
-        i += 1;
-    }
-    let end = end?;
-    let name_start = namespace_end.map_or(0, |n| n + 2);
-    let namespace = match namespace_end {
-        Some(n) => Some(text.get(..n).filter(|ns| !ns.is_empty())?),
-        None => None,
-    };
-    let (op, overload) = match dot {
-        Some(d) => (text.get(name_start..d)?, text.get(d + 1..end)?),
-        None => (text.get(name_start..end)?, ""),
-    };
-    let valid = !op.is_empty() && (dot.is_none() || !overload.is_empty());
-    valid.then_some((namespace, op, overload))
+    NameScan::of(text).split(text)
 }
 
 #[cfg(test)]
@@ -401,6 +366,75 @@ mod tests {
             "a:b(x)",
         ] {
             assert_eq!(split_schema_name(odd), None, "{odd}");
+        }
+    }
+
+    /// [`split_schema_name`] as a plain byte loop: what the one-pass scan must agree with.
+    fn split_bytewise(text: &str) -> Option<(Option<&str>, &str, &str)> {
+        let bytes = text.as_bytes();
+        let (mut namespace_end, mut dot, mut end) = (None, None, None);
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'(' => {
+                    end = Some(i);
+                    break;
+                }
+                b':' if bytes.get(i + 1) == Some(&b':')
+                    && namespace_end.is_none()
+                    && dot.is_none() =>
+                {
+                    namespace_end = Some(i);
+                    i += 1;
+                }
+                b'.' if dot.is_none() => dot = Some(i),
+                b if b.is_ascii_alphanumeric() || b == b'_' => {}
+                b' ' if bytes[i..].iter().find(|&&c| c != b' ') == Some(&b'(') => {
+                    end = Some(i);
+                    break;
+                }
+                _ => return None,
+            }
+            i += 1;
+        }
+        let end = end?;
+        let name_start = namespace_end.map_or(0, |n| n + 2);
+        let namespace = match namespace_end {
+            Some(n) => Some(text.get(..n).filter(|ns| !ns.is_empty())?),
+            None => None,
+        };
+        let (op, overload) = match dot {
+            Some(d) => (text.get(name_start..d)?, text.get(d + 1..end)?),
+            None => (text.get(name_start..end)?, ""),
+        };
+        let valid = !op.is_empty() && (dot.is_none() || !overload.is_empty());
+        valid.then_some((namespace, op, overload))
+    }
+
+    #[test]
+    fn one_pass_name_scans_agree_with_byte_loops() {
+        use crate::dispatch::OperatorName;
+        // Every text of up to five of these characters, alone and after a run of identifier
+        // bytes longer than the scan's eight-byte words: one string, leaked, so that its
+        // slices are `'static` as `OperatorName::read` wants them.
+        let alphabet = ['a', '_', '1', ':', '.', ' ', '(', 'é'];
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            last = (last.iter())
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        let long: Vec<String> = texts.iter().map(|t| format!("abcdefghi{t}")).collect();
+        texts.extend(long);
+        let all: &'static str = String::leak(texts.concat());
+        let mut at = 0;
+        for t in &texts {
+            let text = &all[at..at + t.len()];
+            at += t.len();
+            assert_eq!(split_schema_name(text), split_bytewise(text), "{text:?}");
+            assert_eq!(OperatorName::read(text), OperatorName::of(text), "{text:?}");
         }
     }
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use super::operator::{OpInfo, split_schema_name};
+use super::operator::OpInfo;
 use super::warning::{Aftermath, Warning};
 use super::{BUILTIN, DefReg, Inner, RegistrationId, Registry, builtin_fallback};
 use crate::dispatch::Variants;
@@ -12,6 +12,7 @@ use crate::dispatch::device::DeviceChecks;
 use crate::dispatch::error::{Error, ErrorKind, Site};
 use crate::dispatch::kernel::{ErasedKernel, Mismatch};
 use crate::dispatch::keys::DispatchKey;
+use crate::dispatch::operator::NameScan;
 use crate::dispatch::table::{FallbackReg, KernelReg};
 use crate::schema::{Schema, parse_schema};
 
@@ -210,17 +211,17 @@ impl Inner {
     }
 
     /// [`Inner::def`] for a schema that lives as long as the program (a link-time entry,
-    /// checked when its crate was compiled): only its name is read now; the rest is parsed
-    /// when the operator is first needed.
+    /// checked when its crate was compiled): only its name is read now (`scan`, of `text`);
+    /// the rest is parsed when the operator is first needed.
     pub(crate) fn def_static(
         self: &Arc<Self>,
         namespace: &str,
-        text: &'static str,
+        (text, scan): (&'static str, NameScan),
         variants: Option<Variants>,
         device: Option<DeviceChecks>,
         site: Site,
     ) -> Result<Registration, Error> {
-        let Some((ns, op, overload)) = split_schema_name(text) else {
+        let Some((ns, op, overload)) = scan.split(text) else {
             return self.def(namespace, text, variants, device, site);
         };
         check_def_name(namespace, ns, overload, text, site)?;
@@ -276,9 +277,13 @@ impl Inner {
         if let Some(state) = registry.op_mut(op_id) {
             state.def = Some(DefReg { id, info });
         }
-        registry.rebuild_op(op_id);
+        let published = registry.rebuild_op(op_id);
         drop(registry);
-        self.finish(Aftermath::default());
+        // The table the `def` replaced, if the operator was looked up before (an operator
+        // defined at link time was not: nothing to collect).
+        if published {
+            self.finish(Aftermath::default());
+        }
         Ok(self.registration(id, Target::Def(op_id), site))
     }
 

@@ -60,7 +60,6 @@ impl Registry {
         let schema = op.def.as_ref()?.info.schema().ok()?;
         Some(DefinedOperator {
             full_name: op.entry.full_name().to_string(),
-            namespace: op.entry.qualified.namespace().to_string(),
             schema: schema.clone(),
         })
     }
@@ -144,11 +143,14 @@ impl Registry {
         }
     }
 
-    /// Rebuilds the operator's table after a registration, if it has been looked up.
-    pub(super) fn rebuild_op(&self, id: u32) {
-        if let Some(op) = self.op(id).filter(|op| op.entry.is_ready()) {
+    /// Rebuilds the operator's table after a registration, if it has been looked up;
+    /// returns whether it did.
+    pub(super) fn rebuild_op(&self, id: u32) -> bool {
+        let ready = self.op(id).filter(|op| op.entry.is_ready());
+        if let Some(op) = ready {
             op.publish(&self.fallbacks);
         }
+        ready.is_some()
     }
 
     /// Rebuilds every table that has been looked up (after a fallback changed).

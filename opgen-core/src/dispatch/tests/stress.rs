@@ -8,6 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::dispatch::operator::NameScan;
 use crate::dispatch::{DispatchKey as K, IValue, Stack};
 
 #[test]
@@ -214,7 +215,10 @@ fn a_failed_find_among_100k_operators_is_a_lookup() {
     let lib = d.fragment("big");
     let site = Location::caller();
     let _defs: Vec<Registration> = (schemas.iter())
-        .map(|schema| lib.def_static(schema, None, None, site).unwrap())
+        .map(|schema| {
+            lib.def_static((schema, NameScan::of(schema)), None, None, site)
+                .unwrap()
+        })
         .collect();
     let start = Instant::now();
     for _ in 0..1000 {
