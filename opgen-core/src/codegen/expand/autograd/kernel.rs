@@ -61,11 +61,8 @@ pub(super) fn expand_kernel(
         }
     };
     quote! {
-        // One parameter per schema argument, as the kernel it wraps. Inlined into the
-        // dispatcher's call wrapper of its kernel record: when nothing requires grad, the
-        // call is one frame from the outer dispatch to the redispatch below autograd.
+        // One parameter per schema argument, as the kernel it wraps.
         #[allow(clippy::too_many_arguments)]
-        #[inline]
         fn #name(__opgen_ks: #rt::DispatchKeySet, #(#params),*) -> #rt::Result<#ret> {
             #op
             #(#handles)*
