@@ -9,9 +9,9 @@
 //! * **one operator's forward and `backward()`**: `mul(x, w)` then `backward()`.
 //!
 //! Run with `cargo bench -p opgen-example --bench autograd`; after criterion's report, a
-//! summary prints each case (ns of thread CPU time, best of 7 loops) and each figure as a
+//! summary prints each case (ns of wall-clock time, best of 7 loops) and each figure as a
 //! paired measurement: 41 rounds in one run, each timing many calls of both cases of the
-//! pair back to back, thread CPU time; the median of the rounds' differences, with its
+//! pair back to back, wall-clock time; the median of the rounds' differences, with its
 //! interquartile range. `cargo bench -p opgen-example --bench autograd -- nothing` skips
 //! criterion's part. Instruction counts: `examples/callgrind.rs` (`fresh`, `fresh_ag`,
 //! `fresh_rg`, `mul`, `mul_rg`, `mul_backward`).
@@ -83,7 +83,7 @@ fn summary() {
         };
         t.insert(*name, time(&mut **body, n));
     }
-    println!("\nsummary (ns of thread CPU time, best of 7 loops)");
+    println!("\nsummary (ns of wall-clock time, best of 7 loops)");
     for (name, ns) in &t {
         println!("  {name:<24} {ns:9.1}");
     }

@@ -128,7 +128,7 @@ fn summary() {
     let forward = t["mul/requires_grad"] - t["mul/no_grad"];
     let per_node = (t["neg_x64/backward"] - t["neg_x64/direct"]) / CHAIN as f64;
     let one_op = t["mul_backward/total"] - 2.0 * kernel_ns - ones_ns;
-    println!("\nsummary (ns of thread CPU time, best of 7 loops)");
+    println!("\nsummary (ns of wall-clock time, best of 7 loops)");
     for (name, ns) in &t {
         println!("  {name:<22} {ns:9.1}");
     }

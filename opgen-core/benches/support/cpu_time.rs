@@ -1,19 +1,17 @@
-//! Timing in thread CPU time, shared by the autograd benches of `opgen-core` and
+//! Timing in wall-clock time, shared by the autograd benches of `opgen-core` and
 //! `opgen-example` (each includes this file with `#[path]`): a best-of-7 loop, and a paired
 //! measurement of two cases in one run.
 
 use std::time::Instant;
 
-/// This thread's CPU time in ns (Linux's `/proc/thread-self/schedstat`), so that time the
-/// thread waits for a core on a busy machine does not count; wall time elsewhere.
+/// Wall-clock ns since the first call. Thread CPU time (`/proc/thread-self/schedstat`) was used
+/// before, but the kernel updates that figure only at scheduler ticks and switches: on a quiet
+/// machine it moved in steps of 20-40 ns per call, coarser than the figures measured. Run the
+/// benches on a quiet machine; the paired rounds alternate their order, so that a drift of the
+/// machine's speed falls on both cases.
 pub fn now_ns() -> f64 {
-    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
-    cpu.unwrap_or_else(|| {
-        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e9
-    })
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e9
 }
 
 /// ns per call of `n` calls of `body`.
@@ -34,7 +32,7 @@ pub fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
 
 /// A paired measurement of `b` against `a` in one run: `ROUNDS` rounds, each timing `n`
 /// calls of one then `n` of the other (the order alternating between rounds, so that a
-/// drift of the machine's speed falls on both), in thread CPU time.
+/// drift of the machine's speed falls on both), in wall-clock time.
 pub struct Paired {
     /// ns per call of `a` and `b`: the best round.
     pub best: (f64, f64),

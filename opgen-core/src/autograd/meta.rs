@@ -111,8 +111,9 @@ pub(crate) struct MetaState<T: Tensor> {
     /// The gradient of a non-leaf that retains it, shared with its node's hook.
     pub retained: Option<Arc<Mutex<Option<T>>>>,
     /// Hooks of a leaf (those of a non-leaf live on its `grad_fn`), shared with the handles
-    /// that remove them.
-    pub hooks: Arc<Mutex<HookList<T>>>,
+    /// that remove them; made by the first `register_hook`, so that metadata of tensors
+    /// without hooks costs no allocation.
+    pub hooks: Option<Arc<Mutex<HookList<T>>>>,
     pub view: Option<ViewMeta<T>>,
 }
 
@@ -133,7 +134,7 @@ impl<T: Differentiable> AutogradMeta<T> {
                 // An empty `Weak` of a sized node, as one of `dyn Backward` cannot be made.
                 grad_accumulator: Weak::<Node<T, AccumulateGrad<T>>>::new(),
                 retained: None,
-                hooks: Arc::new(Mutex::new(Vec::new())),
+                hooks: None,
                 view: None,
             }),
         }
@@ -374,12 +375,13 @@ pub trait AutogradTensor: Tensor {
         // Under the state's lock, as the accumulator is made: a new accumulator sees the hook,
         // an existing one is told to look.
         let list = {
-            let state = meta.state();
-            (state.hooks.lock().unwrap_or_else(|e| e.into_inner())).push((id, hook));
+            let mut state = meta.state();
+            let list = state.hooks.get_or_insert_with(Default::default).clone();
+            (list.lock().unwrap_or_else(|e| e.into_inner())).push((id, hook));
             if let Some(accumulator) = state.grad_accumulator.upgrade() {
                 accumulator.mark_has_hooks();
             }
-            state.hooks.clone()
+            list
         };
         let list = Arc::downgrade(&list);
         Ok(RemovableHandle::new(id, move |id| {
@@ -463,12 +465,9 @@ fn grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Option<Arc<No
         input_meta: smallvec::smallvec![InputMeta::of(t)],
     };
     let node = Node::new(parts, AccumulateGrad { leaf: t.clone() });
-    if !state
-        .hooks
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .is_empty()
-    {
+    let has_hooks = (state.hooks.as_ref())
+        .is_some_and(|h| !h.lock().unwrap_or_else(|e| e.into_inner()).is_empty());
+    if has_hooks {
         node.mark_has_hooks();
     }
     state.grad_accumulator = Arc::downgrade(&node);
@@ -503,7 +502,9 @@ impl<T: Tensor> super::Backward<T> for AccumulateGrad<T> {
         let Some(meta) = self.leaf.autograd_meta() else {
             return Vec::new();
         };
-        let list = meta.state().hooks.clone();
+        let Some(list) = meta.state().hooks.clone() else {
+            return Vec::new();
+        };
         let hooks = list.lock().unwrap_or_else(|e| e.into_inner());
         hooks.iter().map(|(_, h)| h.clone()).collect()
     }
