@@ -15,6 +15,7 @@ use super::Input;
 use super::diag::{Diagnostics, render, schema_span};
 use super::kernel_fn::{KernelFn, Signature, check_signature};
 use crate::native::{EntryError, EntryFields, Field, NativeFunction, Site, Tags};
+use crate::plan::OpPlan;
 use crate::schema::{Rule, SchemaError, SchemaLayout, layout};
 use crate::validate::check_rust_mapping;
 pub(crate) use context::check_include_methods_owner;
@@ -25,6 +26,9 @@ pub(crate) struct Checked<'a> {
     pub input: &'a Input,
     /// The operator this attribute defines (forms 1 and 3); `None` for `op =` kernels.
     pub def: Option<Definition>,
+    /// `def`'s plan, made once: the kernel's name is checked against it, and the expansion
+    /// renders it.
+    pub plan: Option<OpPlan>,
 }
 
 /// An operator defined by the attribute, checked.
@@ -56,6 +60,7 @@ impl Input {
             return diag.finish(Checked {
                 input: self,
                 def: None,
+                plan: None,
             });
         };
         let namespace = self.namespace(schema, &mut diag);
@@ -79,6 +84,7 @@ impl Input {
                 .finish(Checked {
                     input: self,
                     def: None,
+                    plan: None,
                 })
                 .and(Err(super::diag::internal(
                     "entry rules failed without an error",
@@ -135,14 +141,16 @@ impl Input {
             formulas,
             borrowed,
         });
-        if let Some(def) = &def {
-            self.check_kernel_name(def, &mut diag);
-        }
         match def {
-            Some(def) => diag.finish(Checked {
-                input: self,
-                def: Some(def),
-            }),
+            Some(def) => {
+                let plan = super::expand::plan_of(self, &def);
+                self.check_kernel_name(&plan, &mut diag);
+                diag.finish(Checked {
+                    input: self,
+                    def: Some(def),
+                    plan: Some(plan),
+                })
+            }
             None => diag.finish(()).and(Err(super::diag::internal(
                 "the signature check failed without an error",
             ))),
@@ -254,13 +262,12 @@ impl Input {
     /// The kernel is not named as a function the attribute generates (`relu` for `relu`,
     /// `try_relu`, ...): both would be defined in the kernel's module. (A delegate's body-less
     /// kernel is not emitted: its name is free.)
-    fn check_kernel_name(&self, def: &Definition, diag: &mut Diagnostics) {
+    fn check_kernel_name(&self, plan: &OpPlan, diag: &mut Diagnostics) {
         if self.kernel.bodyless {
             return;
         }
         let kernel = self.kernel.ident();
         let name = kernel.to_string();
-        let plan = super::expand::plan_of(self, def);
         let claims = plan.claims();
         if !claims
             .values

@@ -101,20 +101,19 @@ pub(crate) fn ident_at(name: &str, span: Span) -> syn::Ident {
 /// The whole expansion of one attribute.
 pub(crate) fn all(checked: &Checked<'_>) -> TokenStream2 {
     let input = checked.input;
-    let Some(def) = &checked.def else {
+    let (Some(def), Some(plan)) = (&checked.def, &checked.plan) else {
         if input.options.structured.as_ref().is_some_and(|s| s.value) {
             return structured::expand_impl(checked);
         }
         return kernel::expand_attached(checked);
     };
-    let plan = plan_of(input, def);
     if def.function.structured {
-        return structured::expand_meta(checked, def, &plan);
+        return structured::expand_meta(checked, def, plan);
     }
     if def.function.structured_delegate.is_some() {
-        return structured::expand_delegate(checked, def, &plan);
+        return structured::expand_delegate(checked, def, plan);
     }
-    kernel::expand_defined(checked, def, &plan)
+    kernel::expand_defined(checked, def, plan)
 }
 
 /// The plan of the operator an attribute defines.
