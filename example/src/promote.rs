@@ -1,4 +1,4 @@
-//! The dtypes [`MiniTensor`](crate::MiniTensor) supports and PyTorch's type promotion over
+//! The dtypes [`MiniTensor`] supports and PyTorch's type promotion over
 //! them (`torch.result_type`), including the lower priority of zero-dim tensors and of
 //! `Scalar` arguments ("wrapped numbers").
 
@@ -6,7 +6,7 @@ use opgen::prelude::*;
 
 use crate::MiniTensor;
 
-/// The dtypes a [`MiniTensor`](crate::MiniTensor) can hold, in promotion order.
+/// The dtypes a [`MiniTensor`] can hold, in promotion order.
 pub const SUPPORTED: [ScalarType; 4] = [
     ScalarType::Bool,
     ScalarType::Long,
@@ -17,7 +17,7 @@ pub const SUPPORTED: [ScalarType; 4] = [
 /// PyTorch's default floating-point dtype.
 pub const DEFAULT_FLOAT: ScalarType = ScalarType::Float;
 
-/// `dtype`, if a [`MiniTensor`](crate::MiniTensor) can hold it; else an error naming the
+/// `dtype`, if a [`MiniTensor`] can hold it; else an error naming the
 /// supported ones.
 pub fn check_supported(dtype: ScalarType) -> Result<ScalarType, Error> {
     if SUPPORTED.contains(&dtype) {

@@ -6,7 +6,7 @@
 //! `#rt` is the runtime path (`::opgen`, or the `crate = ` option); `add` is an operator's
 //! marker (`dispatch::Operator`), named as its free function.
 //!
-//! * [`LinkEntry`] in [`LINK_ENTRIES_0_1_0`] (and [`Deferred`] in [`DEFERRED`]): the
+//! * [`LinkEntry`] in `LINK_ENTRIES_0_1_0` (and [`Deferred`] in `DEFERRED`): the
 //!   link-time entries, built by `const` constructors, one group per expansion:
 //!
 //!   ```text
@@ -70,7 +70,7 @@ pub use crate::dispatch::registry::entry::{
     BackendSelectFn, DEFERRED, Deferred, LINK_ENTRIES, LinkEntry, RegisterFn, link_entries,
 };
 
-/// [`LINK_ENTRIES`] under the name every expansion uses, which exists only in opgen-core
+/// `LINK_ENTRIES` under the name every expansion uses, which exists only in opgen-core
 /// 0.1.0: the version lock. A macro crate of another version names another slice, and fails
 /// to build against this runtime at its first expansion.
 pub use crate::dispatch::registry::entry::LINK_ENTRIES as LINK_ENTRIES_0_1_0;

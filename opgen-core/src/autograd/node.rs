@@ -434,7 +434,7 @@ const MAX_DROP_DEPTH: u32 = 128;
 
 /// Drops the nodes a node leads to without deep recursion (PyTorch's `deleteNode`): a graph
 /// of a hundred thousand operations would otherwise overflow the stack when its last tensor
-/// goes. Shallow graphs drop recursively (no allocation); past [`MAX_DROP_DEPTH`] nested
+/// goes. Shallow graphs drop recursively (no allocation); past `MAX_DROP_DEPTH` nested
 /// drops, the rest is dropped one node at a time. A node's edges go before its backward
 /// function (and the tensors it saved), so a saved tensor rarely holds the last reference to
 /// a node.

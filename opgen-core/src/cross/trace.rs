@@ -68,7 +68,7 @@ pub struct TraceNode {
 /// Tensors are numbered in the order the trace meets them; every output is a new number.
 ///
 /// Its `Display` prints one line per call, with the shape of each tensor when the tensor
-/// type implements [`Tensor::sizes`]:
+/// type implements [`Tensor::sizes`](crate::dispatch::Tensor::sizes):
 ///
 /// ```text
 /// graph(%0 : [2], %1 : [2]):

@@ -46,7 +46,7 @@ pub trait ArgFamily<T: Tensor>: Sealed + 'static {
     fn from_ivalue(value: &mut IValue<T>) -> Result<Self::Arg<'_>, &'static str>;
 
     /// The argument as device checks, device guards and `BackendSelect` see it: its tensors,
-    /// or the device, dtype or layout it names; [`DeviceArg::Other`] for the rest.
+    /// or the device, dtype or layout it names; `DeviceArg::Other` for the rest.
     #[inline(always)]
     fn device_arg<'b>(_arg: &'b Self::Arg<'_>) -> DeviceArg<'b, T> {
         DeviceArg::Other

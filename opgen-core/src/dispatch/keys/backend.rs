@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::{DispatchKey, layout};
 
-/// A backend component: the backend bits of a [`DispatchKeySet`], in c10's order (its
+/// A backend component: the backend bits of a [`DispatchKeySet`](crate::dispatch::DispatchKeySet), in c10's order (its
 /// `BackendComponent` enum). A per-backend runtime key such as `AutogradCUDA` is a
 /// functionality (`Autograd`) on a backend (`CUDA`); when a call's tensors are on several
 /// backends, the highest backend in this order wins.

@@ -184,7 +184,7 @@ pub fn link_entries() -> impl Iterator<Item = &'static LinkEntry> + Clone {
 
 /// A registration that needs every kernel of the program first: the kernels of a
 /// structured delegate, at the keys where its out operator has impls.
-/// `Dispatcher::global` runs these after all [`LINK_ENTRIES`], then derives the wrappers of
+/// `Dispatcher::global` runs these after all `LINK_ENTRIES`, then derives the wrappers of
 /// `opgen_core::structured::derive_wrappers`.
 pub struct Deferred {
     /// The operator's schema, with its namespace prefix (its marker's `SCHEMA`).

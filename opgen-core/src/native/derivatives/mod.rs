@@ -10,7 +10,7 @@
 //! ([`DifferentiabilityInfo`]): the node's name (`MulBackward0`), the inputs with formulas,
 //! the values each formula saves (`self.sym_sizes()` is saved as `self_sym_sizes`, not the
 //! tensor), the output gradients used. Every problem is an error located in the file, with
-//! a rule id (R100–R119, [`DerivativeRule`](crate::formula::DerivativeRule)).
+//! a rule id (R100–R119, [`DerivativeRule`]).
 //!
 //! ```
 //! use opgen_core::native::{derivatives::load_derivatives, load_native_functions};
