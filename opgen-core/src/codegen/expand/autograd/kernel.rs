@@ -27,6 +27,29 @@ pub(super) fn expand_kernel(
     cx: &Cx<'_>,
 ) -> TokenStream2 {
     let k = AutogradKernel { plan, autograd, cx };
+    kernel_fn(plan, marker, name, cx, |forward| {
+        let handles = handles(plan, cx);
+        let op = k.op_static();
+        let checks = k.checks();
+        let call = k.call(marker, &forward);
+        quote! {
+            #op
+            #(#handles)*
+            #(#checks)*
+            #call
+        }
+    })
+}
+
+/// The Autograd kernel function `name`: one parameter per schema argument, as the kernel it
+/// wraps, and the body `body` makes from the closure that calls the operator below autograd.
+pub(super) fn kernel_fn(
+    plan: &OpPlan,
+    marker: &syn::Ident,
+    name: &syn::Ident,
+    cx: &Cx<'_>,
+    body: impl FnOnce(TokenStream2) -> TokenStream2,
+) -> TokenStream2 {
     let rt = cx.rt;
     let ids: Vec<syn::Ident> = plan.args.iter().map(|a| ident(&a.ident)).collect();
     let params = plan.args.iter().zip(&ids).map(|(a, id)| {
@@ -34,40 +57,42 @@ pub(super) fn expand_kernel(
         quote!(#id: #ty)
     });
     let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
-    let handles = handles(plan, cx);
-    let op = k.op_static();
-    let checks = k.checks();
-    let inputs = k.inputs(&autograd.inputs);
-    let forward = quote! {
+    let body = body(quote! {
         |__opgen_ks| <#marker as #rt::dispatch::Operator>::redispatch(__opgen_ks, (#(#ids,)*))
-    };
-    let call = match autograd.kind {
-        AutogradKind::Out => {
-            let outs = k.inputs(&autograd.outs);
-            quote!(#rt::autograd::out(__opgen_ks, &__OPGEN_OP, &#inputs, &#outs, #forward))
-        }
-        AutogradKind::Functional => {
-            let (save, after) = (k.save(), k.after());
-            quote!(#rt::autograd::functional(__opgen_ks, &__OPGEN_OP, &#inputs, #save, #forward, #after))
-        }
-        AutogradKind::InPlace { self_arg } => {
-            let (save, after, this) = (k.save(), k.after(), k.shared(self_arg));
-            quote!(#rt::autograd::inplace(__opgen_ks, &__OPGEN_OP, #this, &#inputs, #save, #forward, #after))
-        }
-        AutogradKind::View { base, list } => {
-            let (save, after, this) = (k.save(), k.after(), k.shared(base));
-            let replay = k.replay(marker, base, list);
-            quote!(#rt::autograd::view(__opgen_ks, &__OPGEN_OP, #this, &#inputs, #replay, #save, #forward, #after))
-        }
-    };
+    });
     quote! {
         // One parameter per schema argument, as the kernel it wraps.
         #[allow(clippy::too_many_arguments)]
         fn #name(__opgen_ks: #rt::DispatchKeySet, #(#params),*) -> #rt::Result<#ret> {
-            #op
-            #(#handles)*
-            #(#checks)*
-            #call
+            #body
+        }
+    }
+}
+
+impl AutogradKernel<'_> {
+    /// The call of the runtime's `autograd::{out, functional, inplace, view}` for the
+    /// operator's kind, with `forward` below autograd.
+    fn call(&self, marker: &syn::Ident, forward: &TokenStream2) -> TokenStream2 {
+        let (k, autograd, rt) = (self, self.autograd, self.cx.rt);
+        let inputs = k.inputs(&autograd.inputs);
+        match autograd.kind {
+            AutogradKind::Out => {
+                let outs = k.inputs(&autograd.outs);
+                quote!(#rt::autograd::out(__opgen_ks, &__OPGEN_OP, &#inputs, &#outs, #forward))
+            }
+            AutogradKind::Functional => {
+                let (save, after) = (k.save(), k.after());
+                quote!(#rt::autograd::functional(__opgen_ks, &__OPGEN_OP, &#inputs, #save, #forward, #after))
+            }
+            AutogradKind::InPlace { self_arg } => {
+                let (save, after, this) = (k.save(), k.after(), k.shared(self_arg));
+                quote!(#rt::autograd::inplace(__opgen_ks, &__OPGEN_OP, #this, &#inputs, #save, #forward, #after))
+            }
+            AutogradKind::View { base, list } => {
+                let (save, after, this) = (k.save(), k.after(), k.shared(base));
+                let replay = k.replay(marker, base, list);
+                quote!(#rt::autograd::view(__opgen_ks, &__OPGEN_OP, #this, &#inputs, #replay, #save, #forward, #after))
+            }
         }
     }
 }

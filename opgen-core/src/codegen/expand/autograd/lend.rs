@@ -128,17 +128,8 @@ pub(super) fn expand_borrowed(
     cx: &Cx<'_>,
 ) -> TokenStream2 {
     let rt = cx.rt;
-    let ids: Vec<syn::Ident> = plan.args.iter().map(|a| ident(&a.ident)).collect();
-    let params = plan.args.iter().zip(&ids).map(|(a, id)| {
-        let ty = rust_type(&a.ty, cx, Lifetimes::Elided);
-        quote!(#id: #ty)
-    });
-    let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
     let handles = super::kernel::handles(plan, cx);
     let shared = |i: usize| super::kernel::shared_arg(plan, i);
-    let forward = quote! {
-        |__opgen_ks| <#marker as #rt::dispatch::Operator>::redispatch(__opgen_ks, (#(#ids,)*))
-    };
     let functional = &borrowed.path;
     let formulas = quote!(#rt::__private::formulas);
     // The functional operator's arguments: this operator's, shared, before its outs. The
@@ -158,31 +149,32 @@ pub(super) fn expand_borrowed(
     });
     let tuple = quote!((#(#types,)*));
     let args = (0..end).map(shared);
-    let call = if borrowed.out {
-        let outs = (end..plan.args.len()).map(|i| {
-            let s = shared(i);
-            quote!(#rt::autograd::Input::from(#s))
-        });
-        let head = respan(
-            quote!(<#functional as #formulas::OutFormulas<#tuple>>::out),
-            borrowed_span(borrowed),
-        );
-        quote!(#head(__opgen_ks, (#(#args,)*), &[#(#outs),*], #forward))
-    } else {
-        let head = respan(
-            quote!(<#functional as #formulas::InplaceFormulas<#tuple>>::inplace),
-            borrowed_span(borrowed),
-        );
-        quote!(#head(__opgen_ks, (#(#args,)*), #forward))
+    let call = |forward: TokenStream2| {
+        if borrowed.out {
+            let outs = (end..plan.args.len()).map(|i| {
+                let s = shared(i);
+                quote!(#rt::autograd::Input::from(#s))
+            });
+            let head = respan(
+                quote!(<#functional as #formulas::OutFormulas<#tuple>>::out),
+                borrowed_span(borrowed),
+            );
+            quote!(#head(__opgen_ks, (#(#args,)*), &[#(#outs),*], #forward))
+        } else {
+            let head = respan(
+                quote!(<#functional as #formulas::InplaceFormulas<#tuple>>::inplace),
+                borrowed_span(borrowed),
+            );
+            quote!(#head(__opgen_ks, (#(#args,)*), #forward))
+        }
     };
-    quote! {
-        // One parameter per schema argument, as the kernel it wraps.
-        #[allow(clippy::too_many_arguments)]
-        fn #name(__opgen_ks: #rt::DispatchKeySet, #(#params),*) -> #rt::Result<#ret> {
+    super::kernel::kernel_fn(plan, marker, name, cx, |forward| {
+        let call = call(forward);
+        quote! {
             #(#handles)*
             #call
         }
-    }
+    })
 }
 
 /// Where errors about the functional operator go: `functional` (or the path written).
