@@ -4,7 +4,9 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
-use opgen::autograd::AutogradMeta;
+use opgen::autograd::{
+    AutogradErrorKind, AutogradMeta, INFERENCE_EXCLUDED, is_inference_mode_enabled,
+};
 use opgen::dispatch::DeviceType;
 use opgen::prelude::*;
 
@@ -99,6 +101,9 @@ struct Impl {
     version: RwLock<Arc<AtomicU64>>,
     /// The tensor this one is a view of (the root of the view chain), if any.
     base: RwLock<Option<MiniTensor>>,
+    /// Made in inference mode (or a view of such a tensor): no autograd keys, no version
+    /// counter ([`Tensor::is_inference`]).
+    inference: bool,
     /// Autograd's state of this tensor (PyTorch's `TensorImpl::autograd_meta_`), made when
     /// first needed: a tensor that never requires grad holds none. See [`crate::autograd`].
     autograd: OnceLock<Box<AutogradMeta<MiniTensor>>>,
@@ -148,6 +153,11 @@ fn device_keys(backend: DispatchKey) -> DispatchKeySet {
     }
 }
 
+/// Whether `key` is an autograd key (which inference tensors do not have).
+fn is_autograd_key(key: DispatchKey) -> bool {
+    INFERENCE_EXCLUDED.contains(key)
+}
+
 /// Checks the options of a new tensor and fills in the defaults: a supported dtype, the
 /// strided layout, a supported device, and no pinned memory.
 pub fn check_options(options: &TensorOptions) -> Result<TensorOptions, Error> {
@@ -173,9 +183,10 @@ pub fn check_options(options: &TensorOptions) -> Result<TensorOptions, Error> {
 }
 
 impl MiniTensor {
-    fn from_geometry(geometry: Geometry, keys: DispatchKeySet) -> MiniTensor {
+    fn from_geometry(geometry: Geometry, keys: DispatchKeySet, inference: bool) -> MiniTensor {
         MiniTensor(Arc::new(Impl {
             keys: AtomicU64::new(keys.bits()),
+            inference,
             geometry: RwLock::new(geometry),
             version: RwLock::new(Arc::new(AtomicU64::new(0))),
             base: RwLock::new(None),
@@ -185,6 +196,9 @@ impl MiniTensor {
 
     fn with_storage(storage: Arc<Storage>, sizes: &[i64], strides: Option<&[i64]>) -> Self {
         let keys = backend_key(storage.device).map_or(DispatchKeySet::EMPTY, device_keys);
+        // As c10's `TensorImpl`: made in inference mode, an inference tensor.
+        let inference = is_inference_mode_enabled();
+        let keys = if inference { keys - INFERENCE_EXCLUDED } else { keys };
         let strides = strides.map_or_else(|| contiguous_strides(sizes), <[i64]>::to_vec);
         MiniTensor::from_geometry(
             Geometry {
@@ -194,6 +208,7 @@ impl MiniTensor {
                 storage,
             },
             keys,
+            inference,
         )
     }
 
@@ -409,6 +424,7 @@ impl MiniTensor {
                 storage,
             },
             self.own_keys(),
+            self.0.inference,
         )
     }
 
@@ -420,7 +436,7 @@ impl MiniTensor {
     /// PyTorch's `detach()`: a new tensor over the same storage, geometry and version
     /// counter, with the same keys and fresh autograd state.
     pub(crate) fn detached(&self) -> MiniTensor {
-        let detached = MiniTensor::from_geometry(self.geometry(), self.own_keys());
+        let detached = MiniTensor::from_geometry(self.geometry(), self.own_keys(), self.0.inference);
         *write(&detached.0.version) = Arc::clone(&read(&self.0.version));
         detached
     }
@@ -543,7 +559,8 @@ impl Tensor for MiniTensor {
         // The keys added to this tensor move with it; a per-backend one (an autograd key)
         // becomes the new backend's.
         let backend = device.backend_key().backend();
-        for key in self.own_keys().iter().filter(|k| !k.is_backend()) {
+        let keep = |k: &DispatchKey| !k.is_backend() && !(out.0.inference && is_autograd_key(*k));
+        for key in self.own_keys().iter().filter(keep) {
             let moved = match key.backend() {
                 Some(_) => backend.and_then(|b| key.for_backend(b)),
                 None => Some(key),
@@ -553,7 +570,11 @@ impl Tensor for MiniTensor {
         Ok(out)
     }
 
+    /// The version counter's value; an error for an inference tensor, which has none.
     fn version(&self) -> Result<u64, Error> {
+        if self.0.inference {
+            return Err(AutogradErrorKind::InferenceVersion.into());
+        }
         Ok(read(&self.0.version).load(Ordering::Relaxed))
     }
 
@@ -578,6 +599,12 @@ impl Tensor for MiniTensor {
         }
         self.share_version_of(base);
         Ok(())
+    }
+
+    /// Made in inference mode, or a view of a tensor that was.
+    #[inline(always)]
+    fn is_inference(&self) -> bool {
+        self.0.inference
     }
 
     fn is_same(&self, other: &MiniTensor) -> Result<bool, Error> {
@@ -726,7 +753,7 @@ mod tests {
         assert!(t.set_view_of(&t).is_err());
         // set_view_of: a tensor made over the same storage joins the base's counter.
         let g = t.geometry();
-        let other = MiniTensor::from_geometry(g, t.key_set());
+        let other = MiniTensor::from_geometry(g, t.key_set(), false);
         assert_eq!(other.version().unwrap(), 0);
         other.set_view_of(&t).unwrap();
         assert_eq!(other.version().unwrap(), 1);

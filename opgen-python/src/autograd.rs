@@ -284,6 +284,11 @@ impl<B: PyTensor> TensorAutograd for Held<B> {
             let kind = ag::AutogradErrorKind::NonLeafRequiresGrad { to_false: !value };
             return Err(PyRuntimeError::new_err(kind.to_string()));
         }
+        // c10 checks an inference tensor before the dtype.
+        if value && self.0.is_inference() && !ag::is_inference_mode_enabled() {
+            let kind = ag::AutogradErrorKind::InferenceRequiresGrad;
+            return Err(PyRuntimeError::new_err(kind.to_string()));
+        }
         if value && !differentiable(&self.0) {
             return Err(PyRuntimeError::new_err(match setter {
                 true => "only Tensors of floating point and complex dtype can require gradients",

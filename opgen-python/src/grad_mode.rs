@@ -174,9 +174,9 @@ thread_local! {
 }
 
 /// `with inference_mode(mode):`, `@inference_mode`, `@inference_mode(mode)`
-/// (`torch.inference_mode`): inside, grad mode is off and calls skip the Autograd and
-/// `ADInplaceOrView` kernels (`mode=True`, the default); `mode=False` leaves inference
-/// mode, with grad mode on, as PyTorch's.
+/// (`torch.inference_mode`): inside, grad mode is off, calls skip the Autograd kernels and
+/// tensors made are inference tensors (`mode=True`, the default); `mode=False` leaves
+/// inference mode, with grad mode on, as PyTorch's.
 #[pyclass(frozen, name = "inference_mode", module = "opgen")]
 pub struct InferenceMode {
     mode: bool,

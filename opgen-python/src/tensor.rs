@@ -81,6 +81,7 @@ pub(crate) trait DynTensor: Send + Sync + 'static {
     fn dtype(&self) -> Result<ScalarType, Error>;
     fn device(&self) -> Result<Device, Error>;
     fn version(&self) -> Result<u64, Error>;
+    fn is_inference(&self) -> bool;
     fn item(&self) -> Result<Scalar, Error>;
     fn to_python<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
     fn repr(&self) -> String;
@@ -110,6 +111,9 @@ impl<B: PyTensor> DynTensor for Held<B> {
     }
     fn version(&self) -> Result<u64, Error> {
         self.0.version()
+    }
+    fn is_inference(&self) -> bool {
+        self.0.is_inference()
     }
     fn item(&self) -> Result<Scalar, Error> {
         B::item(&self.0)
@@ -210,6 +214,13 @@ impl TensorObject {
     #[getter]
     fn _version(&self) -> PyResult<u64> {
         self.inner.version().map_err(runtime_error)
+    }
+
+    /// `Tensor.is_inference()`: whether the tensor was made in inference mode (or is a view
+    /// of one that was), for a type that supports inference tensors
+    /// ([`Tensor::is_inference`](opgen_core::dispatch::Tensor::is_inference)).
+    fn is_inference(&self) -> bool {
+        self.inner.is_inference()
     }
 
     /// The number of dimensions.
@@ -437,6 +448,7 @@ pub(crate) fn tensor_stub_lines() -> Vec<String> {
         "@property\n    def ndim(self) -> _int: ...",
         "@property\n    def is_meta(self) -> _bool: ...",
         "@property\n    def _version(self) -> _int: ...",
+        "def is_inference(self) -> _bool: ...",
         "def dim(self) -> _int: ...",
         "@overload\n    def size(self, dim: None = None) -> tuple[_int, ...]: ...\n    @overload\n    def size(self, dim: _int) -> _int: ...",
         "@overload\n    def stride(self, dim: None = None) -> tuple[_int, ...]: ...\n    @overload\n    def stride(self, dim: _int) -> _int: ...",

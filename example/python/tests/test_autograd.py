@@ -287,6 +287,44 @@ def test_inference_mode_false_turns_grad_mode_on_as_pytorchs_does():
     assert not og.is_inference_mode_enabled() and mode.clone() is not mode
 
 
+def test_tensors_made_in_inference_mode_are_inference_tensors():
+    x = leaf([1.0, 2.0])
+    normal = og.tensor([1.0, 2.0])
+    with og.inference_mode():
+        made = og.mul(x, x)
+        assert made.is_inference() and not normal.is_inference()
+        made.neg_()  # allowed inside (no version counter to bump)
+        version = normal._version
+        normal.neg_()  # a normal tensor's version is bumped inside too
+        assert normal._version == version + 1
+        row = og.select(normal, 0, 0)
+        with og.inference_mode(False):
+            assert not og.tensor([1.0]).is_inference()
+    # A view of a normal tensor made inside is a normal tensor and a view.
+    assert not row.is_inference() and row._is_view() and row._base is not None
+    with pytest.raises(RuntimeError, match="^Inference tensors do not track version counter.$"):
+        made._version
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details."
+        ),
+    ):
+        made.neg_()
+    with pytest.raises(
+        RuntimeError,
+        match="^Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.$",
+    ):
+        made.requires_grad_()
+    with pytest.raises(
+        RuntimeError, match="^Inference tensors cannot be saved for backward. To work around"
+    ):
+        og.mul(x, made)
+    assert not og.mul(x, made.clone()).is_inference()
+
+
 def test_inference_mode_is_per_thread():
     import threading
 

@@ -9,6 +9,7 @@ mod autograd;
 mod autograd_ops;
 mod autograd_variants;
 mod gradients;
+mod inference;
 mod memory;
 mod operators;
 mod samples;

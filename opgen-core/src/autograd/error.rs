@@ -125,6 +125,17 @@ pub enum AutogradErrorKind {
     },
     /// A leaf's accumulator found the leaf moved into the graph.
     LeafMovedIntoGraph,
+    /// An in-place operation on an inference tensor outside inference mode (PyTorch raises
+    /// it in `VariableVersion::bump`).
+    InferenceInplace,
+    /// An inference tensor saved for backward.
+    InferenceSaved,
+    /// The version counter of an inference tensor read (a tensor type's
+    /// [`Tensor::version`](crate::dispatch::Tensor::version) returns it for an inference
+    /// tensor).
+    InferenceVersion,
+    /// `requires_grad_(true)` on an inference tensor outside inference mode.
+    InferenceRequiresGrad,
     /// The tensor type does not take part in autograd.
     NoAutogradMeta {
         /// The tensor type's name.
@@ -294,6 +305,20 @@ impl fmt::Display for AutogradErrorKind {
             K::InputDoesNotRequireGrad => {
                 f.write_str("One of the differentiated Tensors does not require grad")
             }
+            K::InferenceInplace => f.write_str(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can \
+                 make a clone to get a normal tensor before doing inplace update.See \
+                 https://github.com/pytorch/rfcs/pull/17 for more details.",
+            ),
+            K::InferenceSaved => f.write_str(
+                "Inference tensors cannot be saved for backward. To work around you can make a \
+                 clone to get a normal tensor and use it in autograd.",
+            ),
+            K::InferenceVersion => f.write_str("Inference tensors do not track version counter."),
+            K::InferenceRequiresGrad => f.write_str(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not \
+                 allowed.",
+            ),
             K::UnusedInput => f.write_str(
                 "One of the differentiated Tensors appears to not have been used in the graph. \
                  Set allow_unused=True if this is the desired behavior.",

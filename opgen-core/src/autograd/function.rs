@@ -301,7 +301,9 @@ where
         };
         plan.push((own, differentiable));
     }
-    ctx.saved = saved_variables(&ctx.to_save, &outputs, &plan, &is_input);
+    ctx.saved = super::saved::checked_save(|| {
+        Ok(saved_variables(&ctx.to_save, &outputs, &plan, &is_input))
+    })?;
     ctx.to_save.clear();
     let zeros_of = (plan.iter())
         .map(|(o, _)| ctx.materialize_grads.then(|| o.detach()).transpose())

@@ -8,7 +8,8 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use crate::dispatch::{DispatchKey, DispatchKeySet, ExcludeDispatchKeyGuard};
+use super::error::AutogradErrorKind;
+use crate::dispatch::{DispatchKey, DispatchKeySet, Error, ExcludeDispatchKeyGuard, Tensor};
 
 thread_local! {
     static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
@@ -114,17 +115,28 @@ pub fn is_inference_mode_enabled() -> bool {
     INFERENCE.with(Cell::get)
 }
 
-/// The keys inference mode excludes: every autograd key and `ADInplaceOrView` (c10's
-/// `autograd_dispatch_keyset_with_ADInplaceOrView`).
-pub const INFERENCE_EXCLUDED: DispatchKeySet =
-    DispatchKeySet::from_keys(&[DispatchKey::Autograd, DispatchKey::ADInplaceOrView]);
+/// The keys inference mode excludes: every autograd key (c10's `autograd_dispatch_keyset`).
+/// An inference tensor is made without them (see [`Tensor::is_inference`]).
+///
+/// [`Tensor::is_inference`]: crate::dispatch::Tensor::is_inference
+pub const INFERENCE_EXCLUDED: DispatchKeySet = DispatchKeySet::from_key(DispatchKey::Autograd);
 
 /// Inference mode while alive (C++'s `c10::InferenceMode`, Python's
-/// `torch.inference_mode()`): grad mode off, and the autograd keys and `ADInplaceOrView`
-/// excluded from every call's key set, so that calls skip the Autograd kernels and the
-/// version-counter and view bookkeeping altogether (cheaper than `no_grad`, which still runs
-/// them). Views made under it are marked so that modifying them in place outside it is
-/// refused, as in PyTorch.
+/// `torch.inference_mode()`): grad mode off, and the autograd keys excluded from every
+/// call's key set, so that calls skip the Autograd kernels (cheaper than `no_grad`, which
+/// still runs them).
+///
+/// As in c10, `ADInplaceOrView` stays: an in-place operation on a normal tensor inside
+/// inference mode bumps its version counter, and a view of it is recorded as a view (marked
+/// [`CreationMeta::InferenceMode`], so that modifying it in place outside inference mode
+/// with autograd is refused). A tensor type that supports inference tensors makes the
+/// tensors it creates while inference mode is on *inference tensors*
+/// ([`Tensor::is_inference`]): without autograd keys and without a version counter. The
+/// runtime then refuses, with PyTorch's messages, to update one in place outside inference
+/// mode, to save one for backward, and to make one require grad outside inference mode.
+///
+/// [`CreationMeta::InferenceMode`]: crate::autograd::CreationMeta::InferenceMode
+/// [`Tensor::is_inference`]: crate::dispatch::Tensor::is_inference
 ///
 /// ```
 /// use opgen_core::autograd::{is_grad_enabled, is_inference_mode_enabled, InferenceModeGuard};
@@ -133,6 +145,7 @@ pub const INFERENCE_EXCLUDED: DispatchKeySet =
 ///     let _inference = InferenceModeGuard::new();
 ///     assert!(is_inference_mode_enabled() && !is_grad_enabled());
 ///     assert!(tls::excluded().contains(DispatchKey::AutogradCPU));
+///     assert!(!tls::excluded().contains(DispatchKey::ADInplaceOrView));
 ///     {
 ///         // `InferenceMode(false)` inside: grad mode on, the keys back.
 ///         let _off = InferenceModeGuard::with_enabled(false);
@@ -160,8 +173,8 @@ impl InferenceModeGuard {
 
     /// `c10::InferenceMode(enabled)`: with `true`, [`InferenceModeGuard::new`]; with `false`,
     /// leaves inference mode until the guard is dropped, which turns grad mode on and takes
-    /// the autograd keys and `ADInplaceOrView` out of the excluded keys (as c10 does: grad
-    /// mode is `!enabled` either way).
+    /// the autograd keys out of the excluded keys (as c10 does: grad mode is `!enabled`
+    /// either way).
     pub fn with_enabled(enabled: bool) -> InferenceModeGuard {
         let previous = INFERENCE.with(|c| c.replace(enabled));
         let grad = GradModeGuard::new(!enabled);
@@ -188,6 +201,43 @@ impl Drop for InferenceModeGuard {
     fn drop(&mut self) {
         INFERENCE.with(|c| c.set(self.previous));
         crate::dispatch::tls::exclude_bits(self.unexcluded);
+    }
+}
+
+/// Refuses an in-place update of an inference tensor outside inference mode, with
+/// PyTorch's message (c10 checks it in `VariableVersion::bump`; the `ADInplaceOrView`
+/// kernels check it before the operator writes). Every other tensor may be updated.
+///
+/// ```
+/// use opgen_core::autograd::{check_inplace_update, InferenceModeGuard};
+/// # use opgen_core::dispatch::*;
+/// #[derive(Clone)]
+/// struct Inference;
+/// impl Tensor for Inference {
+///     fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() }
+///     fn is_inference(&self) -> bool { true }
+/// }
+/// let err = check_inplace_update(&Inference).unwrap_err().to_string();
+/// assert!(err.starts_with("Inplace update to inference tensor outside InferenceMode"), "{err}");
+/// let _inference = InferenceModeGuard::new();
+/// assert!(check_inplace_update(&Inference).is_ok());
+/// ```
+#[inline]
+pub fn check_inplace_update<T: Tensor>(t: &T) -> Result<(), Error> {
+    if t.is_inference() && !is_inference_mode_enabled() {
+        return Err(AutogradErrorKind::InferenceInplace.into());
+    }
+    Ok(())
+}
+
+/// Bumps `t`'s version counter after an operator wrote into it (c10's
+/// `VariableVersion::bump`): an inference tensor has none, so it is left alone inside
+/// inference mode and the update refused outside ([`check_inplace_update`]).
+#[inline]
+pub fn bump_version<T: Tensor>(t: &T) -> Result<(), Error> {
+    match t.is_inference() {
+        true => check_inplace_update(t),
+        false => t.bump_version(),
     }
 }
 
@@ -223,12 +273,12 @@ mod tests {
     }
 
     #[test]
-    fn inference_mode_excludes_autograd_and_inplace_or_view() {
+    fn inference_mode_excludes_autograd_but_not_inplace_or_view() {
         {
             let _inf = InferenceModeGuard::new();
             let excluded = crate::dispatch::tls::excluded();
             assert!(excluded.contains(DispatchKey::AutogradOther));
-            assert!(excluded.contains(DispatchKey::ADInplaceOrView));
+            assert!(!excluded.contains(DispatchKey::ADInplaceOrView));
             assert!(!is_grad_enabled());
         }
         assert!(crate::dispatch::tls::excluded().is_empty());
@@ -243,7 +293,7 @@ mod tests {
         {
             let _inner = InferenceModeGuard::with_enabled(false);
             assert!(!is_inference_mode_enabled() && is_grad_enabled());
-            assert!(!crate::dispatch::tls::excluded().contains(DispatchKey::ADInplaceOrView));
+            assert!(!crate::dispatch::tls::excluded().contains(DispatchKey::AutogradCPU));
         }
         assert_eq!(crate::dispatch::tls::excluded(), excluded);
         assert!(is_inference_mode_enabled() && !is_grad_enabled());

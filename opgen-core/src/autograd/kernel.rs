@@ -22,6 +22,7 @@ use smallvec::SmallVec;
 
 use super::node::{Backward, InputMeta, InputMetas, NextEdges, Node, NodeParts, next_sequence_nr};
 use super::outputs::Outputs;
+use super::saved::checked_save;
 use super::view::{self, CreationMeta, ViewFn};
 use crate::dispatch::{DispatchKey, DispatchKeySet, Error, ExcludeDispatchKeyGuard, Tensor};
 
@@ -274,7 +275,7 @@ where
 {
     let sequence_nr = next_sequence_nr();
     let edges = collect_next_edges(inputs)?;
-    let mut function = save(&needs_mask(&edges, inputs.len()))?;
+    let mut function = checked_save(|| save(&needs_mask(&edges, inputs.len())))?;
     let outputs = {
         // Nested calls of the kernels below record nothing (PyTorch's
         // `AutoDispatchBelowADInplaceOrView`).
@@ -434,7 +435,7 @@ where
     check_inplace(self_, true).map_err(|e| in_op(e, op))?;
     let sequence_nr = next_sequence_nr();
     let edges = collect_next_edges(inputs)?;
-    let mut function = save(&needs_mask(&edges, inputs.len()))?;
+    let mut function = checked_save(|| save(&needs_mask(&edges, inputs.len())))?;
     let output = {
         // PyTorch's `AutoDispatchBelowAutograd`: the version bump below still happens.
         let _below = ExcludeDispatchKeyGuard::new(DispatchKey::Autograd);

@@ -261,8 +261,11 @@ pub trait AutogradTensor: Tensor {
 
     /// Marks a leaf as requiring grad (or not): PyTorch's `requires_grad_`. Refused on a
     /// tensor that is not a leaf unless it asks for `true`, and for dtypes that are neither
-    /// floating point nor complex.
+    /// floating point nor complex, and `true` on an inference tensor outside inference mode.
     fn set_requires_grad(&self, requires_grad: bool) -> Result<(), Error> {
+        if requires_grad && self.is_inference() && !super::is_inference_mode_enabled() {
+            return Err(AutogradErrorKind::InferenceRequiresGrad.into());
+        }
         if requires_grad
             && let Ok(options) = self.options()
             && let Some(dtype) = options.dtype

@@ -133,7 +133,8 @@ pub use error::{AutogradError, AutogradErrorKind, ERR_BACKWARD_TWICE, as_autogra
 pub use function::{FunctionCtx, apply_function};
 pub use grad_mode::{
     EnableGradGuard, GradModeGuard, INFERENCE_EXCLUDED, InferenceModeGuard, NoGradGuard,
-    is_grad_enabled, is_inference_mode_enabled, set_grad_enabled,
+    bump_version, check_inplace_update, is_grad_enabled, is_inference_mode_enabled,
+    set_grad_enabled,
 };
 pub use kernel::{
     AutogradOp, Input, any_requires_grad, below_autograd, check_inplace, check_no_requires_grad,
@@ -149,3 +150,4 @@ pub use node::{
 pub use outputs::{OutputElem, Outputs};
 pub use saved::SavedVariable;
 pub use view::{CreationMeta, ViewFn};
+pub(crate) use view::record_inference_view;

@@ -1,12 +1,30 @@
 //! Saved values of a backward node (PyTorch's `SavedVariable`): a tensor kept for the
 //! backward pass, with the version it had when saved.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::error::AutogradErrorKind;
 use super::meta::set_history;
 use super::node::Node;
 use crate::dispatch::{DeviceType, Error, Tensor};
+
+thread_local! {
+    /// Set when an inference tensor is saved: read by [`checked_save`].
+    static SAVED_INFERENCE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `save`, which saves the values of a node (the constructors of [`SavedVariable`]
+/// cannot fail), and refuses it if it saved an inference tensor: PyTorch's check in
+/// `SavedVariable`'s constructor ("Inference tensors cannot be saved for backward...").
+pub(crate) fn checked_save<R>(save: impl FnOnce() -> Result<R, Error>) -> Result<R, Error> {
+    let outer = SAVED_INFERENCE.with(|c| c.replace(false));
+    let saved = save();
+    if SAVED_INFERENCE.with(|c| c.replace(outer)) {
+        return Err(AutogradErrorKind::InferenceSaved.into());
+    }
+    saved
+}
 
 /// A tensor a backward formula uses, saved by the Autograd kernel.
 ///
@@ -27,8 +45,13 @@ pub struct SavedVariable<T: Tensor> {
 }
 
 impl<T: Tensor> SavedVariable<T> {
-    /// Saves an input (or any tensor that is not an output of the node).
+    /// Saves an input (or any tensor that is not an output of the node). An inference
+    /// tensor makes the enclosing [`checked_save`] fail, as PyTorch's `SavedVariable`
+    /// refuses one.
     pub fn input(t: &T) -> SavedVariable<T> {
+        if t.is_inference() {
+            SAVED_INFERENCE.with(|c| c.set(true));
+        }
         SavedVariable {
             data: Some(t.clone()),
             was_defined: true,

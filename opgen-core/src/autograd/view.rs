@@ -89,6 +89,25 @@ pub(crate) fn record_view<T: Tensor>(
     out_meta.mark_view();
 }
 
+/// Records `output`, made from `base` by a view operator inside inference mode, as a view
+/// marked [`CreationMeta::InferenceMode`] (what c10's `ADInplaceOrView` kernel does there;
+/// outside inference mode the Autograd kernel records views). For a type that takes part in
+/// autograd; nothing for the others. Such a view is never replayed: modifying it (or its
+/// base) in place with autograd is refused first ([`check_view_rebase`]), so its replay
+/// only says so.
+pub(crate) fn record_inference_view<T: Tensor>(base: &T, output: &T) {
+    if output.materialize_autograd_meta().is_none() {
+        return;
+    }
+    let replay: ViewFn<T> = Arc::new(|_| {
+        Err(Error::from(
+            "a view made in inference mode is not replayed: modifying it in place outside \
+             inference mode is refused",
+        ))
+    });
+    record_view(base, output, replay, CreationMeta::InferenceMode);
+}
+
 /// The `grad_fn` of a view: its own, unless the base (or another view of it) was modified
 /// in place since it was computed, in which case the view is replayed on the base's new
 /// history (PyTorch's `VariableHooks::grad_fn`).

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::{Installed, Scope, args_base, has_own_kernel, hook_error};
+use crate::autograd;
 use crate::dispatch::{
     DispatchKey, DispatchKeySet, Dispatcher, Error, IValue, OperatorHandle, Registration, Stack,
     Tensor, boxed,
@@ -146,15 +147,26 @@ fn inplace_or_view<T: Tensor>(
             tensors_of(value, &mut |t| written.push(t.clone()));
         }
     }
+    // Refused before anything is written (c10 refuses it when bumping, after the write).
+    for tensor in &written {
+        autograd::check_inplace_update(tensor).map_err(|e| in_op(e, op))?;
+    }
     let bases: Vec<(usize, Option<T>)> = (plan.views.iter())
         .map(|&(j, i)| (j, stack.get(base + i).and_then(IValue::as_tensor).cloned()))
         .collect();
+    // In inference mode the Autograd kernel, which records views, does not run: they are
+    // recorded here (c10's `as_view` in this kernel).
+    let record_views = autograd::is_inference_mode_enabled();
     op.redispatch_boxed(ks.below(DispatchKey::ADInplaceOrView), stack)?;
     for tensor in &written {
-        tensor.bump_version().map_err(hook_error(FEATURE))?;
+        autograd::bump_version(tensor).map_err(hook_error(FEATURE))?;
     }
     for (j, view_base) in bases {
-        let (Some(view_base), Some(output)) = (view_base, stack.get(base + j)) else {
+        // A view of an inference tensor is no view: it has no version counter to share.
+        let Some(view_base) = view_base.filter(|b| !b.is_inference()) else {
+            continue;
+        };
+        let Some(output) = stack.get(base + j) else {
             continue;
         };
         let mut result = Ok(());
@@ -162,10 +174,21 @@ fn inplace_or_view<T: Tensor>(
             if result.is_ok() {
                 result = view.set_view_of(&view_base);
             }
+            if record_views {
+                autograd::record_inference_view(&view_base, view);
+            }
         });
         result.map_err(hook_error(FEATURE))?;
     }
     Ok(())
+}
+
+/// An autograd error of the call of `op`.
+fn in_op(e: Error, op: &OperatorHandle) -> Error {
+    match autograd::as_autograd_error(&e) {
+        Some(ae) => ae.clone().in_context(op.to_string()).into(),
+        None => e,
+    }
 }
 
 /// Calls `f` on every tensor a value holds.

@@ -131,6 +131,52 @@ pub trait Tensor: Clone + Send + Sync + 'static {
         Err(unsupported::<Self>("is_same"))
     }
 
+    /// Whether this is an *inference tensor* (PyTorch's `Tensor::is_inference()`): one made
+    /// while inference mode was on, or a view of one. The default, `false`, costs nothing.
+    ///
+    /// A type that supports inference tensors does what c10's `TensorImpl` does: a tensor
+    /// it creates while [`is_inference_mode_enabled`] is true gets this flag and a key set
+    /// without the autograd keys ([`INFERENCE_EXCLUDED`]); a view inherits its base's flag
+    /// and keys; and [`Tensor::version`] of an inference tensor is the error
+    /// [`AutogradErrorKind::InferenceVersion`]. It may keep `ADInplaceOrView`: the runtime
+    /// then skips an inference tensor's version bump and view record inside inference mode
+    /// and refuses an in-place update of it outside ("Inplace update to inference tensor
+    /// outside InferenceMode is not allowed..."), as c10 does. Saving one for backward and
+    /// making one require grad outside inference mode are refused too.
+    ///
+    /// [`is_inference_mode_enabled`]: crate::autograd::is_inference_mode_enabled
+    /// [`INFERENCE_EXCLUDED`]: crate::autograd::INFERENCE_EXCLUDED
+    /// [`AutogradErrorKind::InferenceVersion`]: crate::autograd::AutogradErrorKind::InferenceVersion
+    ///
+    /// ```
+    /// use opgen_core::autograd::{is_inference_mode_enabled, InferenceModeGuard, INFERENCE_EXCLUDED};
+    /// use opgen_core::dispatch::{DispatchKey, DispatchKeySet, Tensor};
+    ///
+    /// #[derive(Clone)]
+    /// struct MyTensor { keys: DispatchKeySet, inference: bool }
+    /// impl MyTensor {
+    ///     fn new() -> MyTensor {
+    ///         let keys = DispatchKeySet::from_keys(&[DispatchKey::CPU, DispatchKey::AutogradCPU]);
+    ///         match is_inference_mode_enabled() {
+    ///             true => MyTensor { keys: keys - INFERENCE_EXCLUDED, inference: true },
+    ///             false => MyTensor { keys, inference: false },
+    ///         }
+    ///     }
+    /// }
+    /// impl Tensor for MyTensor {
+    ///     fn key_set(&self) -> DispatchKeySet { self.keys }
+    ///     fn is_inference(&self) -> bool { self.inference }
+    /// }
+    /// assert!(!MyTensor::new().is_inference());
+    /// let _inference = InferenceModeGuard::new();
+    /// let t = MyTensor::new();
+    /// assert!(t.is_inference() && !t.key_set().contains(DispatchKey::AutogradCPU));
+    /// ```
+    #[inline(always)]
+    fn is_inference(&self) -> bool {
+        false
+    }
+
     /// The tensor's autograd state, for a type that takes part in autograd (it also
     /// implements [`Differentiable`](crate::autograd::Differentiable); see
     /// [`crate::autograd`]). The default, `None`, costs nothing: Autograd kernels see that no
