@@ -12,16 +12,18 @@
 //!   ```text
 //!   #[#rt::__private::distributed_slice(#rt::__private::LINK_ENTRIES_0_1_0)]
 //!   #[linkme(crate = #rt::__private::linkme)]
-//!   static __OPGEN_LINK: &[#rt::__private::LinkEntry] = &[
+//!   static __OPGEN_LINK: #rt::__private::require_version!("0.1.0") = &[
 //!       #rt::__private::LinkEntry::declare::<add>()
 //!           .variants(true, true)
 //!           .with_kernel(&[#rt::DispatchKey::CPU], |lib, key, site| lib.impl_of::<add, _>(key, add_cpu, site)),
 //!   ];
 //!   ```
 //!
-//!   `Dispatcher::global()` registers every entry on its first access. The slice's name
-//!   carries the version and every expansion names it: a macro and a runtime of different
-//!   versions do not build together (``cannot find macro `LINK_ENTRIES_0_1_0` ``).
+//!   `Dispatcher::global()` registers every entry on its first access. The group's type is
+//!   [`require_version!`](crate::__opgen_require_version)`("0.1.0")` (the macros'
+//!   version): against a runtime of another version that is one error naming both versions
+//!   and the fix. The slice's name carries the version too and every expansion names it,
+//!   the hard lock (``cannot find macro `LINK_ENTRIES_0_1_0` ``).
 //! * [`impl_kernel`], [`impl_kernel_of`], [`impl_named_of`]: register a kernel at a key,
 //!   inside the device check and guard of its operator at device-guarded keys;
 //!   [`backend_select`]: an operator's generated `BackendSelect` kernel.
@@ -75,6 +77,29 @@ pub use crate::dispatch::registry::entry::{
 /// to build against this runtime at its first expansion.
 pub use crate::dispatch::registry::entry::LINK_ENTRIES as LINK_ENTRIES_0_1_0;
 
+/// The version check of every expansion: the type of its group of link entries is
+/// `require_version!("0.1.0")`, with the version of the macros that expanded it. For this
+/// runtime's own version it is `&[LinkEntry]`; for another, one error naming both versions
+/// and the fix (the slice name above still fails after it).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __opgen_require_version {
+    ("0.1.0") => {
+        &'static [$crate::__private::LinkEntry]
+    };
+    ($macros:literal) => {
+        ::core::compile_error!(::core::concat!(
+            "this code was expanded by opgen-macros ",
+            $macros,
+            ", but the opgen runtime (opgen-core) it is compiled with is 0.1.0: use the same \
+             version of opgen and opgen-macros (depend on `opgen` alone, which brings its own \
+             macros)"
+        ))
+    };
+}
+
+pub use crate::__opgen_require_version as require_version;
+
 /// The result of a structured impl (`()` or `Result<(), E>`), as the impl's
 /// function-pointer type returns it.
 #[diagnostic::on_unimplemented(
@@ -122,4 +147,19 @@ pub fn unwrap<V>(result: Result<V, Error>) -> V {
 #[track_caller]
 fn fail(error: Error) -> ! {
     panic!("{error}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_version_check_names_this_crates_version() {
+        // This runtime's own version passes (another is the ui case `runtime_version_mismatch`).
+        let group: crate::__opgen_require_version!("0.1.0") = &[];
+        assert!(group.is_empty());
+        assert_eq!(
+            env!("CARGO_PKG_VERSION"),
+            "0.1.0",
+            "update the version in `__opgen_require_version!` and `LINK_ENTRIES_0_1_0`"
+        );
+    }
 }

@@ -70,7 +70,7 @@ const _: () = {
     static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
-    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+    static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
         ::opgen::__private::LinkEntry::declare::<scale>()
             .variants(true, true)
             .with_kernel(

@@ -6,7 +6,7 @@ const _: () = {
         ::my_framework::opgen::__private::LINK_ENTRIES_0_1_0
     )]
     #[linkme(crate = ::my_framework::opgen::__private::linkme)]
-    static __OPGEN_LINK: &[::my_framework::opgen::__private::LinkEntry] = &[
+    static __OPGEN_LINK: ::my_framework::opgen::__private::require_version!("0.1.0") = &[
         ::my_framework::opgen::__private::LinkEntry::kernel(
             "aten::add.Tensor",
             &[::my_framework::opgen::DispatchKey::Meta],

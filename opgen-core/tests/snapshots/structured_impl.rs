@@ -2,7 +2,7 @@ fn sum_out_cpu(self_: &MyTensor, dims: &[i64], keepdim: bool, out: &mut MyTensor
 const _: () = {
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
-    static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
+    static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
         ::opgen::__private::LinkEntry::kernel_of::<
             sum_int_list_out,
         >(

@@ -162,68 +162,68 @@ pub fn OpCache(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5:
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n31(Tensor self, int ragged_idx, int random_samples, int range, int rank, int ratio, int rcond, int real, int recipe_a, int recipe_b, int reduce, *, int reduce_range=0, int reduction=0, int register=0, int register_in_place=0, int register_out=0, int repeats=0, int replacement=0, int requires_grad=0, int reserve=0, int reserveSpace=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n31(Tensor self, int ragged_idx, int random_samples, int range, int rank, int ratio, int rcond, int real, int recipe_a, int recipe_b, int reduce, *, int reduce_range=0, int reduction=0, int register=0, int register_in_place=0, int register_out=0, int repeats=0, int replacement=0, int require_version=0, int requires_grad=0, int reserve=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Operator(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n32(Tensor self, int reservedSpace, int residuals, int result, int retain_graph, int return_complex, int return_counts, int return_debug_mask, int return_inverse, int reverse, int right, *, int rng_state=0, int rounding_mode=0, int row=0, int row_indices=0, int rstd=0, int rtol=0, int run=0, int running_max=0, int running_mean=0, int running_min=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n32(Tensor self, int reserveSpace, int reservedSpace, int residuals, int result, int retain_graph, int return_complex, int return_counts, int return_debug_mask, int return_inverse, int reverse, *, int right=0, int rng_state=0, int rounding_mode=0, int row=0, int row_indices=0, int rstd=0, int rtol=0, int run=0, int running_max=0, int running_mean=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Precompute(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n33(Tensor self, int running_var, int s, int save_invstd, int save_mean, int save_var, int save_var_transform, int saved_g, int saved_norms, int saved_v, int scalar, *, int scalar1=0, int scalar2=0, int scalars=0, int scale=0, int scale_a=0, int scale_b=0, int scale_backoff_factor=0, int scale_factors=0, int scale_grad_by_freq=0, int scale_growth_factor=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n33(Tensor self, int running_min, int running_var, int s, int save_invstd, int save_mean, int save_var, int save_var_transform, int saved_g, int saved_norms, int saved_v, *, int scalar=0, int scalar1=0, int scalar2=0, int scalars=0, int scale=0, int scale_a=0, int scale_b=0, int scale_backoff_factor=0, int scale_factors=0, int scale_grad_by_freq=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn R(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n34(Tensor self, int scale_hh, int scale_ih, int scale_result, int scales, int scales_d, int scales_h, int scales_w, int scales_zeros, int sections, int seed, *, int self_=0, int self_is_result=0, int self_num_batch_dims=0, int self_or_result=0, int self_sizes=0, int seqlen_k=0, int sequences=0, int seqused_k=0, int shape=0, int shared=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n34(Tensor self, int scale_growth_factor, int scale_hh, int scale_ih, int scale_result, int scales, int scales_d, int scales_h, int scales_w, int scales_zeros, int sections, *, int seed=0, int self_=0, int self_is_result=0, int self_num_batch_dims=0, int self_or_result=0, int self_sizes=0, int seqlen_k=0, int sequences=0, int seqused_k=0, int shape=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn RegisterByPath(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n35(Tensor self, int shared_storage_dqdkdv, int shifts, int side, int sigma, int sign, int singular_values, int site, int size, int sizes, int skip_first, *, int sobolstate=0, int solution=0, int some=0, int sorted=0, int sorted_sequence=0, int sorter=0, int source=0, int spacing=0, int sparse=0, int sparse_dim=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n35(Tensor self, int shared, int shared_storage_dqdkdv, int shifts, int side, int sigma, int sign, int singular_values, int site, int size, int sizes, *, int skip_first=0, int sobolstate=0, int solution=0, int some=0, int sorted=0, int sorted_sequence=0, int sorter=0, int source=0, int spacing=0, int sparse=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn RegisterUnfit(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n36(Tensor self, int sparse_grad, int split, int split_k, int split_k_mode, int split_size, int split_sizes, int src, int stable, int start, int start_dim, *, int state_steps=0, int state_sums=0, int static=0, int std=0, int step=0, int steps=0, int storage_offset=0, int str=0, int stride=0, int struct=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n36(Tensor self, int sparse_dim, int sparse_grad, int split, int split_k, int split_k_mode, int split_size, int split_sizes, int src, int stable, int start, *, int start_dim=0, int state_steps=0, int state_sums=0, int static=0, int std=0, int step=0, int steps=0, int storage_offset=0, int str=0, int stride=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Returns(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n37(Tensor self, int sum_S, int sum_dy, int sum_dy_xmu, int sum_int_list_out, int sum_int_list_out_with, int sumdim, int swap, int swizzle_a, int swizzle_b, int symmetric_quant, *, int t=0, int tangent=0, int target=0, int target_lengths=0, int targets=0, int tau=0, int tensor=0, int tensor1=0, int tensor2=0, int tensor_indices_or_sections=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n37(Tensor self, int struct, int sum_S, int sum_dy, int sum_dy_xmu, int sum_int_list_out, int sum_int_list_out_with, int sumdim, int swap, int swizzle_a, int swizzle_b, *, int symmetric_quant=0, int t=0, int tangent=0, int target=0, int target_lengths=0, int targets=0, int tau=0, int tensor=0, int tensor1=0, int tensor2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Run(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n38(Tensor self, int tensors, int tensors1, int test_element, int test_elements, int the_template, int theta, int thread_masks, int threshold, int to, int tol, *, int too_many_arguments=0, int total=0, int total_L=0, int total_length=0, int total_weight=0, int track_caller=0, int train=0, int training=0, int trait=0, int transpose=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n38(Tensor self, int tensor_indices_or_sections, int tensors, int tensors1, int test_element, int test_elements, int the_template, int theta, int thread_masks, int threshold, int to, *, int tol=0, int too_many_arguments=0, int total=0, int total_L=0, int total_length=0, int total_weight=0, int track_caller=0, int train=0, int training=0, int trait=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn SCHEMA(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n39(Tensor self, int transpose_result, int transposed, int true, int try_add, int try_add_, int try_add_out, int try_add_out_with, int try_add_scalar, int try_add_scalar_out, int try_add_scalar_out_with, *, int try_add_scalar_with=0, int try_add_with=0, int try_add_with_=0, int try_empty_memory_format=0, int try_empty_memory_format_with=0, int try_scale=0, int try_sum_int_list_out=0, int try_sum_int_list_out_with=0, int try_zeros=0, int try_zeros_out=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n39(Tensor self, int transpose, int transpose_result, int transposed, int true, int try_add, int try_add_, int try_add_out, int try_add_out_with, int try_add_scalar, int try_add_scalar_out, *, int try_add_scalar_out_with=0, int try_add_scalar_with=0, int try_add_with=0, int try_add_with_=0, int try_empty_memory_format=0, int try_empty_memory_format_with=0, int try_scale=0, int try_sum_int_list_out=0, int try_sum_int_list_out_with=0, int try_zeros=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn STATIC_DISPATCH(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n40(Tensor self, int try_zeros_with, int type, int type1, int type2, int type_complexity, int u8, int unbiased, int unexpected_cfgs, int unitriangular, int unpack_data, *, int unpack_pivots=0, int unroll_dim=0, int unsafe=0, int unused=0, int unwrap=0, int update=0, int upper=0, int upscale_factor=0, int use=0, int use_cutlass=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n40(Tensor self, int try_zeros_out, int try_zeros_with, int type, int type1, int type2, int type_complexity, int u8, int unbiased, int unexpected_cfgs, int unitriangular, *, int unpack_data=0, int unpack_pivots=0, int unroll_dim=0, int unsafe=0, int unused=0, int unwrap=0, int update=0, int upper=0, int upscale_factor=0, int use=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn ScaleExt(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n41(Tensor self, int use_fast_accum, int use_gelu, int use_input_stats, int v, int v_descale, int value, int values, int var, int vec, int vec1, *, int vec2=0, int w_hh=0, int w_ih=0, int weight=0, int weight0=0, int weight1=0, int weight2=0, int weight3=0, int weight4=0, int weight_arr=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n41(Tensor self, int use_cutlass, int use_fast_accum, int use_gelu, int use_input_stats, int v, int v_descale, int value, int values, int var, int vec, *, int vec1=0, int vec2=0, int w_hh=0, int w_ih=0, int weight=0, int weight0=0, int weight1=0, int weight2=0, int weight3=0, int weight4=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Some(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n42(Tensor self, int weight_buf, int weight_decay, int weight_g, int weight_scale, int weight_stride0, int weight_zero_point, int weights, int win_length, int window, int window_length, *, int window_size=0, int window_size_left=0, int window_size_right=0, int with_kernel=0, int with_replacement=0, int workspace=0, int wrap=0, int x=0, int x1=0, int x2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n42(Tensor self, int weight_arr, int weight_buf, int weight_decay, int weight_g, int weight_scale, int weight_stride0, int weight_zero_point, int weights, int win_length, int window, *, int window_length=0, int window_size=0, int window_size_left=0, int window_size_right=0, int with_kernel=0, int with_replacement=0, int workspace=0, int wrap=0, int x=0, int x1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn StructuredOp(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n43(Tensor self, int y, int z, int z_state, int zero_infinity, int zero_point, *, int zero_point_hh=0, int zero_point_ih=0, int zero_points=0, int zeros=0, int zeros_out=0, int zeros_with=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn SumIntListOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64) -> R {
+#[::opgen::native_function("hygiene.n43(Tensor self, int x2, int y, int z, int z_state, int zero_infinity, int zero_point, *, int zero_point_hh=0, int zero_point_ih=0, int zero_points=0, int zeros=0, int zeros_out=0, int zeros_with=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+pub fn SumIntListOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 

@@ -17,8 +17,10 @@ pub(crate) fn entry_type(rt: &syn::Path) -> TokenStream2 {
 
 /// The hidden block (an anonymous `const`, never documented) holding `items` (the markers'
 /// `impl Operator`, their caches), the group `entries` in `LINK_ENTRIES` and `extra` items.
-/// The slice is named `LINK_ENTRIES_0_1_0`, the version lock: only the runtime of the
-/// macro's own version has that name. `name` names the group's static (not a name the
+/// The group's type is the version check (`require_version!("X.Y.Z")`, `&[LinkEntry]` for
+/// the runtime of the macros' version, else one clear error), and the slice is named
+/// `LINK_ENTRIES_0_1_0`, the hard lock: only the runtime of the macro's own version has that
+/// name. `name` names the group's static (not a name the
 /// block's code uses otherwise).
 pub(crate) fn group(
     rt: &syn::Path,
@@ -28,12 +30,14 @@ pub(crate) fn group(
     extra: TokenStream2,
 ) -> TokenStream2 {
     let entry = entry_type(rt);
+    // The macros are this crate's code: its version is theirs.
+    let version = env!("CARGO_PKG_VERSION");
     quote! {
         const _: () = {
             #items
             #[#rt::__private::distributed_slice(#rt::__private::LINK_ENTRIES_0_1_0)]
             #[linkme(crate = #rt::__private::linkme)]
-            static #name: &[#entry] = &[#(#entries),*];
+            static #name: #rt::__private::require_version!(#version) = &[#(#entries),*];
             #extra
         };
     }
