@@ -198,7 +198,11 @@ impl MiniTensor {
         let keys = backend_key(storage.device).map_or(DispatchKeySet::EMPTY, device_keys);
         // As c10's `TensorImpl`: made in inference mode, an inference tensor.
         let inference = is_inference_mode_enabled();
-        let keys = if inference { keys - INFERENCE_EXCLUDED } else { keys };
+        let keys = if inference {
+            keys - INFERENCE_EXCLUDED
+        } else {
+            keys
+        };
         let strides = strides.map_or_else(|| contiguous_strides(sizes), <[i64]>::to_vec);
         MiniTensor::from_geometry(
             Geometry {
@@ -436,7 +440,8 @@ impl MiniTensor {
     /// PyTorch's `detach()`: a new tensor over the same storage, geometry and version
     /// counter, with the same keys and fresh autograd state.
     pub(crate) fn detached(&self) -> MiniTensor {
-        let detached = MiniTensor::from_geometry(self.geometry(), self.own_keys(), self.0.inference);
+        let detached =
+            MiniTensor::from_geometry(self.geometry(), self.own_keys(), self.0.inference);
         *write(&detached.0.version) = Arc::clone(&read(&self.0.version));
         detached
     }
@@ -557,9 +562,10 @@ impl Tensor for MiniTensor {
         let out = MiniTensor::new_empty(&self.shape(), &options)?;
         out.copy_values_from(self)?;
         // The keys added to this tensor move with it; a per-backend one (an autograd key)
-        // becomes the new backend's.
+        // becomes the new backend's. An inference tensor takes no autograd key.
         let backend = device.backend_key().backend();
-        let keep = |k: &DispatchKey| !k.is_backend() && !(out.0.inference && is_autograd_key(*k));
+        let dropped = |k: &DispatchKey| out.0.inference && is_autograd_key(*k);
+        let keep = |k: &DispatchKey| !k.is_backend() && !dropped(k);
         for key in self.own_keys().iter().filter(keep) {
             let moved = match key.backend() {
                 Some(_) => backend.and_then(|b| key.for_backend(b)),

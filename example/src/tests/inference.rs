@@ -75,12 +75,17 @@ fn inplace_update_of_an_inference_tensor_outside_inference_mode_is_refused() {
     let mut row = try_select(&made, 0, 0).unwrap();
     assert!(row.try_neg_().unwrap_err().to_string().starts_with(INPLACE));
     let other = doubles(&[1.0, 1.0], &[2]);
-    let err = try_mul_out(&mut made, &other, &other).unwrap_err().to_string();
+    let err = try_mul_out(&mut made, &other, &other)
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with(INPLACE), "{err}");
     // The fix PyTorch suggests: a clone is a normal tensor.
     let mut copy = made.try_clone().unwrap();
     copy.try_neg_().unwrap();
-    assert_eq!((values(&copy), copy.version().unwrap()), (vec![1.0, 2.0], 1));
+    assert_eq!(
+        (values(&copy), copy.version().unwrap()),
+        (vec![1.0, 2.0], 1)
+    );
 }
 
 #[test]
@@ -166,7 +171,10 @@ fn a_view_of_a_normal_tensor_inside_inference_mode_is_recorded() {
         let _inference = InferenceModeGuard::new();
         row.try_neg_().unwrap();
     }
-    assert_eq!((values(&y), y.version().unwrap()), (vec![1.0, 2.0, -3.0, -4.0], v0 + 1));
+    assert_eq!(
+        (values(&y), y.version().unwrap()),
+        (vec![1.0, 2.0, -3.0, -4.0], v0 + 1)
+    );
     // Out of inference mode, with autograd, PyTorch refuses to modify it in place.
     let err = row.try_exp_().unwrap_err().to_string();
     assert!(

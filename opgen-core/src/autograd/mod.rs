@@ -149,5 +149,5 @@ pub use node::{
 };
 pub use outputs::{OutputElem, Outputs};
 pub use saved::SavedVariable;
-pub use view::{CreationMeta, ViewFn};
 pub(crate) use view::record_inference_view;
+pub use view::{CreationMeta, ViewFn};

@@ -46,7 +46,7 @@ pub struct SavedVariable<T: Tensor> {
 
 impl<T: Tensor> SavedVariable<T> {
     /// Saves an input (or any tensor that is not an output of the node). An inference
-    /// tensor makes the enclosing [`checked_save`] fail, as PyTorch's `SavedVariable`
+    /// tensor makes the enclosing `checked_save` fail, as PyTorch's `SavedVariable`
     /// refuses one.
     pub fn input(t: &T) -> SavedVariable<T> {
         if t.is_inference() {

@@ -29,7 +29,6 @@ pub(crate) fn group(
     entries: &[TokenStream2],
     extra: TokenStream2,
 ) -> TokenStream2 {
-    let entry = entry_type(rt);
     // The macros are this crate's code: its version is theirs.
     let version = env!("CARGO_PKG_VERSION");
     quote! {
