@@ -105,8 +105,10 @@ struct Impl {
     /// counter ([`Tensor::is_inference`]).
     inference: bool,
     /// Autograd's state of this tensor (PyTorch's `TensorImpl::autograd_meta_`), made when
-    /// first needed: a tensor that never requires grad holds none. See [`crate::autograd`].
-    autograd: OnceLock<Box<AutogradMeta<MiniTensor>>>,
+    /// first needed: a tensor that never requires grad holds none. Stored in the tensor's own
+    /// allocation rather than boxed, so that giving an output its `grad_fn` allocates
+    /// nothing. See [`crate::autograd`].
+    autograd: OnceLock<AutogradMeta<MiniTensor>>,
 }
 
 /// Keys every `MiniTensor` carries in addition to its own: `ADInplaceOrView` once
@@ -406,11 +408,13 @@ impl MiniTensor {
         Ok(out)
     }
 
+    /// The dtype, layout and device, read under one lock.
     fn tensor_options(&self) -> TensorOptions {
+        let g = read(&self.0.geometry);
         TensorOptions::new()
-            .dtype(self.dtype())
+            .dtype(g.storage.dtype)
             .layout(Layout::Strided)
-            .device(self.device())
+            .device(g.storage.device)
     }
 
     /// A tensor with another geometry over the same storage, inheriting the keys. The
@@ -620,12 +624,12 @@ impl Tensor for MiniTensor {
     /// The tensor's autograd state, if it has been made.
     #[inline(always)]
     fn autograd_meta(&self) -> Option<&AutogradMeta<MiniTensor>> {
-        self.0.autograd.get().map(|meta| &**meta)
+        self.0.autograd.get()
     }
 
     /// The tensor's autograd state, made now if needed (a leaf that does not require grad).
     fn materialize_autograd_meta(&self) -> Option<&AutogradMeta<MiniTensor>> {
-        Some(self.0.autograd.get_or_init(Box::default))
+        Some(self.0.autograd.get_or_init(AutogradMeta::new))
     }
 }
 

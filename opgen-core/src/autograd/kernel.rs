@@ -168,6 +168,20 @@ pub fn below_autograd(ks: DispatchKeySet) -> DispatchKeySet {
 type Edges<T> = (NextEdges<T>, Option<Box<[Range<u32>]>>);
 
 fn collect_next_edges<T: Tensor>(inputs: &[Input<'_, T>]) -> Result<Edges<T>, Error> {
+    // One or two tensor arguments (most operators): the edges are filled in place.
+    match inputs {
+        [Input::One(a)] => {
+            return Ok((
+                NextEdges::from_buf_and_len([gradient_edge(*a)?, None], 1),
+                None,
+            ));
+        }
+        [Input::One(a), Input::One(b)] => {
+            let edges = [gradient_edge(*a)?, gradient_edge(*b)?];
+            return Ok((NextEdges::from_buf(edges), None));
+        }
+        _ => {}
+    }
     let mut edges = NextEdges::with_capacity(inputs.len());
     if !inputs.iter().any(Input::is_list) {
         for input in inputs {
@@ -187,10 +201,18 @@ fn collect_next_edges<T: Tensor>(inputs: &[Input<'_, T>]) -> Result<Edges<T>, Er
 /// `grad_input_mask`, one flag per differentiable argument (inline for up to eight).
 type Mask = SmallVec<[bool; 8]>;
 
-/// `grad_input_mask`: for each argument, whether some tensor of it has an edge.
+/// `grad_input_mask`: for each argument, whether some tensor of it has an edge (filled in on
+/// the stack when there are no lists and at most eight arguments).
 fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Mask {
     let (edges, ranges) = edges;
     match ranges {
+        None if edges.len() <= 8 => {
+            let mut mask = [false; 8];
+            for (needed, edge) in mask.iter_mut().zip(edges.iter()) {
+                *needed = edge.is_some();
+            }
+            Mask::from_buf_and_len(mask, edges.len())
+        }
         None => edges.iter().map(Option::is_some).collect(),
         Some(ranges) => (0..args)
             .map(|a| {

@@ -423,22 +423,17 @@ pub(crate) fn grad_fn<T: Tensor>(t: &T) -> Option<Arc<Node<T>>> {
 }
 
 /// Where a gradient of `t` goes (PyTorch's `impl::gradient_edge`): its `grad_fn` at its
-/// output number, a leaf's accumulator, or nowhere if it does not require grad.
+/// output number, a leaf's accumulator, or nowhere if it does not require grad. Inlined into
+/// the recording kernels: a tensor that does not require grad costs a load, one that does
+/// a lock of its state (views take the out-of-line path).
+#[inline]
 pub(crate) fn gradient_edge<T: Tensor>(t: &T) -> Result<Option<Edge<T>>, Error> {
     let Some(meta) = t.autograd_meta() else {
         return Ok(None);
     };
     let flags = meta.own_requires_grad();
     if flags & IS_VIEW != 0 {
-        if let Some(node) = view::try_view_grad_fn(t, meta, false)? {
-            let input_nr = meta.state().output_nr;
-            return Ok(Some(Edge { node, input_nr }));
-        }
-        if !requires_grad(t) {
-            return Ok(None);
-        }
-        let mut state = meta.state();
-        return Ok(grad_accumulator(t, &mut state).map(|node| Edge { node, input_nr: 0 }));
+        return view_gradient_edge(t, meta);
     }
     // Not a view: a `grad_fn` or a leaf marked as requiring grad sets the flag.
     if flags & REQUIRES_GRAD == 0 {
@@ -452,8 +447,23 @@ pub(crate) fn gradient_edge<T: Tensor>(t: &T) -> Result<Option<Edge<T>>, Error> 
     Ok(grad_accumulator(t, &mut state).map(|node| Edge { node, input_nr: 0 }))
 }
 
+/// [`gradient_edge`] of a view: its `grad_fn` regenerated if its base changed.
+#[inline(never)]
+fn view_gradient_edge<T: Tensor>(t: &T, meta: &AutogradMeta<T>) -> Result<Option<Edge<T>>, Error> {
+    if let Some(node) = view::try_view_grad_fn(t, meta, false)? {
+        let input_nr = meta.state().output_nr;
+        return Ok(Some(Edge { node, input_nr }));
+    }
+    if !requires_grad(t) {
+        return Ok(None);
+    }
+    let mut state = meta.state();
+    Ok(grad_accumulator(t, &mut state).map(|node| Edge { node, input_nr: 0 }))
+}
+
 /// The accumulator of a leaf that requires grad, made on first use; the leaf keeps only a
 /// weak reference, so an accumulator lives as long as some graph uses it.
+#[inline]
 fn grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Option<Arc<Node<T>>> {
     if let Some(node) = state.grad_accumulator.upgrade() {
         return Some(node);
@@ -461,6 +471,12 @@ fn grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Option<Arc<No
     if !state.leaf_requires_grad {
         return None;
     }
+    Some(new_grad_accumulator(t, state))
+}
+
+/// Makes a leaf's accumulator (the last one is gone: no graph uses it any more).
+#[inline(never)]
+fn new_grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Arc<Node<T>> {
     let parts = NodeParts {
         sequence_nr: ACCUMULATE_SEQUENCE_NR,
         next_edges: NextEdges::new(),
@@ -474,7 +490,7 @@ fn grad_accumulator<T: Tensor>(t: &T, state: &mut MetaState<T>) -> Option<Arc<No
         node.mark_has_hooks();
     }
     state.grad_accumulator = Arc::downgrade(&node);
-    Some(node)
+    node
 }
 
 /// Makes `node` the `grad_fn` of `t`, as its output `output_nr` (PyTorch's `set_history`).

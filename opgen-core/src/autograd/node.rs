@@ -440,6 +440,10 @@ const MAX_DROP_DEPTH: u32 = 128;
 /// a node.
 impl<T: Tensor, F: ?Sized> Drop for Node<T, F> {
     fn drop(&mut self) {
+        // Leaf accumulators, and nodes whose inputs needed no gradient, lead nowhere.
+        if self.next_edges.iter().all(Option::is_none) {
+            return;
+        }
         let depth = DROP_DEPTH.with(Cell::get);
         if depth < MAX_DROP_DEPTH {
             DROP_DEPTH.with(|d| d.set(depth + 1));
