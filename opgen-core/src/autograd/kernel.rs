@@ -101,11 +101,17 @@ impl<T: Tensor> Input<'_, T> {
     /// Whether a tensor of the argument requires grad.
     #[inline(always)]
     pub fn requires_grad(&self) -> bool {
+        self.any(requires_grad)
+    }
+
+    /// Whether `test` holds for a tensor of the argument.
+    #[inline(always)]
+    fn any(&self, test: impl Fn(&T) -> bool) -> bool {
         match *self {
-            Input::One(t) => requires_grad(t),
-            Input::Optional(t) => t.is_some_and(requires_grad),
-            Input::List(ts) => ts.iter().any(requires_grad),
-            Input::OptionalList(ts) => ts.iter().flatten().any(requires_grad),
+            Input::One(t) => test(t),
+            Input::Optional(t) => t.is_some_and(test),
+            Input::List(ts) => ts.iter().any(test),
+            Input::OptionalList(ts) => ts.iter().flatten().any(test),
         }
     }
 
@@ -129,6 +135,19 @@ impl<T: Tensor> Input<'_, T> {
             }
         }
         Ok(())
+    }
+}
+
+/// Runs `save` (a node's saved values), refusing an inference tensor it saved as PyTorch's
+/// `SavedVariable` does; only a call with an inference tensor among its inputs pays for the
+/// check.
+fn save_inputs<T: Tensor, R>(
+    inputs: &[Input<'_, T>],
+    save: impl FnOnce() -> Result<R, Error>,
+) -> Result<R, Error> {
+    match inputs.iter().any(|input| input.any(T::is_inference)) {
+        true => checked_save(save),
+        false => save(),
     }
 }
 
@@ -297,7 +316,7 @@ where
 {
     let sequence_nr = next_sequence_nr();
     let edges = collect_next_edges(inputs)?;
-    let mut function = checked_save(|| save(&needs_mask(&edges, inputs.len())))?;
+    let mut function = save_inputs(inputs, || save(&needs_mask(&edges, inputs.len())))?;
     let outputs = {
         // Nested calls of the kernels below record nothing (PyTorch's
         // `AutoDispatchBelowADInplaceOrView`).
@@ -457,7 +476,7 @@ where
     check_inplace(self_, true).map_err(|e| in_op(e, op))?;
     let sequence_nr = next_sequence_nr();
     let edges = collect_next_edges(inputs)?;
-    let mut function = checked_save(|| save(&needs_mask(&edges, inputs.len())))?;
+    let mut function = save_inputs(inputs, || save(&needs_mask(&edges, inputs.len())))?;
     let output = {
         // PyTorch's `AutoDispatchBelowAutograd`: the version bump below still happens.
         let _below = ExcludeDispatchKeyGuard::new(DispatchKey::Autograd);
