@@ -27,7 +27,8 @@
 //! * [`impl_kernel`], [`impl_kernel_of`], [`impl_named_of`]: register a kernel at a key,
 //!   inside the device check and guard of its operator at device-guarded keys;
 //!   [`backend_select`]: an operator's generated `BackendSelect` kernel.
-//! * [`call`]: what every generated function ends in, `call::<add>((self_, other, alpha))`
+//! * [`call`]: what every generated function ends in,
+//!   `call::<add, MyTensor, _, _>((self_, other, alpha))`
 //!   (the operator's cached typed handle; with the user crate's feature
 //!   `opgen-static-dispatch`, the kernel linked for the arguments' backend); and
 //!   [`unwrap`], what the plain (non-`try_`) forms wrap it in.
@@ -59,13 +60,26 @@ pub use register::{
     impl_kernel_of, impl_named_of,
 };
 
-/// Calls the operator with marker `O`: every argument in schema order, as one tuple
-/// ([`Operator::call`](crate::dispatch::Operator::call)); what the generated functions call.
+/// Calls the operator with marker `O`: every argument in schema order, as one tuple of the
+/// kernel parameter types the call site has (`(&MyTensor, &MyTensor, Scalar)`), returning
+/// `R`; what the generated functions call, as `call::<add, MyTensor, _, _>((self_, other,
+/// alpha))`.
+///
+/// The signature names no associated type of `O`, so that a call site costs the compiler
+/// no normalisation of `O`'s `impl Operator`: the arguments' types are inferred from the
+/// tuple and `R` from the caller's return type. `(T, A, R)` is compared with the signature
+/// `O` declares (two constants) and checked against the schema when the handle is looked
+/// up: a call of another signature is an error value, as
+/// [`Operator::call`](crate::dispatch::Operator::call) would be a compile error.
 #[inline]
-pub fn call<O: crate::dispatch::Operator>(
-    args: <O::Args as crate::dispatch::ArgTuple<O::Tensor>>::Borrowed<'_>,
-) -> Result<O::Returns, Error> {
-    O::call(args)
+pub fn call<O, T, A, R>(args: A) -> Result<R, Error>
+where
+    O: crate::dispatch::Operator,
+    T: crate::dispatch::Tensor,
+    A: crate::dispatch::KernelArgs<T>,
+    R: crate::dispatch::RetValue<T>,
+{
+    O::CACHE.call_as::<O, T, A::Families, R>(args.into_borrowed())
 }
 
 pub use crate::dispatch::registry::entry::{

@@ -68,6 +68,13 @@ pub trait ArgFamily<T: Tensor>: Sealed + 'static {
 pub trait KernelArg<T: Tensor>: Sealed {
     /// The type with its lifetimes erased.
     type Family: ArgFamily<T>;
+
+    /// The argument as its family names it, borrowing for `'a`: the same value, its type
+    /// spelt through [`KernelArg::Family`] (what a generated call passes on).
+    #[doc(hidden)]
+    fn into_arg<'a>(self) -> <Self::Family as ArgFamily<T>>::Arg<'a>
+    where
+        Self: 'a;
 }
 
 fn boxed(t: RustType) -> Box<RustType> {
@@ -87,6 +94,13 @@ macro_rules! by_value {
         impl Sealed for $ty {}
         impl<T: Tensor> KernelArg<T> for $ty {
             type Family = $ty;
+            #[inline(always)]
+            fn into_arg<'a>(self) -> $ty
+            where
+                Self: 'a,
+            {
+                self
+            }
         }
         impl<T: Tensor> ArgFamily<T> for $ty {
             type Arg<'a> = $ty;
@@ -151,6 +165,13 @@ value @ IValue::Storage(_) => match std::mem::replace(value, IValue::None) {
 impl<A: Sealed> Sealed for Option<A> {}
 impl<T: Tensor, A: KernelArg<T>> KernelArg<T> for Option<A> {
     type Family = Option<A::Family>;
+    #[inline(always)]
+    fn into_arg<'a>(self) -> Option<<A::Family as ArgFamily<T>>::Arg<'a>>
+    where
+        Self: 'a,
+    {
+        self.map(A::into_arg)
+    }
 }
 /// `X?` for every parameter type `X`: `None` is [`IValue::None`].
 impl<T: Tensor, F: ArgFamily<T>> ArgFamily<T> for Option<F> {
@@ -181,6 +202,13 @@ impl<T: Tensor, F: ArgFamily<T>> ArgFamily<T> for Option<F> {
 impl<T: Tensor> Sealed for &T {}
 impl<T: Tensor> KernelArg<T> for &T {
     type Family = &'static T;
+    #[inline(always)]
+    fn into_arg<'a>(self) -> &'a T
+    where
+        Self: 'a,
+    {
+        self
+    }
 }
 impl<T: Tensor> ArgFamily<T> for &'static T {
     type Arg<'a> = &'a T;
@@ -214,6 +242,13 @@ impl<T: Tensor> ArgFamily<T> for &'static T {
 impl<T: Tensor> Sealed for &mut T {}
 impl<T: Tensor> KernelArg<T> for &mut T {
     type Family = &'static mut T;
+    #[inline(always)]
+    fn into_arg<'a>(self) -> &'a mut T
+    where
+        Self: 'a,
+    {
+        self
+    }
 }
 impl<T: Tensor> ArgFamily<T> for &'static mut T {
     type Arg<'a> = &'a mut T;
@@ -246,6 +281,13 @@ impl<T: Tensor> ArgFamily<T> for &'static mut T {
 impl<E> Sealed for &[E] {}
 impl<T: Tensor, E: ListItem<T>> KernelArg<T> for &[E] {
     type Family = &'static [E];
+    #[inline(always)]
+    fn into_arg<'a>(self) -> &'a [E]
+    where
+        Self: 'a,
+    {
+        self
+    }
 }
 /// `E[]` for every list element type ([`ListItem`]): tensors, optional tensors, value types
 /// and their options, `String`.
@@ -278,6 +320,13 @@ impl<T: Tensor, E: ListItem<T>> ArgFamily<T> for &'static [E] {
 impl<T: Tensor> Sealed for &mut [T] {}
 impl<T: Tensor> KernelArg<T> for &mut [T] {
     type Family = &'static mut [T];
+    #[inline(always)]
+    fn into_arg<'a>(self) -> &'a mut [T]
+    where
+        Self: 'a,
+    {
+        self
+    }
 }
 impl<T: Tensor> ArgFamily<T> for &'static mut [T] {
     type Arg<'a> = &'a mut [T];
@@ -306,6 +355,13 @@ impl<T: Tensor> ArgFamily<T> for &'static mut [T] {
 impl Sealed for &str {}
 impl<T: Tensor> KernelArg<T> for &str {
     type Family = &'static str;
+    #[inline(always)]
+    fn into_arg<'a>(self) -> &'a str
+    where
+        Self: 'a,
+    {
+        self
+    }
 }
 impl<T: Tensor> ArgFamily<T> for &'static str {
     type Arg<'a> = &'a str;
@@ -327,6 +383,13 @@ impl<T: Tensor> ArgFamily<T> for &'static str {
 impl<const N: usize> Sealed for [bool; N] {}
 impl<T: Tensor, const N: usize> KernelArg<T> for [bool; N] {
     type Family = [bool; N];
+    #[inline(always)]
+    fn into_arg<'a>(self) -> [bool; N]
+    where
+        Self: 'a,
+    {
+        self
+    }
 }
 impl<T: Tensor, const N: usize> ArgFamily<T> for [bool; N] {
     type Arg<'a> = [bool; N];

@@ -11,6 +11,7 @@ use super::error::{Error, ErrorKind};
 use super::handle::OperatorHandle;
 use super::ivalue::Stack;
 use super::keyset::DispatchKeySet;
+use super::operator::ArgTuple;
 use super::returns::{KernelOutput, RetValue, returns_type};
 use super::tensor::Tensor;
 use crate::plan::{RustType, argument_type};
@@ -232,10 +233,18 @@ pub trait ArgList<T: Tensor>: 'static {
 }
 
 /// A tuple of kernel parameter types (`(&T, i64)`), as given to
-/// [`Dispatcher::typed`](super::Dispatcher::typed).
+/// [`Dispatcher::typed`](super::Dispatcher::typed) and as a generated call passes its
+/// arguments.
 pub trait KernelArgs<T: Tensor> {
     /// The tuple of their families.
-    type Families: ArgList<T>;
+    type Families: ArgTuple<T>;
+
+    /// The arguments as the families name them, borrowing for `'a`: the same values, each
+    /// passed through [`KernelArg::into_arg`].
+    #[doc(hidden)]
+    fn into_borrowed<'a>(self) -> <Self::Families as ArgTuple<T>>::Borrowed<'a>
+    where
+        Self: 'a;
 }
 
 /// Compares a Rust signature (`T`, families `L`, returns `R`, with a leading key set if
@@ -498,8 +507,17 @@ macro_rules! unboxed_kernel {
         }
     };
     ($(($A:ident $F:ident $a:ident $v:ident $i:tt))*) => {
+        #[allow(clippy::unused_unit)]
         impl<T: Tensor, $($A: KernelArg<T>),*> KernelArgs<T> for ($($A,)*) {
             type Families = ($($A::Family,)*);
+            #[inline(always)]
+            fn into_borrowed<'a>(self) -> ($(<$A::Family as ArgFamily<T>>::Arg<'a>,)*)
+            where
+                Self: 'a,
+            {
+                let ($($a,)*) = self;
+                ($($a.into_arg(),)*)
+            }
         }
 
         impl<T: Tensor, $($F: ArgFamily<T>),*> ArgList<T> for ($($F,)*) {

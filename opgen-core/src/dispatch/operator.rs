@@ -12,13 +12,13 @@
 //! ([`ArgTuple::Borrowed`]): the runtime builds the kernels that wrap other kernels
 //! (device checks, `BackendSelect`, structured kernels) with it, once, generically.
 
-use std::any::{Any, type_name};
+use std::any::{Any, TypeId, type_name};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::Dispatcher;
-use super::args::{ArgFamily, KernelArg};
+use super::args::{ArgFamily, KernelArg, short_type_name};
 use super::device::DeviceArg;
 use super::erased::{AnyMut, ErasedFn, Functor, InitOnce};
 use super::error::Error;
@@ -32,6 +32,7 @@ use super::keyset::DispatchKeySet;
 use super::returns::{KernelOutput, RetValue};
 use super::static_dispatch::StaticOperator;
 use super::tensor::Tensor;
+use crate::plan::RustType;
 
 /// A tuple of argument families (`(&'static T, i64)`) with the calls that take the
 /// arguments as one tuple (`(&'a T, i64)`): what [`Operator::Args`] is.
@@ -617,10 +618,6 @@ pub trait Operator: Sized + 'static {
 pub type TypedOf<O> =
     TypedOperator<<O as Operator>::Tensor, <O as Operator>::Args, <O as Operator>::Returns>;
 
-/// The static-dispatch state of the operator with marker `O`.
-type StaticStateOf<O> =
-    StaticState<<O as Operator>::Tensor, <O as Operator>::Args, <O as Operator>::Returns>;
-
 /// The handles of one operator, looked up on first use and kept for the life of the
 /// program (a failed lookup is not kept, so an operator registered later is found later):
 /// one per [`Operator`], whose methods name the operator.
@@ -658,18 +655,22 @@ impl OpCache {
     pub fn typed<O: Operator>(&'static self) -> Result<&'static TypedOf<O>, Error> {
         match self.handle.get() {
             Some(op) => Ok(super::erased::typed_view(op)),
-            None => self.init::<O>(),
+            None => self.init::<O, O::Tensor, O::Args, O::Returns>(),
         }
     }
 
+    /// Looks the handle of operator `O` up, checks it against the signature `(T, L, R)` it
+    /// is about to be called with, and keeps it.
     #[cold]
     #[inline(never)]
-    fn init<O: Operator>(&'static self) -> Result<&'static TypedOf<O>, Error> {
+    fn init<O: Operator, T: Tensor, L: ArgTuple<T>, R: RetValue<T>>(
+        &'static self,
+    ) -> Result<&'static TypedOperator<T, L, R>, Error> {
         let name = O::name();
-        // Checked once against the operator's signature; calls re-check each kernel's.
+        // Checked once against the signature used; calls re-check each kernel's.
         let typed = Dispatcher::global()
             .find(name.qualified, name.overload)?
-            .typed_families::<O::Tensor, O::Args, O::Returns>()?;
+            .typed_families::<T, L, R>()?;
         let op = typed.handle().clone();
         Ok(super::erased::typed_view(self.handle.get_or_init(|| op)))
     }
@@ -683,25 +684,40 @@ impl OpCache {
         &'static self,
         args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
     ) -> Result<O::Returns, Error> {
+        self.call_as::<O, O::Tensor, O::Args, O::Returns>(args)
+    }
+
+    /// [`OpCache::call`] with the signature `(T, L, R)` the caller names (a generated call
+    /// names its argument and return types, not `O`'s associated types): an error unless it
+    /// is the one `O` declares. The comparison is of two constants, decided when the call is
+    /// compiled.
+    #[inline]
+    pub(crate) fn call_as<O: Operator, T: Tensor, L: ArgTuple<T>, R: RetValue<T>>(
+        &'static self,
+        args: L::Borrowed<'_>,
+    ) -> Result<R, Error> {
+        if !declares::<O, T, L, R>() {
+            return Err(undeclared_signature::<O, T, L, R>());
+        }
         if O::STATIC_DISPATCH {
-            return self.call_static::<O>(args);
+            return self.call_static::<O, T, L, R>(args);
         }
         // The handle matched directly rather than through `typed()`'s `Result`, whose
         // merged discriminant the optimiser would otherwise test on every call.
         match self.handle.get() {
-            Some(op) => <O::Args as ArgTuple<O::Tensor>>::call(super::erased::typed_view(op), args),
-            None => self.call_first::<O>(args),
+            Some(op) => L::call(super::erased::typed_view(op), args),
+            None => self.call_first::<O, T, L, R>(args),
         }
     }
 
-    /// [`OpCache::call`] before the handle is cached: looks it up, then calls.
+    /// [`OpCache::call_as`] before the handle is cached: looks it up, then calls.
     #[cold]
     #[inline(never)]
-    fn call_first<O: Operator>(
+    fn call_first<O: Operator, T: Tensor, L: ArgTuple<T>, R: RetValue<T>>(
         &'static self,
-        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
-    ) -> Result<O::Returns, Error> {
-        <O::Args as ArgTuple<O::Tensor>>::call(self.init::<O>()?, args)
+        args: L::Borrowed<'_>,
+    ) -> Result<R, Error> {
+        L::call(self.init::<O, T, L, R>()?, args)
     }
 
     /// Redispatches operator `O` (always through the global dispatcher): one atomic load
@@ -730,18 +746,19 @@ impl OpCache {
         ks: DispatchKeySet,
         args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
     ) -> Result<O::Returns, Error> {
-        <O::Args as ArgTuple<O::Tensor>>::redispatch(self.init::<O>()?, ks, args)
+        let op = self.init::<O, O::Tensor, O::Args, O::Returns>()?;
+        <O::Args as ArgTuple<O::Tensor>>::redispatch(op, ks, args)
     }
 
-    fn call_static<O: Operator>(
+    fn call_static<O: Operator, T: Tensor, L: ArgTuple<T>, R: RetValue<T>>(
         &'static self,
-        args: <O::Args as ArgTuple<O::Tensor>>::Borrowed<'_>,
-    ) -> Result<O::Returns, Error> {
-        let state = self.static_state::<O>()?;
+        args: L::Borrowed<'_>,
+    ) -> Result<R, Error> {
+        let state = self.static_state::<O, T, L, R>()?;
         let op = &state.op;
         let extra = match state.options {
             Some(start) => {
-                let devices = <O::Args as ArgTuple<O::Tensor>>::device_args(&args);
+                let devices = L::device_args(&args);
                 let (dtype, layout, device) = options_at(&devices, start);
                 super::device::backend_select_keys(
                     op.name(),
@@ -754,16 +771,18 @@ impl OpCache {
             }
             None => DispatchKeySet::EMPTY,
         };
-        <O::Args as ArgTuple<O::Tensor>>::call_static(op, extra, args)
+        L::call_static(op, extra, args)
     }
 
     /// The statically dispatched operator, built on the first success.
-    fn static_state<O: Operator>(&'static self) -> Result<&'static StaticStateOf<O>, Error> {
+    fn static_state<O: Operator, T: Tensor, L: ArgTuple<T>, R: RetValue<T>>(
+        &'static self,
+    ) -> Result<&'static StaticState<T, L, R>, Error> {
         let state = match self.statik.get() {
             Some(state) => state,
             None => {
                 let name = O::name();
-                let op = StaticOperator::<O::Tensor, O::Args, O::Returns>::build(
+                let op = StaticOperator::<T, L, R>::build(
                     name.qualified,
                     name.overload,
                     super::registry::entry::link_entries(),
@@ -777,7 +796,7 @@ impl OpCache {
             }
         };
         state
-            .downcast_ref::<StaticState<O::Tensor, O::Args, O::Returns>>()
+            .downcast_ref::<StaticState<T, L, R>>()
             .ok_or_else(|| {
                 Error::internal(format!(
                     "the cache of `{}` holds another operator's static dispatch",
@@ -785,6 +804,46 @@ impl OpCache {
                 ))
             })
     }
+}
+
+/// Whether `(T, L, R)` is the signature operator `O` declares (its tensor type, argument
+/// families and returns).
+#[inline(always)]
+fn declares<O: Operator, T: Tensor, L: ArgList<T>, R: RetValue<T>>() -> bool {
+    TypeId::of::<(T, L, R)>() == TypeId::of::<(O::Tensor, O::Args, O::Returns)>()
+}
+
+/// The error of a call of operator `O` with a signature `(T, L, R)` other than the one it
+/// declares: the dispatcher's wrong-signature error when the schema rejects `(T, L, R)`,
+/// else one naming both signatures.
+#[cold]
+#[inline(never)]
+fn undeclared_signature<O: Operator, T: Tensor, L: ArgList<T>, R: RetValue<T>>() -> Error {
+    let name = O::name();
+    let checked = Dispatcher::global()
+        .find(name.qualified, name.overload)
+        .and_then(|op| op.typed_families::<T, L, R>());
+    if let Err(error) = checked {
+        return error;
+    }
+    let show = |tensor: &str, types: Vec<RustType>, ret: RustType| {
+        let tensor = short_type_name(tensor);
+        let types: Vec<String> = (types.iter())
+            .map(|t| t.display_with(&tensor).to_string())
+            .collect();
+        format!("({}) -> {}", types.join(", "), ret.display_with(&tensor))
+    };
+    Error::internal(format!(
+        "`{}` was called as `{}`, but its marker `{}` declares `{}`",
+        name.operator,
+        show(type_name::<T>(), L::rust_types(), R::rust_type()),
+        type_name::<O>(),
+        show(
+            type_name::<O::Tensor>(),
+            O::Args::rust_types(),
+            O::Returns::rust_type()
+        ),
+    ))
 }
 
 impl Default for OpCache {

@@ -6,7 +6,7 @@
 //!     ::opgen::__private::unwrap(try_add(self_, other))
 //! }
 //! pub fn try_add_with(self_: &MyTensor, other: &MyTensor, args: AddArgs) -> ::opgen::Result<MyTensor> {
-//!     ::opgen::__private::call::<add>((self_, other, args.alpha))
+//!     ::opgen::__private::call::<add, MyTensor, _, _>((self_, other, args.alpha))
 //! }
 //! ```
 
@@ -265,10 +265,27 @@ fn forward(plan: &OpPlan, api: &Api, function: &str) -> TokenStream2 {
 
 /// The call of the operator with the values `sources`.
 fn call(plan: &OpPlan, api: &Api, sources: &[Source], cx: &Cx<'_>) -> TokenStream2 {
-    let rt = cx.rt;
     let marker = ident(&api.marker);
     let values = sources.iter().map(|s| source(plan, api, *s));
-    quote!(#rt::__private::call::<#marker>((#(#values,)*)))
+    operator_call(&marker, quote!((#(#values,)*)), None, cx)
+}
+
+/// The call of the operator with marker `marker` and the argument tuple `args`, returning
+/// `returns` (`None`: the caller's return type, inferred): every call of an operator that
+/// generated code makes.
+///
+/// The tensor type is named and the rest inferred, so that rustc normalises no associated
+/// type of the marker's `impl Operator` at the call (`__private::call`'s signature names
+/// none): `call::<add, MyTensor, _, _>((self_, other, args.alpha))`.
+pub(crate) fn operator_call(
+    marker: &syn::Ident,
+    args: TokenStream2,
+    returns: Option<TokenStream2>,
+    cx: &Cx<'_>,
+) -> TokenStream2 {
+    let (rt, tensor) = (cx.rt, cx.tensor);
+    let returns = returns.unwrap_or_else(|| quote!(_));
+    quote!(#rt::__private::call::<#marker, #tensor, _, #returns>(#args))
 }
 
 /// The body of method `f` with the bodies of the forms it would call written in place:

@@ -12,6 +12,7 @@ use crate::dispatch::{
 
 static CACHE: OpCache = OpCache::new();
 static MAKE_CACHE: OpCache = OpCache::new();
+static MISLABELED_CACHE: OpCache = OpCache::new();
 
 /// The marker generated code would write for `optest::neg`.
 #[allow(non_camel_case_types)]
@@ -23,6 +24,18 @@ impl Operator for neg {
     type Returns = TestTensor;
     const SCHEMA: &'static str = "optest::neg(Tensor self) -> Tensor";
     const CACHE: &'static OpCache = &CACHE;
+}
+
+/// A marker of `optest::neg` whose declared arguments are not its schema's.
+#[allow(non_camel_case_types)]
+struct neg_mislabeled {}
+
+impl Operator for neg_mislabeled {
+    type Tensor = TestTensor;
+    type Args = (&'static TestTensor, i64);
+    type Returns = TestTensor;
+    const SCHEMA: &'static str = "optest::neg(Tensor self) -> Tensor";
+    const CACHE: &'static OpCache = &MISLABELED_CACHE;
 }
 
 fn neg_cpu(t: &TestTensor) -> TestTensor {
@@ -112,13 +125,53 @@ fn markers_call_and_redispatch_through_the_global_dispatcher() {
     // handle up; the calls after it find it cached.
     assert_eq!(neg::redispatch(ks, (&t,)).unwrap().value(), -5);
     assert_eq!(neg::call((&t,)).unwrap().value(), -5);
-    assert_eq!(crate::__private::call::<neg>((&t,)).unwrap().value(), -5);
+    let generated: Result<TestTensor, Error> =
+        crate::__private::call::<neg, TestTensor, _, _>((&t,));
+    assert_eq!(generated.unwrap().value(), -5);
     assert_eq!(neg::redispatch(ks, (&t,)).unwrap().value(), -5);
     // The typed handle is the global dispatcher's, looked up once.
     assert!(std::ptr::eq(neg::typed().unwrap(), neg::typed().unwrap()));
     let meta = TestTensor::new(&[K::Meta], 1);
     let err = message(neg::call((&meta,)));
     assert!(err.contains("optest::neg") && err.contains("Meta"), "{err}");
+}
+
+#[test]
+fn a_generated_call_of_another_signature_than_its_markers_is_an_error_value() {
+    let t = TestTensor::cpu(2);
+    // The handle is looked up and cached with the marker's signature first.
+    assert_eq!(neg::call((&t,)).unwrap().value(), -2);
+    // The cached handle is not viewed with another argument list or return type: the
+    // schema's check names both signatures.
+    let extra: Result<TestTensor, Error> =
+        crate::__private::call::<neg, TestTensor, _, _>((&t, 3_i64));
+    let err = message(extra);
+    assert!(
+        err.starts_with("Tried to access or call an operator with a wrong signature")
+            && err.contains("optest::neg")
+            && err.contains("(&TestTensor, i64) -> TestTensor"),
+        "{err}"
+    );
+    let returns: Result<i64, Error> = crate::__private::call::<neg, TestTensor, _, _>((&t,));
+    let err = message(returns);
+    assert!(err.contains("wrong signature") && err.contains("-> i64"), "{err}");
+    // A call that fits the schema but not what the marker declares is an error too.
+    let fits: Result<TestTensor, Error> =
+        crate::__private::call::<neg_mislabeled, TestTensor, _, _>((&t,));
+    let err = message(fits);
+    assert!(
+        err.contains("`optest::neg` was called as `(&TestTensor) -> TestTensor`")
+            && err.contains("neg_mislabeled")
+            && err.contains("declares `(&TestTensor, i64) -> TestTensor`"),
+        "{err}"
+    );
+    // The marker's own calls are checked against the schema when the handle is looked up,
+    // and nothing wrong is cached.
+    let err = message(neg_mislabeled::call((&t, 1)));
+    assert!(err.contains("wrong signature"), "{err}");
+    assert!(message(neg_mislabeled::typed()).contains("wrong signature"));
+    // The right signature still calls the kernel.
+    assert_eq!(neg::call((&t,)).unwrap().value(), -2);
 }
 
 #[test]

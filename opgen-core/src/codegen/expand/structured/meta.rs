@@ -189,6 +189,12 @@ fn glue(
         quote!(_)
     };
     let pre_param = if has_pre { quote!(#pre) } else { quote!(_) };
+    let out_call = api::operator_call(
+        &marker,
+        quote!((#(#inputs.#input_fields2,)* #(#out_locals,)*)),
+        Some(rust_type(&plan.returns, cx, Lifetimes::Elided)),
+        cx,
+    );
     quote! {
         #[automatically_derived]
         #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -225,7 +231,7 @@ fn glue(
                 #outs: &mut [#tensor],
             ) -> #rt::Result<()> {
                 let [#(#out_locals),*] = #rt::structured::outputs(#operator, #outs)?;
-                #rt::__private::call::<#marker>((#(#inputs.#input_fields2,)* #(#out_locals,)*))?;
+                #out_call?;
                 ::core::result::Result::Ok(())
             }
         }
