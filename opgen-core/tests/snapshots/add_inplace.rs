@@ -26,7 +26,7 @@ impl MyTensor {
     pub fn add_(&mut self, other: &MyTensor) -> MyTensor {
         ::opgen::__private::unwrap({
             let args: AddInplaceArgs = ::core::default::Default::default();
-            ::opgen::__private::call::<add_>((self, other, args.alpha))
+            ::opgen::__private::call::<add_, MyTensor, _, _>((self, other, args.alpha))
         })
     }
     /// [`Self::add_`] with the defaulted arguments given in [`AddInplaceArgs`].
@@ -34,14 +34,14 @@ impl MyTensor {
     #[track_caller]
     pub fn add_with_(&mut self, other: &MyTensor, args: AddInplaceArgs) -> MyTensor {
         ::opgen::__private::unwrap(
-            ::opgen::__private::call::<add_>((self, other, args.alpha)),
+            ::opgen::__private::call::<add_, MyTensor, _, _>((self, other, args.alpha)),
         )
     }
     /// [`Self::add_`], returning errors instead of panicking.
     #[inline]
     pub fn try_add_(&mut self, other: &MyTensor) -> ::opgen::Result<MyTensor> {
         let args: AddInplaceArgs = ::core::default::Default::default();
-        ::opgen::__private::call::<add_>((self, other, args.alpha))
+        ::opgen::__private::call::<add_, MyTensor, _, _>((self, other, args.alpha))
     }
     /// [`Self::add_`] with the defaulted arguments given, returning errors instead of panicking.
     #[inline]
@@ -50,7 +50,7 @@ impl MyTensor {
         other: &MyTensor,
         args: AddInplaceArgs,
     ) -> ::opgen::Result<MyTensor> {
-        ::opgen::__private::call::<add_>((self, other, args.alpha))
+        ::opgen::__private::call::<add_, MyTensor, _, _>((self, other, args.alpha))
     }
 }
 #[doc(hidden)]

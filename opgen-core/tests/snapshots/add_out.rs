@@ -38,7 +38,7 @@ pub fn try_add_out_with(
     other: &MyTensor,
     args: AddOutArgs,
 ) -> ::opgen::Result<MyTensor> {
-    ::opgen::__private::call::<add_out>((self_, other, args.alpha, out))
+    ::opgen::__private::call::<add_out, MyTensor, _, _>((self_, other, args.alpha, out))
 }
 /// The defaulted arguments of [`add_out_with`]; `Default` gives the schema's.
 #[derive(::core::clone::Clone)]

@@ -28,7 +28,7 @@ pub fn try_add_with(
     other: &MyTensor,
     args: AddArgs,
 ) -> ::opgen::Result<MyTensor> {
-    ::opgen::__private::call::<add>((self_, other, args.alpha))
+    ::opgen::__private::call::<add, MyTensor, _, _>((self_, other, args.alpha))
 }
 /// The defaulted arguments of [`add_with`]; `Default` gives the schema's.
 #[derive(::core::clone::Clone)]

@@ -52,6 +52,9 @@ pub(crate) fn try_empty_memory_format_with(
 ) -> ::opgen::Result<MyTensor> {
     ::opgen::__private::call::<
         empty_memory_format,
+        MyTensor,
+        _,
+        _,
     >((
         size,
         args.options.dtype,

@@ -25,7 +25,7 @@ pub fn try_scale(
     factor: f64,
     dims: ::core::option::Option<&[i64]>,
 ) -> ::opgen::Result<MyTensor> {
-    ::opgen::__private::call::<scale>((self_, factor, dims))
+    ::opgen::__private::call::<scale, MyTensor, _, _>((self_, factor, dims))
 }
 /// The methods of `vision::scale`, for a tensor type of another crate.
 pub trait ScaleExt {

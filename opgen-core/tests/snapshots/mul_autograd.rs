@@ -12,7 +12,7 @@ fn mul(self_: &MyTensor, other: &MyTensor) -> MyTensor {
 #[inline]
 #[allow(dead_code)]
 fn try_mul(self_: &MyTensor, other: &MyTensor) -> ::opgen::Result<MyTensor> {
-    ::opgen::__private::call::<mul>((self_, other))
+    ::opgen::__private::call::<mul, MyTensor, _, _>((self_, other))
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -47,7 +47,12 @@ pub fn try_sum_int_list_out_with(
     dim: ::core::option::Option<&[i64]>,
     args: SumIntListOutArgs,
 ) -> ::opgen::Result<MyTensor> {
-    ::opgen::__private::call::<sum_int_list_out>((self_, dim, args.keepdim, out))
+    ::opgen::__private::call::<
+        sum_int_list_out,
+        MyTensor,
+        _,
+        _,
+    >((self_, dim, args.keepdim, out))
 }
 /// The defaulted arguments of [`sum_int_list_out_with`]; `Default` gives the schema's.
 #[derive(::core::clone::Clone)]
@@ -111,6 +116,9 @@ impl ::opgen::structured::StructuredOp for sum_int_list_out {
         let [out0] = ::opgen::structured::outputs("aten::sum.IntList_out", outs)?;
         ::opgen::__private::call::<
             sum_int_list_out,
+            MyTensor,
+            _,
+            MyTensor,
         >((inputs.0, inputs.1, inputs.2, out0))?;
         ::core::result::Result::Ok(())
     }
