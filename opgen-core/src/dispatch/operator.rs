@@ -795,14 +795,12 @@ impl OpCache {
                     .get_or_init(|| Box::new(StaticState { op, options }))
             }
         };
-        state
-            .downcast_ref::<StaticState<T, L, R>>()
-            .ok_or_else(|| {
-                Error::internal(format!(
-                    "the cache of `{}` holds another operator's static dispatch",
-                    O::name().operator
-                ))
-            })
+        state.downcast_ref::<StaticState<T, L, R>>().ok_or_else(|| {
+            Error::internal(format!(
+                "the cache of `{}` holds another operator's static dispatch",
+                O::name().operator
+            ))
+        })
     }
 }
 

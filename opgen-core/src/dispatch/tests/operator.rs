@@ -154,7 +154,10 @@ fn a_generated_call_of_another_signature_than_its_markers_is_an_error_value() {
     );
     let returns: Result<i64, Error> = crate::__private::call::<neg, TestTensor, _, _>((&t,));
     let err = message(returns);
-    assert!(err.contains("wrong signature") && err.contains("-> i64"), "{err}");
+    assert!(
+        err.contains("wrong signature") && err.contains("-> i64"),
+        "{err}"
+    );
     // A call that fits the schema but not what the marker declares is an error too.
     let fits: Result<TestTensor, Error> =
         crate::__private::call::<neg_mislabeled, TestTensor, _, _>((&t,));
