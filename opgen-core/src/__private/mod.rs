@@ -13,13 +13,17 @@
 //!   #[#rt::__private::distributed_slice(#rt::__private::LINK_ENTRIES_0_1_0)]
 //!   #[linkme(crate = #rt::__private::linkme)]
 //!   static __OPGEN_LINK: #rt::__private::require_version!("0.1.0") = &[
-//!       #rt::__private::LinkEntry::declare::<add>()
+//!       #rt::__private::LinkEntry::def("aten::add.Tensor(Tensor self, ...) -> Tensor")
 //!           .variants(true, true)
 //!           .with_kernel(&[#rt::DispatchKey::CPU], |lib, key, site| lib.impl_of::<add, _>(key, add_cpu, site)),
 //!   ];
 //!   ```
 //!
-//!   `Dispatcher::global()` registers every entry on its first access. The group's type is
+//!   `Dispatcher::global()` registers every entry on its first access. The same group is the
+//!   entries of the expansion's table, [`op_table!`](crate::__opgen_op_table)`(__OPGEN_TABLE,
+//!   __OPGEN_LINK, 1)`, with one cache per entry and the crate's static-dispatch setting;
+//!   each marker's `impl Operator` names the table and its entry's index
+//!   (`type Table = __OPGEN_TABLE; const INDEX: usize = 0;`) and reads its schema there. The group's type is
 //!   [`require_version!`](crate::__opgen_require_version)`("0.1.0")` (the macros'
 //!   version): against a runtime of another version that is one error naming both versions
 //!   and the fix. The slice's name carries the version too and every expansion names it,
@@ -113,6 +117,31 @@ macro_rules! __opgen_require_version {
 }
 
 pub use crate::__opgen_require_version as require_version;
+
+/// The table of one expansion ([`OpTable`](crate::dispatch::OpTable)): the hidden type
+/// `$table` whose entries are the expansion's link group `$link` (`$n` entries), with one
+/// cache per entry and the static-dispatch setting of the crate being compiled (the feature
+/// `opgen-static-dispatch`, read where the macro is expanded). Each marker of the expansion
+/// names it (`type Table = $table; const INDEX: usize = i;`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __opgen_op_table {
+    ($table:ident, $link:ident, $n:literal) => {
+        pub struct $table;
+        #[allow(unexpected_cfgs)]
+        impl $crate::dispatch::OpTable for $table {
+            const ENTRIES: &'static [$crate::__private::LinkEntry] = $link;
+            const CACHES: &'static [$crate::dispatch::OpCache] = {
+                static CACHES: [$crate::dispatch::OpCache; $n] =
+                    [const { $crate::dispatch::OpCache::new() }; $n];
+                &CACHES
+            };
+            const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
+        }
+    };
+}
+
+pub use crate::__opgen_op_table as op_table;
 
 /// The result of a structured impl (`()` or `Result<(), E>`), as the impl's
 /// function-pointer type returns it.

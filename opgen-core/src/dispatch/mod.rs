@@ -388,7 +388,8 @@ pub use library::{Library, LibraryKind, Variants};
 pub use list::{ListItem, ValueList};
 pub(crate) use operator::kernel_name;
 pub use operator::{
-    ArgTuple, OpCache, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker, TypedOf,
+    ArgTuple, OpCache, OpTable, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker,
+    TypedOf,
 };
 pub use registry::{Dispatcher, LinkErrors, Registration, RegistrationId, Warning, WarningHook};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};

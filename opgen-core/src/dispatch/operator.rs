@@ -29,6 +29,7 @@ use super::kernel::{
     private::Erase, unbox_stack, wrong_argument,
 };
 use super::keyset::DispatchKeySet;
+use super::registry::entry::LinkEntry;
 use super::returns::{KernelOutput, RetValue};
 use super::static_dispatch::StaticOperator;
 use super::tensor::Tensor;
@@ -568,17 +569,27 @@ pub trait Operator: Sized + 'static {
     type Args: ArgTuple<Self::Tensor>;
     /// Its returns.
     type Returns: RetValue<Self::Tensor>;
-    /// Its schema, with the namespace: `aten::add.Tensor(Tensor self, ...) -> Tensor`.
-    const SCHEMA: &'static str;
+
+    /// The table of the expansion that declared it: its link entries, caches and
+    /// static-dispatch setting, shared by every operator of the expansion.
+    #[doc(hidden)]
+    type Table: OpTable;
+    /// Its position in [`Operator::Table`]: its `def` is `ENTRIES[INDEX]`, its cache
+    /// `CACHES[INDEX]`.
+    #[doc(hidden)]
+    const INDEX: usize;
+
+    /// Its schema, with the namespace: `aten::add.Tensor(Tensor self, ...) -> Tensor` (the
+    /// text of its `def` in the table).
+    const SCHEMA: &'static str = <Self::Table as OpTable>::ENTRIES[Self::INDEX].text;
 
     /// Whether the declaring crate enables its feature `opgen-static-dispatch`: calls go
     /// straight to the kernel linked for the arguments' backend.
-    const STATIC_DISPATCH: bool = false;
+    const STATIC_DISPATCH: bool = <Self::Table as OpTable>::STATIC_DISPATCH;
 
-    /// The operator's cached handles: a `static` of its own, or one element of the `static`
-    /// array of an `include_native_functions!`.
+    /// The operator's cached handles: one element of its table's `static` array.
     #[doc(hidden)]
-    const CACHE: &'static OpCache;
+    const CACHE: &'static OpCache = &<Self::Table as OpTable>::CACHES[Self::INDEX];
 
     /// The names in [`Operator::SCHEMA`] (read at run time: a `const` would make every
     /// expansion evaluate the scan at compile time).
@@ -612,6 +623,24 @@ pub trait Operator: Sized + 'static {
     fn typed() -> Result<&'static TypedOf<Self>, Error> {
         Self::CACHE.typed::<Self>()
     }
+}
+
+/// What the operators of one expansion of `#[native_function]` or
+/// `include_native_functions!` share: the expansion's link entries, one cache per entry, and
+/// whether the declaring crate enables static dispatch. Each operator's marker names its
+/// table and its position in it ([`Operator::Table`], [`Operator::INDEX`]) instead of
+/// spelling its schema, settings and cache out, which keeps the per-operator `impl` small
+/// (what the compiler checks for every operator of ATen).
+///
+/// Implemented by the hidden table type of each expansion (`__private::op_table!`).
+#[doc(hidden)]
+pub trait OpTable: 'static {
+    /// The expansion's link entries: the `def` of the operator at `INDEX` is `ENTRIES[INDEX]`.
+    const ENTRIES: &'static [LinkEntry];
+    /// One cache per entry (entries that declare no marker leave theirs unused).
+    const CACHES: &'static [OpCache];
+    /// Whether the declaring crate enables its feature `opgen-static-dispatch`.
+    const STATIC_DISPATCH: bool;
 }
 
 /// The typed handle of the operator with marker `O`.

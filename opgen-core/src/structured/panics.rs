@@ -5,11 +5,16 @@ use std::panic::Location;
 
 use super::*;
 use crate::cross::panics::{PTensor, hook, panics_in};
-use crate::dispatch::{DispatchKey as K, Dispatcher, Error, OpCache, Registration, TypedOperator};
+use crate::dispatch::{DispatchKey as K, Dispatcher, Error, Registration, TypedOperator};
 
-static NEG_OUT: OpCache = OpCache::new();
-static NEG: OpCache = OpCache::new();
-static NEG_INPLACE: OpCache = OpCache::new();
+/// The `def`s of the three markers below (not linked: the tests register them), and the
+/// table they name, as `op_table!` writes it for an expansion.
+static NEG_OPS: &[crate::__private::LinkEntry] = &[
+    crate::__private::LinkEntry::def("test::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"),
+    crate::__private::LinkEntry::def("test::neg(Tensor self) -> Tensor"),
+    crate::__private::LinkEntry::def("test::neg_(Tensor(a!) self) -> Tensor(a!)"),
+];
+crate::__opgen_op_table!(NegTable, NEG_OPS, 3);
 
 /// `neg.out`'s marker, with the glue `#[native_function(.., structured)]` generates.
 #[allow(non_camel_case_types)]
@@ -19,8 +24,8 @@ impl Operator for neg_out {
     type Tensor = PTensor;
     type Args = (&'static PTensor, &'static mut PTensor);
     type Returns = PTensor;
-    const SCHEMA: &'static str = "test::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)";
-    const CACHE: &'static OpCache = &NEG_OUT;
+    type Table = NegTable;
+    const INDEX: usize = 0;
 }
 
 type NegImpl = fn(&PTensor, &mut PTensor) -> Result<(), Error>;
@@ -64,8 +69,8 @@ impl Operator for neg {
     type Tensor = PTensor;
     type Args = (&'static PTensor,);
     type Returns = PTensor;
-    const SCHEMA: &'static str = "test::neg(Tensor self) -> Tensor";
-    const CACHE: &'static OpCache = &NEG;
+    type Table = NegTable;
+    const INDEX: usize = 1;
 }
 
 /// The in-place delegate `neg_`.
@@ -76,8 +81,8 @@ impl Operator for neg_ {
     type Tensor = PTensor;
     type Args = (&'static mut PTensor,);
     type Returns = PTensor;
-    const SCHEMA: &'static str = "test::neg_(Tensor(a!) self) -> Tensor(a!)";
-    const CACHE: &'static OpCache = &NEG_INPLACE;
+    type Table = NegTable;
+    const INDEX: usize = 2;
 }
 
 impl InPlace<neg_out> for neg_ {

@@ -57,20 +57,20 @@ impl MyTensor {
 #[allow(non_camel_case_types)]
 pub struct add_ {}
 const _: () = {
-    #[allow(unexpected_cfgs)]
+    ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 1);
     impl ::opgen::dispatch::Operator for add_ {
         type Tensor = MyTensor;
         type Args = (&'static mut MyTensor, &'static MyTensor, ::opgen::Scalar);
         type Returns = MyTensor;
-        const SCHEMA: &'static str = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
-        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+        type Table = __OPGEN_TABLE;
+        const INDEX: usize = 0;
     }
-    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
-        ::opgen::__private::LinkEntry::declare::<add_>()
+        ::opgen::__private::LinkEntry::def(
+                "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+            )
             .variants(false, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU, ::opgen::DispatchKey::Meta],

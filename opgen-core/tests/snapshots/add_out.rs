@@ -58,7 +58,7 @@ impl ::core::default::Default for AddOutArgs {
 #[allow(non_camel_case_types)]
 pub struct add_out {}
 const _: () = {
-    #[allow(unexpected_cfgs)]
+    ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 1);
     impl ::opgen::dispatch::Operator for add_out {
         type Tensor = MyTensor;
         type Args = (
@@ -68,15 +68,15 @@ const _: () = {
             &'static mut MyTensor,
         );
         type Returns = MyTensor;
-        const SCHEMA: &'static str = "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
-        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+        type Table = __OPGEN_TABLE;
+        const INDEX: usize = 0;
     }
-    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
-        ::opgen::__private::LinkEntry::declare::<add_out>()
+        ::opgen::__private::LinkEntry::def(
+                "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+            )
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
                 |lib, key, site| ::opgen::__private::impl_named_of::<

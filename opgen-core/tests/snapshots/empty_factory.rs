@@ -91,7 +91,7 @@ impl ::core::default::Default for EmptyMemoryFormatArgs {
 #[allow(non_camel_case_types, dead_code)]
 pub(crate) struct empty_memory_format {}
 const _: () = {
-    #[allow(unexpected_cfgs)]
+    ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 1);
     impl ::opgen::dispatch::Operator for empty_memory_format {
         type Tensor = MyTensor;
         type Args = (
@@ -103,15 +103,15 @@ const _: () = {
             ::core::option::Option<::opgen::MemoryFormat>,
         );
         type Returns = MyTensor;
-        const SCHEMA: &'static str = "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor";
-        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+        type Table = __OPGEN_TABLE;
+        const INDEX: usize = 0;
     }
-    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
-        ::opgen::__private::LinkEntry::declare::<empty_memory_format>()
+        ::opgen::__private::LinkEntry::def(
+                "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+            )
             .backend_select(::opgen::__private::backend_select::<empty_memory_format>)
             .with_kernel(
                 &[::opgen::DispatchKey::CompositeExplicitAutograd],

@@ -58,20 +58,20 @@ impl ScaleExt for MyTensor {
 #[allow(non_camel_case_types)]
 pub struct scale {}
 const _: () = {
-    #[allow(unexpected_cfgs)]
+    ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 1);
     impl ::opgen::dispatch::Operator for scale {
         type Tensor = MyTensor;
         type Args = (&'static MyTensor, f64, ::core::option::Option<&'static [i64]>);
         type Returns = MyTensor;
-        const SCHEMA: &'static str = "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor";
-        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+        type Table = __OPGEN_TABLE;
+        const INDEX: usize = 0;
     }
-    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
-        ::opgen::__private::LinkEntry::declare::<scale>()
+        ::opgen::__private::LinkEntry::def(
+                "vision::scale(Tensor self, float factor, int[]? dims) -> Tensor",
+            )
             .variants(true, true)
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],

@@ -18,20 +18,20 @@ fn try_mul(self_: &MyTensor, other: &MyTensor) -> ::opgen::Result<MyTensor> {
 #[allow(non_camel_case_types, dead_code)]
 struct mul {}
 const _: () = {
-    #[allow(unexpected_cfgs)]
+    ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 2);
     impl ::opgen::dispatch::Operator for mul {
         type Tensor = MyTensor;
         type Args = (&'static MyTensor, &'static MyTensor);
         type Returns = MyTensor;
-        const SCHEMA: &'static str = "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor";
-        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+        type Table = __OPGEN_TABLE;
+        const INDEX: usize = 0;
     }
-    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
-        ::opgen::__private::LinkEntry::declare::<mul>()
+        ::opgen::__private::LinkEntry::def(
+                "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
+            )
             .with_kernel(
                 &[::opgen::DispatchKey::CPU],
                 |lib, key, site| lib.impl_of::<mul, _>(key, mul_cpu, site),

@@ -130,7 +130,7 @@ pub struct SumIntListOutPrecompute {
     pub dims: ::std::vec::Vec<i64>,
 }
 const _: () = {
-    #[allow(unexpected_cfgs)]
+    ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 1);
     impl ::opgen::dispatch::Operator for sum_int_list_out {
         type Tensor = MyTensor;
         type Args = (
@@ -140,15 +140,15 @@ const _: () = {
             &'static mut MyTensor,
         );
         type Returns = MyTensor;
-        const SCHEMA: &'static str = "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)";
-        const STATIC_DISPATCH: bool = ::core::cfg!(feature = "opgen-static-dispatch");
-        const CACHE: &'static ::opgen::dispatch::OpCache = &CACHE;
+        type Table = __OPGEN_TABLE;
+        const INDEX: usize = 0;
     }
-    static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
     #[linkme(crate = ::opgen::__private::linkme)]
     static __OPGEN_LINK: ::opgen::__private::require_version!("0.1.0") = &[
-        ::opgen::__private::LinkEntry::declare::<sum_int_list_out>()
+        ::opgen::__private::LinkEntry::def(
+                "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+            )
             .with_kernel(
                 &[::opgen::DispatchKey::Meta],
                 |lib, key, site| ::opgen::structured::register_out::<

@@ -7,223 +7,223 @@
 
 use super::*;
 
-#[::opgen::native_function("hygiene.n0(Tensor self, int A, int AddArgs, int AddInplaceArgs, int AddOutArgs, int AddScalarArgs, int AddScalarOutArgs, int Args, int B, int Base, int ByPath, *, int C=0, int CACHE=0, int CPU=0, int CUDA=0, int Clone=0, int CompositeExplicitAutograd=0, int DEFERRED=0, int Default=0, int Deferred=0, int DispatchKey=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n0(Tensor self, int A, int AddArgs, int AddInplaceArgs, int AddOutArgs, int AddScalarArgs, int AddScalarOutArgs, int Args, int B, int Base, int ByPath, *, int C=0, int CPU=0, int CUDA=0, int Clone=0, int CompositeExplicitAutograd=0, int DEFERRED=0, int Default=0, int Deferred=0, int DispatchKey=0, int EmptyMemoryFormatArgs=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n1(Tensor self, int EmptyMemoryFormatArgs, int Err, int H, int HxW, int Impl, int ImplSignature, int InPlace, int Inputs, int Int, int Into, *, int K=0, int L=0, int LD=0, int LINK_ENTRIES_0_1_0=0, int LU=0, int LU_data=0, int LU_pivots=0, int LinkEntry=0, int M=0, int Meta=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n1(Tensor self, int Err, int H, int HxW, int INDEX, int Impl, int ImplSignature, int InPlace, int Inputs, int Int, int Into, *, int K=0, int L=0, int LD=0, int LINK_ENTRIES_0_1_0=0, int LU=0, int LU_data=0, int LU_pivots=0, int LinkEntry=0, int M=0, int Meta=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddInplaceArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n2(Tensor self, int N, int None, int OUTPUTS, int OpCache, int Operator, int P, int Precompute, int Q, int R, int RegisterByPath, *, int RegisterUnfit=0, int Returns=0, int Run=0, int S=0, int SCHEMA=0, int STATIC_DISPATCH=0, int ScaleExt=0, int Self=0, int Some=0, int StructuredOp=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n2(Tensor self, int N, int None, int OUTPUTS, int Operator, int P, int Precompute, int Q, int R, int RegisterByPath, int RegisterUnfit, *, int Returns=0, int Run=0, int S=0, int ScaleExt=0, int Self=0, int Some=0, int StructuredOp=0, int SumIntListOutArgs=0, int Table=0, int Tensor=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n3(Tensor self, int SumIntListOutArgs, int Tensor, int TensorOptions, int U, int UPLO, int V, int Vh, int W, int X, int ZerosArgs, *, int __OPGEN_CACHES=0, int __OPGEN_DEFERRED=0, int __OPGEN_LINK=0, int __OPGEN_STATIC_DISPATCH=0, int __opgen_check=0, int __private=0, int a=0, int a0=0, int a1=0, int a2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n3(Tensor self, int TensorOptions, int U, int UPLO, int V, int Vh, int W, int X, int ZerosArgs, int __OPGEN_DEFERRED, int __OPGEN_LINK, *, int __OPGEN_TABLE=0, int __opgen_check=0, int __private=0, int a=0, int a0=0, int a1=0, int a2=0, int a3=0, int abs=0, int accumulate=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddScalarArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n4(Tensor self, int a3, int abs, int accumulate, int accumulate_matches, int activation, int add_out, int add_out_with, int add_scalar, int add_scalar_out, int add_scalar_out_with, *, int add_scalar_with=0, int add_with=0, int add_with_=0, int addends=0, int adjoint=0, int alg_id=0, int algorithm=0, int alibi_slopes=0, int align_corners=0, int align_to_window=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n4(Tensor self, int accumulate_matches, int activation, int add_out, int add_out_with, int add_scalar, int add_scalar_out, int add_scalar_out_with, int add_scalar_with, int add_with, int add_with_, *, int addends=0, int adjoint=0, int alg_id=0, int algorithm=0, int alibi_slopes=0, int align_corners=0, int align_to_window=0, int allow=0, int allow_tf32=0, int alpha=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn AddScalarOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n5(Tensor self, int allow, int allow_tf32, int alpha, int amsgrad, int anchor, int angle, int any, int api_name, int append, int approximate, *, int arg1=0, int arg2=0, int arg3=0, int arg_out=0, int args=0, int as=0, int assert_msg=0, int assume_unique=0, int atol=0, int attn_bias=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n5(Tensor self, int amsgrad, int anchor, int angle, int any, int api_name, int append, int approximate, int arg1, int arg2, int arg3, *, int arg_out=0, int args=0, int as=0, int assert_msg=0, int assume_unique=0, int atol=0, int attn_bias=0, int attn_mask=0, int automatically_derived=0, int average_attn_weights=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Args(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n6(Tensor self, int attn_mask, int automatically_derived, int average_attn_weights, int averaging_const, int aweights, int axis, int axis0, int axis1, int b, int b_hh, *, int b_ih=0, int backend_select=0, int bag_size=0, int base=0, int batch1=0, int batch2=0, int batch_dim=0, int batch_first=0, int batch_size=0, int batch_sizes=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n6(Tensor self, int averaging_const, int aweights, int axis, int axis0, int axis1, int b, int b_hh, int b_ih, int backend_select, int bag_size, *, int base=0, int batch1=0, int batch2=0, int batch_dim=0, int batch_first=0, int batch_size=0, int batch_sizes=0, int benchmark=0, int beta=0, int beta1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Base(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n7(Tensor self, int benchmark, int beta, int beta1, int beta2, int bias, int bias_defined, int bias_g, int bias_requires_grad, int bias_sizes, int bidirectional, *, int bin_edges=0, int bins=0, int bit_width=0, int blank=0, int block_size=0, int block_table=0, int blocksize=0, int boundaries=0, int buffer=0, int call=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n7(Tensor self, int beta2, int bias, int bias_defined, int bias_g, int bias_requires_grad, int bias_sizes, int bidirectional, int bin_edges, int bins, int bit_width, *, int blank=0, int block_size=0, int block_table=0, int blocksize=0, int boundaries=0, int buffer=0, int call=0, int call_out=0, int ccol_indices=0, int cdim=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn ByPath(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n8(Tensor self, int call_out, int ccol_indices, int cdim, int cdist, int ceil_mode, int cell_state_fwd, int center, int cfg, int ch_axis, int check_arity, *, int check_errors=0, int check_param=0, int check_pinning=0, int check_return=0, int chunks=0, int clippy=0, int coalesced=0, int coefficients=0, int col=0, int col_indices=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn CACHE(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
-    ::core::clone::Clone::clone(self_)
-}
-
-#[::opgen::native_function("hygiene.n9(Tensor self, int col_offsets, int col_offsets_hh, int col_offsets_ih, int compressed_A, int compressed_idx, int compressed_indices, int compressed_indices_dtype, int compute_log_sumexp, int compute_mode, int compute_uv, *, int compute_v=0, int concat=0, int condition=0, int const=0, int contraction_dim=0, int convert=0, int copy=0, int core=0, int correction=0, int count=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n8(Tensor self, int cdist, int ceil_mode, int cell_state_fwd, int center, int ch_axis, int check_arity, int check_errors, int check_param, int check_pinning, int check_return, *, int chunks=0, int clippy=0, int coalesced=0, int coefficients=0, int col=0, int col_indices=0, int col_offsets=0, int col_offsets_hh=0, int col_offsets_ih=0, int compressed_A=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn CPU(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n10(Tensor self, int count_include_pad, int counts, int cpu_dtype, int cpu_enabled, int cpu_nested_shape_example, int create_graph, int crow_indices, int cu_seqlens_k, int cu_seqlens_q, int cuda_dtype, *, int cuda_enabled=0, int cudnn_enable=0, int cudnn_enabled=0, int cum_seq_k=0, int cum_seq_q=0, int custom_mask_type=0, int cx=0, int cx_=0, int cx_tmp=0, int cy=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n9(Tensor self, int compressed_idx, int compressed_indices, int compressed_indices_dtype, int compute_log_sumexp, int compute_mode, int compute_uv, int compute_v, int concat, int condition, int const, *, int contraction_dim=0, int convert=0, int copy=0, int core=0, int correction=0, int count=0, int count_include_pad=0, int counts=0, int cpu_dtype=0, int cpu_enabled=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn CUDA(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n11(Tensor self, int cy_, int d, int dampening, int data, int dead_code, int decimals, int declare, int default, int delta, int dense, *, int dense_B=0, int dense_dim=0, int density=0, int dep_token=0, int derive=0, int descending=0, int destination=0, int deterministic=0, int device=0, int device_index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n10(Tensor self, int cpu_nested_shape_example, int create_graph, int crow_indices, int cu_seqlens_k, int cu_seqlens_q, int cuda_dtype, int cuda_enabled, int cudnn_enable, int cudnn_enabled, int cum_seq_k, *, int cum_seq_q=0, int custom_mask_type=0, int cx=0, int cx_=0, int cx_tmp=0, int cy=0, int cy_=0, int d=0, int dampening=0, int data=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Clone(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n12(Tensor self, int dgrad_glu, int diagonal, int diagonals, int dilation, int dim, int dim0, int dim1, int dim2, int dimension, int dims, *, int dims_other=0, int dims_self=0, int distributed_slice=0, int divisor_override=0, int downscale_factor=0, int driver=0, int dropout=0, int dropout_mask=0, int dropout_p=0, int dropout_seed=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
+#[::opgen::native_function("hygiene.n11(Tensor self, int dead_code, int decimals, int def, int default, int delta, int dense, int dense_B, int dense_dim, int density, int dep_token, *, int derive=0, int descending=0, int destination=0, int deterministic=0, int device=0, int device_index=0, int dgrad_glu=0, int diagonal=0, int diagonals=0, int dilation=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn CompositeExplicitAutograd(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n13(Tensor self, int dropout_state, int dst, int dtype, int dual, int dummy, int dx, int edge_order, int eigenvalues, int eigenvectors, int eigvals, *, int eigvecs=0, int element=0, int elements=0, int embed_dim=0, int empty_memory_format=0, int empty_memory_format_with=0, int enable_gqa=0, int end=0, int end_dim=0, int eps=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
+#[::opgen::native_function("hygiene.n12(Tensor self, int dim, int dim0, int dim1, int dim2, int dimension, int dims, int dims_other, int dims_self, int distributed_slice, int divisor_override, *, int downscale_factor=0, int driver=0, int dropout=0, int dropout_mask=0, int dropout_p=0, int dropout_seed=0, int dropout_state=0, int dst=0, int dtype=0, int dual=0) -> Tensor", variants = "function, method", dispatch = "CPU", tags = "nondeterministic_seeded")]
 pub fn DEFERRED(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n14(Tensor self, int epsilon, int equal_nan, int equation, int error, int exp_avg_sqs, int exp_avgs, int expand1, int expand2, int expand3, int exponent, *, int exponential_average_factor=0, int fake_quant_enabled=0, int fake_quant_on=0, int false=0, int feature=0, int ffn_bias_1=0, int ffn_bias_2=0, int ffn_weight_1=0, int ffn_weight_2=0, int filename=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n13(Tensor self, int dummy, int dx, int edge_order, int eigenvalues, int eigenvectors, int eigvals, int eigvecs, int element, int elements, int embed_dim, *, int empty_memory_format=0, int empty_memory_format_with=0, int enable_gqa=0, int end=0, int end_dim=0, int eps=0, int epsilon=0, int equal_nan=0, int equation=0, int error=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Default(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n15(Tensor self, int fill, int fill_value, int flat, int for, int forward, int found_inf, int from, int from_, int from_parts, int full, *, int full_matrices=0, int fuse_transform_0213=0, int fweights=0, int g=0, int gO=0, int generator=0, int ggI=0, int ggW=0, int ggb=0, int given=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n14(Tensor self, int exp_avg_sqs, int exp_avgs, int expand1, int expand2, int expand3, int exponent, int exponential_average_factor, int fake_quant_enabled, int fake_quant_on, int false, *, int ffn_bias_1=0, int ffn_bias_2=0, int ffn_weight_1=0, int ffn_weight_2=0, int filename=0, int fill=0, int fill_value=0, int flat=0, int for=0, int forward=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Deferred(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n16(Tensor self, int glu, int grad, int grad_bias, int grad_cy, int grad_factor, int grad_glu, int grad_hy, int grad_in, int grad_input, int grad_input_mask, *, int grad_out=0, int grad_out_=0, int grad_output=0, int grad_scale=0, int grad_w=0, int grad_weight=0, int grad_x=0, int grad_y=0, int gradient=0, int grads=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n15(Tensor self, int found_inf, int from, int from_, int from_parts, int full, int full_matrices, int fuse_transform_0213, int fweights, int g, int gO, *, int generator=0, int ggI=0, int ggW=0, int ggb=0, int given=0, int glu=0, int grad=0, int grad_bias=0, int grad_cy=0, int grad_factor=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn DispatchKey(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n17(Tensor self, int grid, int group, int groups, int growth_interval, int growth_tracker, int half_to_float, int has_bias, int has_biases, int hermitian, int hidden, *, int hidden_bias=0, int hidden_gates=0, int hidden_size=0, int high=0, int hist=0, int hop_length=0, int hx=0, int hx_=0, int hy_=0, int i1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n16(Tensor self, int grad_glu, int grad_hy, int grad_in, int grad_input, int grad_input_mask, int grad_out, int grad_out_, int grad_output, int grad_scale, int grad_w, *, int grad_weight=0, int grad_x=0, int grad_y=0, int gradient=0, int grads=0, int grid=0, int group=0, int groups=0, int growth_interval=0, int growth_tracker=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn EmptyMemoryFormatArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n18(Tensor self, int i2, int i3, int ignore_index, int imag, int imp, int impl, int impl_index, int impl_kernel, int impl_named_of, int impl_of, *, int impl_result=0, int implicit=0, int in_features=0, int in_place=0, int include_bytes=0, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n17(Tensor self, int half_to_float, int has_bias, int has_biases, int hermitian, int hidden, int hidden_bias, int hidden_gates, int hidden_size, int high, int hist, *, int hop_length=0, int hx=0, int hx_=0, int hy_=0, int i1=0, int i2=0, int i3=0, int ignore_index=0, int imag=0, int imp=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Err(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n19(Tensor self, int index_dtype, int indexing, int indices, int info, int initial, int inline, int innerKTiles, int inp, int input, int input1, *, int input2=0, int input3=0, int input_bias=0, int input_dtype=0, int input_g=0, int input_gates=0, int input_lengths=0, int input_scale=0, int input_size=0, int input_sizes=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n18(Tensor self, int impl, int impl_index, int impl_kernel, int impl_named_of, int impl_of, int impl_result, int implicit, int in_features, int in_place, int include_bytes, *, int include_last_offset=0, int include_self=0, int increasing=0, int ind=0, int index=0, int index_dtype=0, int indexing=0, int indices=0, int info=0, int initial=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+pub fn INDEX(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
+    ::core::clone::Clone::clone(self_)
+}
+
+#[::opgen::native_function("hygiene.n19(Tensor self, int inline, int innerKTiles, int inp, int input, int input1, int input2, int input3, int input_bias, int input_dtype, int input_g, *, int input_gates=0, int input_lengths=0, int input_scale=0, int input_size=0, int input_sizes=0, int input_zero_point=0, int inputs=0, int interpolation=0, int interpolation_mode=0, int into=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Impl(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n20(Tensor self, int input_zero_point, int inputs, int interpolation, int interpolation_mode, int into, int inv_scale, int inverse, int invert, int invstd, int is_causal, *, int is_coalesced=0, int is_crow=0, int is_first_step=0, int is_matrix=0, int is_result=0, int is_target=0, int k=0, int k_descale=0, int keepdim=0, int kernel=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n20(Tensor self, int inv_scale, int inverse, int invert, int invstd, int is_causal, int is_coalesced, int is_crow, int is_first_step, int is_matrix, int is_result, *, int is_target=0, int k=0, int k_descale=0, int keepdim=0, int kernel=0, int kernel_of=0, int kernel_size=0, int key=0, int label_smoothing=0, int lambd=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn ImplSignature(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n21(Tensor self, int kernel_of, int kernel_size, int key, int label_smoothing, int lambd, int largest, int last_dim_size, int layersOutputs, int layout, int left, *, int length=0, int lengths=0, int level=0, int lib=0, int like=0, int linkme=0, int list=0, int log_alpha=0, int log_input=0, int log_probs=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n21(Tensor self, int largest, int last_dim_size, int layersOutputs, int layout, int left, int length, int lengths, int level, int lib, int like, *, int linkme=0, int list=0, int log_alpha=0, int log_input=0, int log_probs=0, int log_target=0, int logabsdet=0, int logsumexp=0, int low=0, int lower=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn InPlace(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n22(Tensor self, int log_target, int logabsdet, int logsumexp, int low, int lower, int lr, int lr_decay, int ltm, int m, int mantissa, *, int map_err=0, int margin=0, int mask=0, int mask_check=0, int mask_type=0, int masked_grad=0, int mat=0, int mat1=0, int mat1_meta=0, int mat2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n22(Tensor self, int lr, int lr_decay, int ltm, int m, int mantissa, int map_err, int margin, int mask, int mask_check, int mask_type, *, int masked_grad=0, int mat=0, int mat1=0, int mat1_meta=0, int mat2=0, int match=0, int matrices=0, int max=0, int max_exp_avg_sqs=0, int max_k=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Inputs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n23(Tensor self, int match, int matrices, int max, int max_exp_avg_sqs, int max_k, int max_lengths, int max_norm, int max_q, int max_seqlen, int max_seqlen_k, *, int max_seqlen_q=0, int max_size=0, int max_val=0, int max_values=0, int maximize=0, int maximum_indices=0, int maxnorm=0, int mean=0, int median=0, int memory_format=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n23(Tensor self, int max_lengths, int max_norm, int max_q, int max_seqlen, int max_seqlen_k, int max_seqlen_q, int max_size, int max_val, int max_values, int maximize, *, int maximum_indices=0, int maxnorm=0, int mean=0, int median=0, int memory_format=0, int meta=0, int min=0, int min_indices=0, int min_seqlen=0, int min_val=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Int(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n24(Tensor self, int meta, int min, int min_indices, int min_seqlen, int min_val, int minlength, int mode, int module_path, int momentum, int momentum_buffer_list, *, int my_framework=0, int n=0, int n_bins=0, int n_fft=0, int nan=0, int need_weights=0, int neg_log_likelihood=0, int negative=0, int negative_slope=0, int neginf=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n24(Tensor self, int minlength, int mode, int module_path, int momentum, int momentum_buffer_list, int my_framework, int n, int n_bins, int n_fft, int nan, *, int need_weights=0, int neg_log_likelihood=0, int negative=0, int negative_slope=0, int neginf=0, int nested_size=0, int nested_strides=0, int nesterov=0, int new_data=0, int nnz=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Into(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n25(Tensor self, int nested_size, int nested_strides, int nesterov, int new_data, int nnz, int noise, int non_blocking, int non_camel_case_types, int norm, int norm_bias_1, *, int norm_bias_2=0, int norm_first=0, int norm_type=0, int norm_weight_1=0, int norm_weight_2=0, int normalization=0, int normalized=0, int normalized_shape=0, int nt_example=0, int num_chunks=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n25(Tensor self, int noise, int non_blocking, int non_camel_case_types, int norm, int norm_bias_1, int norm_bias_2, int norm_first, int norm_type, int norm_weight_1, int norm_weight_2, *, int normalization=0, int normalized=0, int normalized_shape=0, int nt_example=0, int num_chunks=0, int num_classes=0, int num_generated=0, int num_groups=0, int num_head=0, int num_heads=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn LINK_ENTRIES_0_1_0(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n26(Tensor self, int num_classes, int num_generated, int num_groups, int num_head, int num_heads, int num_layers, int num_parallel, int num_samples, int num_splits, int num_splits_key, *, int num_weights=0, int numel=0, int observer_on=0, int of=0, int offs=0, int offset=0, int offset2bag=0, int offsets=0, int onesided=0, int opgen=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n26(Tensor self, int num_layers, int num_parallel, int num_samples, int num_splits, int num_splits_key, int num_weights, int numel, int observer_on, int of, int offs, *, int offset=0, int offset2bag=0, int offsets=0, int onesided=0, int op_table=0, int opgen=0, int option=0, int options=0, int ord=0, int other=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn LinkEntry(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n27(Tensor self, int option, int options, int ord, int other, int out, int out0, int out1, int out2, int out3, int out4, *, int out5=0, int out6=0, int out_channel=0, int out_dim=0, int out_dtype=0, int out_features=0, int out_int32=0, int output=0, int output_mask=0, int output_padding=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n27(Tensor self, int out, int out0, int out1, int out2, int out3, int out4, int out5, int out6, int out_channel, int out_dim, *, int out_dtype=0, int out_features=0, int out_int32=0, int output=0, int output_mask=0, int output_padding=0, int output_scale=0, int output_size=0, int output_zero_point=0, int outputs=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Meta(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n28(Tensor self, int output_scale, int output_size, int output_zero_point, int outputs, int outputs_owned, int outs, int p, int packed, int packed_hh, int packed_ih, *, int packed_weight=0, int packed_weights=0, int pad=0, int pad_mode=0, int padded=0, int padding=0, int padding_idx=0, int padding_mode=0, int padding_side=0, int padding_value=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n28(Tensor self, int outputs_owned, int outs, int p, int packed, int packed_hh, int packed_ih, int packed_weight, int packed_weights, int pad, int pad_mode, *, int padded=0, int padding=0, int padding_idx=0, int padding_mode=0, int padding_side=0, int padding_value=0, int params=0, int path=0, int pdist=0, int per_row_fake_quant=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn None(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n29(Tensor self, int params, int path, int pdist, int per_row_fake_quant, int per_sample_weights, int periodic, int philox_offset, int philox_seed, int physical_layout, int pin_memory, *, int pivot=0, int pivots=0, int plain_idx=0, int plain_indices=0, int pos_weight=0, int posinf=0, int positive=0, int pow=0, int pre=0, int prepend=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n29(Tensor self, int per_sample_weights, int periodic, int philox_offset, int philox_seed, int physical_layout, int pin_memory, int pivot, int pivots, int plain_idx, int plain_indices, *, int pos_weight=0, int posinf=0, int positive=0, int pow=0, int pre=0, int prepend=0, int primal=0, int prob=0, int proj_bias=0, int proj_size=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn OUTPUTS(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n30(Tensor self, int primal, int prob, int proj_bias, int proj_size, int proj_weight, int q, int qGroupSize, int qScale, int qScaleAndZeros, int qZeros, *, int q_descale=0, int qkv=0, int qkv_bias=0, int qkv_weight=0, int qtensor=0, int quant_max=0, int quant_min=0, int quasi=0, int query=0, int r=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn OpCache(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
-    ::core::clone::Clone::clone(self_)
-}
-
-#[::opgen::native_function("hygiene.n31(Tensor self, int ragged_idx, int random_samples, int range, int rank, int ratio, int rcond, int real, int recipe_a, int recipe_b, int reduce, *, int reduce_range=0, int reduction=0, int register=0, int register_in_place=0, int register_out=0, int repeats=0, int replacement=0, int require_version=0, int requires_grad=0, int reserve=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n30(Tensor self, int proj_weight, int q, int qGroupSize, int qScale, int qScaleAndZeros, int qZeros, int q_descale, int qkv, int qkv_bias, int qkv_weight, *, int qtensor=0, int quant_max=0, int quant_min=0, int quasi=0, int query=0, int r=0, int ragged_idx=0, int random_samples=0, int range=0, int rank=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Operator(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n32(Tensor self, int reserveSpace, int reservedSpace, int residuals, int result, int retain_graph, int return_complex, int return_counts, int return_debug_mask, int return_inverse, int reverse, *, int right=0, int rng_state=0, int rounding_mode=0, int row=0, int row_indices=0, int rstd=0, int rtol=0, int run=0, int running_max=0, int running_mean=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n31(Tensor self, int ratio, int rcond, int real, int recipe_a, int recipe_b, int reduce, int reduce_range, int reduction, int register, int register_in_place, *, int register_out=0, int repeats=0, int replacement=0, int require_version=0, int requires_grad=0, int reserve=0, int reserveSpace=0, int reservedSpace=0, int residuals=0, int result=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Precompute(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n33(Tensor self, int running_min, int running_var, int s, int save_invstd, int save_mean, int save_var, int save_var_transform, int saved_g, int saved_norms, int saved_v, *, int scalar=0, int scalar1=0, int scalar2=0, int scalars=0, int scale=0, int scale_a=0, int scale_b=0, int scale_backoff_factor=0, int scale_factors=0, int scale_grad_by_freq=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n32(Tensor self, int retain_graph, int return_complex, int return_counts, int return_debug_mask, int return_inverse, int reverse, int right, int rng_state, int rounding_mode, int row, *, int row_indices=0, int rstd=0, int rtol=0, int run=0, int running_max=0, int running_mean=0, int running_min=0, int running_var=0, int s=0, int save_invstd=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn R(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n34(Tensor self, int scale_growth_factor, int scale_hh, int scale_ih, int scale_result, int scales, int scales_d, int scales_h, int scales_w, int scales_zeros, int sections, *, int seed=0, int self_=0, int self_is_result=0, int self_num_batch_dims=0, int self_or_result=0, int self_sizes=0, int seqlen_k=0, int sequences=0, int seqused_k=0, int shape=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n33(Tensor self, int save_mean, int save_var, int save_var_transform, int saved_g, int saved_norms, int saved_v, int scalar, int scalar1, int scalar2, int scalars, *, int scale=0, int scale_a=0, int scale_b=0, int scale_backoff_factor=0, int scale_factors=0, int scale_grad_by_freq=0, int scale_growth_factor=0, int scale_hh=0, int scale_ih=0, int scale_result=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn RegisterByPath(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n35(Tensor self, int shared, int shared_storage_dqdkdv, int shifts, int side, int sigma, int sign, int singular_values, int site, int size, int sizes, *, int skip_first=0, int sobolstate=0, int solution=0, int some=0, int sorted=0, int sorted_sequence=0, int sorter=0, int source=0, int spacing=0, int sparse=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n34(Tensor self, int scales, int scales_d, int scales_h, int scales_w, int scales_zeros, int sections, int seed, int self_, int self_is_result, int self_num_batch_dims, *, int self_or_result=0, int self_sizes=0, int seqlen_k=0, int sequences=0, int seqused_k=0, int shape=0, int shared=0, int shared_storage_dqdkdv=0, int shifts=0, int side=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn RegisterUnfit(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n36(Tensor self, int sparse_dim, int sparse_grad, int split, int split_k, int split_k_mode, int split_size, int split_sizes, int src, int stable, int start, *, int start_dim=0, int state_steps=0, int state_sums=0, int static=0, int std=0, int step=0, int steps=0, int storage_offset=0, int str=0, int stride=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n35(Tensor self, int sigma, int sign, int singular_values, int site, int size, int sizes, int skip_first, int sobolstate, int solution, int some, *, int sorted=0, int sorted_sequence=0, int sorter=0, int source=0, int spacing=0, int sparse=0, int sparse_dim=0, int sparse_grad=0, int split=0, int split_k=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Returns(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n37(Tensor self, int struct, int sum_S, int sum_dy, int sum_dy_xmu, int sum_int_list_out, int sum_int_list_out_with, int sumdim, int swap, int swizzle_a, int swizzle_b, *, int symmetric_quant=0, int t=0, int tangent=0, int target=0, int target_lengths=0, int targets=0, int tau=0, int tensor=0, int tensor1=0, int tensor2=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n36(Tensor self, int split_k_mode, int split_size, int split_sizes, int src, int stable, int start, int start_dim, int state_steps, int state_sums, int static, *, int std=0, int step=0, int steps=0, int storage_offset=0, int str=0, int stride=0, int struct=0, int sum_S=0, int sum_dy=0, int sum_dy_xmu=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Run(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n38(Tensor self, int tensor_indices_or_sections, int tensors, int tensors1, int test_element, int test_elements, int the_template, int theta, int thread_masks, int threshold, int to, *, int tol=0, int too_many_arguments=0, int total=0, int total_L=0, int total_length=0, int total_weight=0, int track_caller=0, int train=0, int training=0, int trait=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn SCHEMA(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
-    ::core::clone::Clone::clone(self_)
-}
-
-#[::opgen::native_function("hygiene.n39(Tensor self, int transpose, int transpose_result, int transposed, int true, int try_add, int try_add_, int try_add_out, int try_add_out_with, int try_add_scalar, int try_add_scalar_out, *, int try_add_scalar_out_with=0, int try_add_scalar_with=0, int try_add_with=0, int try_add_with_=0, int try_empty_memory_format=0, int try_empty_memory_format_with=0, int try_scale=0, int try_sum_int_list_out=0, int try_sum_int_list_out_with=0, int try_zeros=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn STATIC_DISPATCH(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
-    ::core::clone::Clone::clone(self_)
-}
-
-#[::opgen::native_function("hygiene.n40(Tensor self, int try_zeros_out, int try_zeros_with, int type, int type1, int type2, int type_complexity, int u8, int unbiased, int unexpected_cfgs, int unitriangular, *, int unpack_data=0, int unpack_pivots=0, int unroll_dim=0, int unsafe=0, int unused=0, int unwrap=0, int update=0, int upper=0, int upscale_factor=0, int use=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n37(Tensor self, int sum_int_list_out, int sum_int_list_out_with, int sumdim, int swap, int swizzle_a, int swizzle_b, int symmetric_quant, int t, int tangent, int target, *, int target_lengths=0, int targets=0, int tau=0, int tensor=0, int tensor1=0, int tensor2=0, int tensor_indices_or_sections=0, int tensors=0, int tensors1=0, int test_element=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn ScaleExt(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n41(Tensor self, int use_cutlass, int use_fast_accum, int use_gelu, int use_input_stats, int v, int v_descale, int value, int values, int var, int vec, *, int vec1=0, int vec2=0, int w_hh=0, int w_ih=0, int weight=0, int weight0=0, int weight1=0, int weight2=0, int weight3=0, int weight4=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n38(Tensor self, int test_elements, int the_template, int theta, int thread_masks, int threshold, int to, int tol, int too_many_arguments, int total, int total_L, *, int total_length=0, int total_weight=0, int track_caller=0, int train=0, int training=0, int trait=0, int transpose=0, int transpose_result=0, int transposed=0, int true=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn Some(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n42(Tensor self, int weight_arr, int weight_buf, int weight_decay, int weight_g, int weight_scale, int weight_stride0, int weight_zero_point, int weights, int win_length, int window, *, int window_length=0, int window_size=0, int window_size_left=0, int window_size_right=0, int with_kernel=0, int with_replacement=0, int workspace=0, int wrap=0, int x=0, int x1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+#[::opgen::native_function("hygiene.n39(Tensor self, int try_add, int try_add_, int try_add_out, int try_add_out_with, int try_add_scalar, int try_add_scalar_out, int try_add_scalar_out_with, int try_add_scalar_with, int try_add_with, int try_add_with_, *, int try_empty_memory_format=0, int try_empty_memory_format_with=0, int try_scale=0, int try_sum_int_list_out=0, int try_sum_int_list_out_with=0, int try_zeros=0, int try_zeros_out=0, int try_zeros_with=0, int type=0, int type1=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
 pub fn StructuredOp(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 
-#[::opgen::native_function("hygiene.n43(Tensor self, int x2, int y, int z, int z_state, int zero_infinity, int zero_point, *, int zero_point_hh=0, int zero_point_ih=0, int zero_points=0, int zeros=0, int zeros_out=0, int zeros_with=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
-pub fn SumIntListOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64) -> R {
+#[::opgen::native_function("hygiene.n40(Tensor self, int type2, int type_complexity, int u8, int unbiased, int unitriangular, int unpack_data, int unpack_pivots, int unroll_dim, int unsafe, int unused, *, int unwrap=0, int update=0, int upper=0, int upscale_factor=0, int use=0, int use_cutlass=0, int use_fast_accum=0, int use_gelu=0, int use_input_stats=0, int usize=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+pub fn SumIntListOutArgs(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
+    ::core::clone::Clone::clone(self_)
+}
+
+#[::opgen::native_function("hygiene.n41(Tensor self, int v, int v_descale, int value, int values, int var, int vec, int vec1, int vec2, int w_hh, int w_ih, *, int weight=0, int weight0=0, int weight1=0, int weight2=0, int weight3=0, int weight4=0, int weight_arr=0, int weight_buf=0, int weight_decay=0, int weight_g=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+pub fn Table(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
+    ::core::clone::Clone::clone(self_)
+}
+
+#[::opgen::native_function("hygiene.n42(Tensor self, int weight_scale, int weight_stride0, int weight_zero_point, int weights, int win_length, int window, int window_length, int window_size, int window_size_left, int window_size_right, *, int with_kernel=0, int with_replacement=0, int workspace=0, int wrap=0, int x=0, int x1=0, int x2=0, int y=0, int z=0, int z_state=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+pub fn Tensor(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64, _p8: i64, _p9: i64, _p10: i64, _p11: i64, _p12: i64, _p13: i64, _p14: i64, _p15: i64, _p16: i64, _p17: i64, _p18: i64, _p19: i64) -> R {
+    ::core::clone::Clone::clone(self_)
+}
+
+#[::opgen::native_function("hygiene.n43(Tensor self, int zero_infinity, int zero_point, int zero_point_hh, int zero_point_ih, *, int zero_points=0, int zeros=0, int zeros_out=0, int zeros_with=0) -> Tensor", variants = "function, method", dispatch = "CPU")]
+pub fn TensorOptions(self_: &R, _p0: i64, _p1: i64, _p2: i64, _p3: i64, _p4: i64, _p5: i64, _p6: i64, _p7: i64) -> R {
     ::core::clone::Clone::clone(self_)
 }
 

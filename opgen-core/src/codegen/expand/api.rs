@@ -13,11 +13,9 @@
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{format_ident, quote};
 
-use std::collections::BTreeSet;
-
 use super::types::{Lifetimes, default_expr, rust_type};
 use super::{Cx, docs, ident};
-use crate::plan::{Api, Body, Form, MethodsKind, OpPlan, Param, Source, fresh_name};
+use crate::plan::{Api, Body, Form, MethodsKind, OpPlan, Param, Source};
 
 /// Where a form is generated.
 #[derive(Clone, Copy)]
@@ -465,15 +463,15 @@ fn expand_marker(api: &Api, cx: &Cx<'_>) -> TokenStream2 {
     }
 }
 
-/// The marker's `impl dispatch::Operator` and its cache (a `static` of its own, or an
-/// element of `include_native_functions!`'s array), for the expansion's hidden block
-/// (`const _`, exempt from `non_local_definitions`). The cache's `static` is named `CACHE`
-/// unless the user's code the block refers to (`reserved`) has that name.
+/// The marker's `impl Operator`: its Rust types, and its place in the expansion's table
+/// (`table`, `index`), which holds its schema (the `def` entry at `index`), its cache and the
+/// crate's static-dispatch setting.
 pub(crate) fn expand_operator(
     plan: &OpPlan,
     api: &Api,
     cx: &Cx<'_>,
-    reserved: &BTreeSet<String>,
+    table: &syn::Ident,
+    index: usize,
 ) -> TokenStream2 {
     let rt = cx.rt;
     let marker = ident(&api.marker);
@@ -483,38 +481,16 @@ pub(crate) fn expand_operator(
         .iter()
         .map(|a| rust_type(&a.ty, cx, Lifetimes::Static));
     let returns = rust_type(&plan.returns, cx, Lifetimes::Elided);
-    let schema = plan.qualified_schema();
-    let (static_dispatch, cfg) = match &cx.static_dispatch {
-        Some(name) => (quote!(#name), None),
-        None => (
-            super::static_dispatch_cfg(),
-            Some(quote!(#[allow(unexpected_cfgs)])),
-        ),
-    };
-    let (cache, cache_static) = match &cx.cache_slot {
-        Some((array, i)) => {
-            let i = proc_macro2::Literal::usize_unsuffixed(*i);
-            (quote!(&#array[#i]), None)
-        }
-        None => {
-            let name = ident(&fresh_name("CACHE", reserved));
-            let item =
-                quote!(static #name: #rt::dispatch::OpCache = #rt::dispatch::OpCache::new(););
-            (quote!(&#name), Some(item))
-        }
-    };
+    let index = proc_macro2::Literal::usize_unsuffixed(index);
     // Not `#[automatically_derived]`: that is for derives' impls, whose lints it quiets;
     // this impl holds no code for a lint to see.
     quote! {
-        #cfg
         impl #rt::dispatch::Operator for #marker {
             type Tensor = #tensor;
             type Args = (#(#families,)*);
             type Returns = #returns;
-            const SCHEMA: &'static str = #schema;
-            const STATIC_DISPATCH: bool = #static_dispatch;
-            const CACHE: &'static #rt::dispatch::OpCache = #cache;
+            type Table = #table;
+            const INDEX: usize = #index;
         }
-        #cache_static
     }
 }

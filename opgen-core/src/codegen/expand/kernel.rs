@@ -3,12 +3,12 @@
 //!
 //! ```text
 //! const _: () = {
+//!     ::opgen::__private::op_table!(__OPGEN_TABLE, __OPGEN_LINK, 1);
 //!     impl ::opgen::dispatch::Operator for add { ... }   // api::expand_operator
-//!     static CACHE: ::opgen::dispatch::OpCache = ::opgen::dispatch::OpCache::new();
 //!     #[::opgen::__private::distributed_slice(::opgen::__private::LINK_ENTRIES_0_1_0)]
 //!     #[linkme(crate = ::opgen::__private::linkme)]
 //!     static __OPGEN_LINK: &[::opgen::__private::LinkEntry] = &[
-//!         ::opgen::__private::LinkEntry::declare::<add>()
+//!         ::opgen::__private::LinkEntry::def("aten::add.Tensor(..) -> Tensor")
 //!             .with_kernel(&[::opgen::DispatchKey::CPU], |lib, key, site| {
 //!                 lib.impl_of::<add, _>(key, add_cpu, site)
 //!             }),
@@ -32,6 +32,12 @@ use crate::plan::{Api, OpPlan, fresh_name};
 /// block refers to has it.
 pub(crate) fn group_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
     ident(&fresh_name("__OPGEN_LINK", reserved))
+}
+
+/// The name of an expansion's table (`op_table!`) in its hidden block, unless the user's
+/// code the block refers to has it.
+pub(crate) fn table_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
+    ident(&fresh_name("__OPGEN_TABLE", reserved))
 }
 
 /// An operator defined by the attribute, with its kernel: the kernel, the API, the link
@@ -58,8 +64,6 @@ pub(crate) fn expand_defined(
             inferred: input.lit.is_none(),
         },
         methods_span: super::methods_span(input),
-        static_dispatch: None,
-        cache_slot: None,
     };
     let api_items = api::expand_api(plan, api, &cx, true);
     let reserved = super::reserved(input, Some(&def.signature.tensor));
@@ -79,10 +83,13 @@ pub(crate) fn expand_defined(
         entries.push(a.entry);
         a.items
     });
+    // The operator's `def` is the group's first entry.
+    let table = table_name(&reserved);
     let group = link::group(
         cx.rt,
         &group_name(&reserved),
-        api::expand_operator(plan, api, &cx, &reserved),
+        Some(&table),
+        api::expand_operator(plan, api, &cx, &table, 0),
         &entries,
         autograd_items.unwrap_or_default(),
     );
@@ -245,6 +252,7 @@ pub(crate) fn expand_attached(checked: &Checked<'_>) -> TokenStream2 {
     let group = link::group(
         rt,
         &group_name(&reserved),
+        None,
         TokenStream2::new(),
         &[entry],
         checks,

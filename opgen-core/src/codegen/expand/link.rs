@@ -16,7 +16,9 @@ pub(crate) fn entry_type(rt: &syn::Path) -> TokenStream2 {
 }
 
 /// The hidden block (an anonymous `const`, never documented) holding `items` (the markers'
-/// `impl Operator`, their caches), the group `entries` in `LINK_ENTRIES` and `extra` items.
+/// `impl Operator`), the group `entries` in `LINK_ENTRIES`, the expansion's table `table`
+/// when markers name one (`op_table!`: the group as its entries, one cache per entry, the
+/// crate's static-dispatch setting) and `extra` items.
 /// The group's type is the version check (`require_version!("X.Y.Z")`, `&[LinkEntry]` for
 /// the runtime of the macros' version, else one clear error), and the slice is named
 /// `LINK_ENTRIES_0_1_0`, the hard lock: only the runtime of the macro's own version has that
@@ -25,14 +27,20 @@ pub(crate) fn entry_type(rt: &syn::Path) -> TokenStream2 {
 pub(crate) fn group(
     rt: &syn::Path,
     name: &syn::Ident,
+    table: Option<&syn::Ident>,
     items: TokenStream2,
     entries: &[TokenStream2],
     extra: TokenStream2,
 ) -> TokenStream2 {
     // The macros are this crate's code: its version is theirs.
     let version = env!("CARGO_PKG_VERSION");
+    let table = table.map(|table| {
+        let n = proc_macro2::Literal::usize_unsuffixed(entries.len());
+        quote!(#rt::__private::op_table!(#table, #name, #n);)
+    });
     quote! {
         const _: () = {
+            #table
             #items
             #[#rt::__private::distributed_slice(#rt::__private::LINK_ENTRIES_0_1_0)]
             #[linkme(crate = #rt::__private::linkme)]
@@ -42,21 +50,21 @@ pub(crate) fn group(
     }
 }
 
-/// The entry declaring the planned operator (its `def`): variants, device settings and the
-/// generated `BackendSelect` kernel where they are not the defaults. `at` is where the
-/// entry's site points (the kernel, or the macro call).
+/// The entry declaring the planned operator (its `def`, whose schema its marker reads from
+/// the table): variants, device settings and the generated `BackendSelect` kernel where
+/// they are not the defaults. `at` is where the entry's site points (the kernel, or the
+/// macro call).
 pub(crate) fn declare(plan: &OpPlan, api: &Api, rt: &syn::Path, at: Span) -> TokenStream2 {
-    let entry = entry_type(rt);
     let marker = ident(&api.marker);
-    let mut out = quote_spanned!(at=> #entry::declare::<#marker>());
-    out.extend(settings(plan, rt));
+    let mut out = def_only(plan, rt, at);
     if plan.backend_select {
         out.extend(quote!(.backend_select(#rt::__private::backend_select::<#marker>)));
     }
     out
 }
 
-/// The entry defining an operator without a Rust API: callable by name only.
+/// The `def` entry of the planned operator, with its variants and device settings where
+/// they are not the defaults: alone, an operator without a Rust API (callable by name only).
 pub(crate) fn def_only(plan: &OpPlan, rt: &syn::Path, at: Span) -> TokenStream2 {
     let entry = entry_type(rt);
     let schema = plan.qualified_schema();

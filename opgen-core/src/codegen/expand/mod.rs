@@ -40,12 +40,6 @@ pub(crate) struct Cx<'a> {
     pub origin: Origin<'a>,
     /// Where the `methods = "trait NAME"` value is written (the trait's name is spanned there).
     pub methods_span: Span,
-    /// The constant markers take `STATIC_DISPATCH` from, when the expansion defines one
-    /// (`include_native_functions!`: one for all); `None`: each reads the feature itself.
-    pub static_dispatch: Option<syn::Ident>,
-    /// The element of a `static` array of caches the marker's cache is
-    /// (`include_native_functions!`: one array for all); `None`: a `static` of its own.
-    pub cache_slot: Option<(syn::Ident, usize)>,
 }
 
 /// Where an operator's kernels come from, as its docs say.
@@ -75,12 +69,6 @@ impl Cx<'_> {
     pub fn dead_code_word(&self) -> Option<TokenStream2> {
         (!matches!(self.vis, syn::Visibility::Public(_))).then(|| quote!(dead_code))
     }
-}
-
-/// `::core::cfg!(feature = "opgen-static-dispatch")`: the user crate's feature, read in its
-/// code (a `#[cfg]` attribute would warn `unexpected_cfgs` in every crate without it).
-pub(crate) fn static_dispatch_cfg() -> TokenStream2 {
-    quote!(::core::cfg!(feature = "opgen-static-dispatch"))
 }
 
 /// An identifier from a name the plan made (raw when it starts with `r#`).

@@ -159,8 +159,6 @@ pub(super) fn expand_served(
         docs: Vec::new(),
         origin: Origin::Yaml { note: None },
         methods_span: Span::call_site(),
-        static_dispatch: None,
-        cache_slot: None,
     };
     let autograd = AutogradPlan::new(&AutogradInput {
         info: &served.info,
@@ -172,5 +170,12 @@ pub(super) fn expand_served(
     let marker = ident(&api.marker);
     let e = expand_autograd(&p.plan, &marker, &autograd, &spans, &params, &cx);
     let name = syn::Ident::new("__OPGEN_AUTOGRAD_LINK", Span::call_site());
-    link::group(&parsed.rt, &name, TokenStream2::new(), &[e.entry], e.items)
+    link::group(
+        &parsed.rt,
+        &name,
+        None,
+        TokenStream2::new(),
+        &[e.entry],
+        e.items,
+    )
 }

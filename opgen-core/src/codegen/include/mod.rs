@@ -426,13 +426,10 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
     let mut methods = TokenStream2::new();
     let mut decls = TokenStream2::new();
     let mut entries = Vec::with_capacity(planned.len());
-    // The markers' `impl Operator`, in the hidden block with one constant holding the user
-    // crate's feature for every marker and one array holding every operator's cache.
+    // The markers' `impl Operator`, in the hidden block, each naming the expansion's table
+    // and its `def`'s place in the link group.
     let mut operators = TokenStream2::new();
-    let static_dispatch = syn::Ident::new("__OPGEN_STATIC_DISPATCH", at);
-    // One array holds every operator's cache.
-    let caches = syn::Ident::new("__OPGEN_CACHES", at);
-    let mut slots = 0;
+    let table = syn::Ident::new("__OPGEN_TABLE", at);
     let trait_name = match &parsed.methods {
         Methods::Trait(t) => Some(t.clone()),
         Methods::Inherent => None,
@@ -452,12 +449,9 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
                 note: p.note.clone(),
             },
             methods_span: at,
-            static_dispatch: Some(static_dispatch.clone()),
-            cache_slot: Some((caches.clone(), slots)),
         };
-        slots += 1;
         out.extend(api::expand_api(plan, api, &cx, false));
-        operators.extend(api::expand_operator(plan, api, &cx, &BTreeSet::new()));
+        operators.extend(api::expand_operator(plan, api, &cx, &table, entries.len()));
         match &trait_name {
             None => methods.extend(api::inherent_methods(plan, api, &cx)),
             Some(name) => {
@@ -486,16 +480,15 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
             });
         }
     }
-    let n = proc_macro2::Literal::usize_unsuffixed(slots);
-    let cfg = super::expand::static_dispatch_cfg();
-    let items = quote! {
-        #[allow(unexpected_cfgs)]
-        const #static_dispatch: bool = #cfg;
-        static #caches: [#rt::dispatch::OpCache; #n] = [const { #rt::dispatch::OpCache::new() }; #n];
-        #operators
-    };
     let name = syn::Ident::new("__OPGEN_LINK", at);
-    out.extend(link::group(rt, &name, items, &entries, TokenStream2::new()));
+    out.extend(link::group(
+        rt,
+        &name,
+        Some(&table),
+        operators,
+        &entries,
+        TokenStream2::new(),
+    ));
     out
 }
 

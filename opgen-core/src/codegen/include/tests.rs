@@ -43,8 +43,10 @@ fn the_whole_corpus_expands_to_items() {
     let file: syn::File = syn::parse2(out).expect("the expansion parses as items");
     // One `def` per function (the entries and the generated variants), in one link group.
     assert_eq!(text.matches("LINK_ENTRIES").count(), 1);
-    assert_eq!(text.matches("LinkEntry :: declare :: <").count(), 3_107);
-    assert_eq!(text.matches("LinkEntry :: def (").count(), 3);
+    assert_eq!(text.matches("LinkEntry :: def (").count(), 3_110);
+    // Every marker names the one table, at its entry.
+    assert_eq!(text.matches("op_table !").count(), 1);
+    assert_eq!(text.matches("type Table = __OPGEN_TABLE ;").count(), 3_107);
     // The files are tracked, then the items; methods in one inherent impl.
     assert!(text.starts_with("const _ : & [u8] = :: core :: include_bytes !"));
     let impls = (file.items.iter())
@@ -223,8 +225,9 @@ fn schemas_without_rust_mapping_are_registered_only() {
     )
     .to_string();
     assert!(!out.contains("compile_error"), "{out}");
-    assert_eq!(out.matches("LinkEntry :: def (").count(), 2);
-    assert_eq!(out.matches("LinkEntry :: declare").count(), 1);
+    // Three `def`s, one of them with a marker (its `impl Operator` at index 2).
+    assert_eq!(out.matches("LinkEntry :: def (").count(), 3);
+    assert_eq!(out.matches("type Table").count(), 1);
     assert!(out.contains("take_class(Tensor self, __torch__.torch.classes.my.Thing thing)"));
     assert!(!out.contains("pub fn take_class") && !out.contains("pub fn mask"));
     assert!(out.contains("pub fn fine ("));

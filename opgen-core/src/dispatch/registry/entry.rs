@@ -60,14 +60,6 @@ const FUNCTION: Variants = Variants {
 };
 
 impl LinkEntry {
-    /// The `def` of an operator declared with a Rust API (its marker `O`), with PyTorch's
-    /// defaults: variant `function`, device check and guard. `site` is the caller's
-    /// location.
-    #[track_caller]
-    pub const fn declare<O: Operator>() -> LinkEntry {
-        LinkEntry::def(O::SCHEMA)
-    }
-
     /// The `def` of `schema` (with its namespace prefix; `aten` without one) and no kernel.
     ///
     /// ```

@@ -211,18 +211,22 @@ the new kernel serves `CPU` while its registration lives; dropping it brings the
     assert_eq!(neg(&d, &TestTensor::cpu(2)).unwrap().value(), 2);
 }
 
-static LATE_CACHE: crate::dispatch::OpCache = crate::dispatch::OpCache::new();
-
-/// The marker generated code would write for `opgen_link_test::late`.
+/// The marker generated code would write for `opgen_link_test::late`, an operator defined
+/// at run time (its table's entries are not linked: the test defines it after a lookup).
 #[allow(non_camel_case_types)]
 struct late {}
+
+static LATE: &[crate::__private::LinkEntry] = &[crate::__private::LinkEntry::def(
+    "opgen_link_test::late(Tensor self) -> Tensor",
+)];
+crate::__opgen_op_table!(LateTable, LATE, 1);
 
 impl crate::dispatch::Operator for late {
     type Tensor = TestTensor;
     type Args = (&'static TestTensor,);
     type Returns = TestTensor;
-    const SCHEMA: &'static str = "opgen_link_test::late(Tensor self) -> Tensor";
-    const CACHE: &'static crate::dispatch::OpCache = &LATE_CACHE;
+    type Table = LateTable;
+    const INDEX: usize = 0;
 }
 
 #[test]

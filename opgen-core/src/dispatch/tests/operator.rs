@@ -6,13 +6,8 @@ use super::*;
 use crate::__private::{LINK_ENTRIES, LinkEntry, backend_select, impl_kernel, impl_kernel_of};
 use crate::dispatch::registry::link::link;
 use crate::dispatch::{
-    ArgTuple, DispatchKey as K, IValue, OpCache, Operator, OperatorName, ScalarType, Stack,
-    TupleKernel,
+    ArgTuple, DispatchKey as K, IValue, Operator, OperatorName, ScalarType, Stack, TupleKernel,
 };
-
-static CACHE: OpCache = OpCache::new();
-static MAKE_CACHE: OpCache = OpCache::new();
-static MISLABELED_CACHE: OpCache = OpCache::new();
 
 /// The marker generated code would write for `optest::neg`.
 #[allow(non_camel_case_types)]
@@ -22,8 +17,8 @@ impl Operator for neg {
     type Tensor = TestTensor;
     type Args = (&'static TestTensor,);
     type Returns = TestTensor;
-    const SCHEMA: &'static str = "optest::neg(Tensor self) -> Tensor";
-    const CACHE: &'static OpCache = &CACHE;
+    type Table = OptestTable;
+    const INDEX: usize = 0;
 }
 
 /// A marker of `optest::neg` whose declared arguments are not its schema's.
@@ -34,9 +29,13 @@ impl Operator for neg_mislabeled {
     type Tensor = TestTensor;
     type Args = (&'static TestTensor, i64);
     type Returns = TestTensor;
-    const SCHEMA: &'static str = "optest::neg(Tensor self) -> Tensor";
-    const CACHE: &'static OpCache = &MISLABELED_CACHE;
+    type Table = MislabeledTable;
+    const INDEX: usize = 0;
 }
+
+// Its own table (not linked), so that nothing it caches is `neg`'s.
+static MISLABELED: &[LinkEntry] = &[LinkEntry::def("optest::neg(Tensor self) -> Tensor")];
+crate::__opgen_op_table!(MislabeledTable, MISLABELED, 1);
 
 fn neg_cpu(t: &TestTensor) -> TestTensor {
     TestTensor::cpu(-t.value())
@@ -56,9 +55,8 @@ impl Operator for make {
         Option<bool>,
     );
     type Returns = TestTensor;
-    const SCHEMA: &'static str = "optest::make(int value, *, ScalarType? dtype=None, \
-        Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor";
-    const CACHE: &'static OpCache = &MAKE_CACHE;
+    type Table = OptestTable;
+    const INDEX: usize = 1;
 }
 
 fn make_cpu(
@@ -81,23 +79,38 @@ fn make_meta(
     TestTensor::new(&[K::Meta], v)
 }
 
+// The table the markers above name, as `op_table!` writes it for an expansion: the group's
+// entries (the `def` of `neg` at 0, of `make` at 1), a cache for each.
+crate::__opgen_op_table!(OptestTable, OPTEST, 2);
+
 // linkme's element is a `#[link_section]` static, which `unsafe_code` counts.
 #[allow(unsafe_code)]
 #[linkme::distributed_slice(LINK_ENTRIES)]
 #[linkme(crate = linkme)]
 static OPTEST: &[LinkEntry] = &[
-    LinkEntry::declare::<neg>().with_kernel(&[K::CPU], |lib, key, site| {
-        impl_kernel_of::<neg, _, _>(lib, key, neg_cpu, site)
-    }),
-    LinkEntry::declare::<make>()
-        .backend_select(backend_select::<make>)
+    LinkEntry::def("optest::neg(Tensor self) -> Tensor")
         .with_kernel(&[K::CPU], |lib, key, site| {
-            impl_kernel::<TestTensor, _, _>(lib, "make", key, make_cpu, site)
+            impl_kernel_of::<neg, _, _>(lib, key, neg_cpu, site)
         }),
-    LinkEntry::kernel_of::<make>(&[K::Meta], |lib, key, site| {
-        impl_kernel_of::<make, _, _>(lib, key, make_meta, site)
+    LinkEntry::def(
+        "optest::make(int value, *, ScalarType? dtype=None, Layout? layout=None, \
+         Device? device=None, bool? pin_memory=None) -> Tensor",
+    )
+    .backend_select(backend_select::<make>)
+    .with_kernel(&[K::CPU], |lib, key, site| {
+        impl_kernel::<TestTensor, _, _>(lib, "make", key, make_cpu, site)
     }),
 ];
+
+// A kernel attached by marker, in a group of its own (as `op = optest::make` would write it
+// in another expansion: the marker's schema is read from its table's group, OPTEST).
+#[allow(unsafe_code)]
+#[linkme::distributed_slice(LINK_ENTRIES)]
+#[linkme(crate = linkme)]
+static OPTEST_KERNELS: &[LinkEntry] = &[LinkEntry::kernel_of::<make>(
+    &[K::Meta],
+    |lib, key, site| impl_kernel_of::<make, _, _>(lib, key, make_meta, site),
+)];
 
 #[test]
 fn names_come_from_the_schema_in_const_context() {
@@ -186,7 +199,7 @@ fn backend_select_dispatches_factories_by_device() {
     assert_eq!(made.key_set(), K::CPU.into());
     // In a dispatcher of its own, the generated kernel redispatches boxed.
     let d = Dispatcher::new();
-    let linked = link(&d, OPTEST.iter());
+    let linked = link(&d, OPTEST.iter().chain(OPTEST_KERNELS));
     assert!(linked.errors().is_empty(), "{:?}", linked.errors());
     let op = d.find("optest::make", "").unwrap();
     let mut stack: Stack<TestTensor> = Stack::from(vec![IValue::Int(7)]);

@@ -50,6 +50,7 @@ pub(crate) fn expand_impl(checked: &Checked<'_>) -> TokenStream2 {
     let group = link::group(
         rt,
         &group_name(&reserved),
+        None,
         TokenStream2::new(),
         &[entry],
         exact,

@@ -30,7 +30,7 @@ use proc_macro2::{Literal, TokenStream as TokenStream2};
 use quote::{format_ident, quote};
 
 use crate::codegen::check::{Checked, Definition};
-use crate::codegen::expand::kernel::group_name;
+use crate::codegen::expand::kernel::{group_name, table_name};
 use crate::codegen::expand::types::{Lifetimes, rust_type};
 use crate::codegen::expand::{Cx, Origin, api, docs, ident, link};
 use crate::dispatch::DispatchKey;
@@ -55,8 +55,6 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
             meta: kernel.ident(),
         },
         methods_span: super::super::methods_span(input),
-        static_dispatch: None,
-        cache_slot: None,
     };
     let reserved = super::super::reserved(input, Some(&def.signature.tensor));
     let api_items = api::expand_api(plan, api, &cx, true);
@@ -89,8 +87,16 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         entries.push(a.entry);
         extra.extend(a.items);
     }
-    let operator = api::expand_operator(plan, api, &cx, &reserved);
-    let group = link::group(rt, &group_name(&reserved), operator, &entries, extra);
+    let table = table_name(&reserved);
+    let operator = api::expand_operator(plan, api, &cx, &table, 0);
+    let group = link::group(
+        rt,
+        &group_name(&reserved),
+        Some(&table),
+        operator,
+        &entries,
+        extra,
+    );
     let kernel = &kernel.tokens;
     quote! {
         #kernel
