@@ -10,9 +10,9 @@
 //!
 //! Run with `cargo bench -p opgen-example --bench autograd`; after criterion's report, a
 //! summary prints each case (ns of wall-clock time, best of 7 loops) and each figure as a
-//! paired measurement: 41 rounds in one run, each timing many calls of both cases of the
-//! pair back to back, wall-clock time; the median of the rounds' differences, with its
-//! interquartile range. `cargo bench -p opgen-example --bench autograd -- nothing` skips
+//! paired measurement: rounds in one run (401 for the no-grad pair, 41 for the others), each
+//! timing many calls of both cases of the pair back to back, in alternating order,
+//! wall-clock time; the median of the rounds' differences, with its interquartile range. `cargo bench -p opgen-example --bench autograd -- nothing` skips
 //! criterion's part. Instruction counts: `examples/callgrind.rs` (`fresh`, `fresh_ag`,
 //! `fresh_rg`, `mul`, `mul_rg`, `mul_backward`).
 
@@ -27,6 +27,9 @@ mod cpu_time;
 #[path = "support/pair.rs"]
 mod pair;
 use cpu_time::{Paired, ROUNDS, time};
+
+/// The rounds of the no-grad pair (20,000 calls of each case per round).
+const NO_GRAD_ROUNDS: usize = 401;
 
 type Case = (&'static str, Box<dyn FnMut()>);
 
@@ -87,23 +90,37 @@ fn summary() {
     for (name, ns) in &t {
         println!("  {name:<24} {ns:9.1}");
     }
-    let mut pair = |a: &'static str, b: &'static str, n: u32| {
+    let mut pair = |a: &'static str, b: &'static str, n: u32, rounds: usize| {
         let mut body_a = cases.remove(a).expect("case");
         let mut body_b = cases.remove(b).expect("case");
-        let p = Paired::run(&mut *body_a, &mut *body_b, n);
+        let p = Paired::run(&mut *body_a, &mut *body_b, n, rounds);
         cases.insert(a, body_a);
         cases.insert(b, body_b);
         p
     };
-    let kernel = pair("fresh/plain", "fresh/autograd_kernel", 200_000);
-    let node = pair("fresh/autograd_kernel", "fresh/requires_grad", 50_000);
-    let mul = pair("mul/no_grad", "mul/requires_grad", 50_000);
-    println!("paired ({ROUNDS} rounds in this run; median difference [interquartile range]):");
+    // The no-grad figure is a few ns: many short rounds, so that the interquartile range of
+    // the differences says whether it is within its budget.
+    let kernel = pair(
+        "fresh/plain",
+        "fresh/autograd_kernel",
+        20_000,
+        NO_GRAD_ROUNDS,
+    );
+    let node = pair(
+        "fresh/autograd_kernel",
+        "fresh/requires_grad",
+        50_000,
+        ROUNDS,
+    );
+    let mul = pair("mul/no_grad", "mul/requires_grad", 50_000, ROUNDS);
+    println!("paired (median difference [interquartile range]):");
     let report = |what: &str, p: &Paired, budget: &str| {
         let (m, lo, hi) = p.median();
         println!(
-            "  {what:<44} {m:7.1} ns [{lo:.1}, {hi:.1}] (best {:.1} vs {:.1}; budget {budget})",
-            p.best.0, p.best.1
+            "  {what:<44} {m:7.1} ns [{lo:.1}, {hi:.1}] (best {:.1} vs {:.1}; {} rounds; budget {budget})",
+            p.best.0,
+            p.best.1,
+            p.diffs.len()
         );
     };
     report("Autograd kernel, no input requires grad:", &kernel, "3 ns");

@@ -14,6 +14,9 @@
 //! version counter), `fresh` and `fresh_ag` (two operators with the same kernel, the second
 //! with a derivative formula: its generated Autograd kernel, no input requiring grad; see
 //! `benches/support/pair.rs`).
+//!
+//! With a third argument `time`, the iterations are also timed (wall-clock) and the ns per
+//! iteration printed, for paired runs of two cases in alternating processes.
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -74,11 +77,23 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(case), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok())) else {
         eprintln!(
-            "usage: callgrind CASE ITERATIONS (CASE: add new view fresh fresh_ag fresh_rg mul mul_rg mul_backward)"
+            "usage: callgrind CASE ITERATIONS [time] (CASE: add new view fresh fresh_ag fresh_rg mul mul_rg mul_backward)"
         );
         return ExitCode::FAILURE;
     };
+    let timed = args.get(3).is_some_and(|a| a == "time");
+    if timed && let Err(e) = opgen_example::install() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    let start = std::time::Instant::now();
     match run(case, n) {
+        Ok(()) if timed => {
+            // The library was installed before the clock started.
+            let ns = start.elapsed().as_nanos() as f64 / n as f64;
+            println!("{ns:.3}");
+            ExitCode::SUCCESS
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

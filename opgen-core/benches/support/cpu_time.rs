@@ -30,7 +30,7 @@ pub fn time(body: &mut dyn FnMut(), n: u32) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// A paired measurement of `b` against `a` in one run: `ROUNDS` rounds, each timing `n`
+/// A paired measurement of `b` against `a` in one run: `rounds` rounds (usually `ROUNDS`), each timing `n`
 /// calls of one then `n` of the other (the order alternating between rounds, so that a
 /// drift of the machine's speed falls on both), in wall-clock time.
 pub struct Paired {
@@ -40,14 +40,14 @@ pub struct Paired {
     pub diffs: Vec<f64>,
 }
 
-/// The rounds of a paired measurement.
+/// The rounds of a paired measurement, unless a figure needs more.
 pub const ROUNDS: usize = 41;
 
 impl Paired {
-    pub fn run(a: &mut dyn FnMut(), b: &mut dyn FnMut(), n: u32) -> Paired {
+    pub fn run(a: &mut dyn FnMut(), b: &mut dyn FnMut(), n: u32, rounds: usize) -> Paired {
         let one = |body: &mut dyn FnMut()| per_call(body, n);
-        let (mut best, mut diffs) = ((f64::INFINITY, f64::INFINITY), Vec::with_capacity(ROUNDS));
-        for round in 0..ROUNDS {
+        let (mut best, mut diffs) = ((f64::INFINITY, f64::INFINITY), Vec::with_capacity(rounds));
+        for round in 0..rounds {
             let (ta, tb) = if round % 2 == 0 {
                 let ta = one(a);
                 (ta, one(b))

@@ -10,8 +10,9 @@
 //! | view | [`view`] | as functional, and records the outputs as views of the base, also when nothing requires grad |
 //!
 //! With grad mode off or no input requiring grad, each runs the operator below autograd
-//! (`ks.below(Autograd)`) and does nothing else but one thread-local read and one atomic load
-//! per tensor input (views also record the view).
+//! (`ks.below(Autograd)`) and does nothing else but one atomic load per tensor input, and one
+//! thread-local read (grad mode) only if one of them requires grad (views also record the
+//! view).
 
 use std::ops::Range;
 
@@ -153,16 +154,15 @@ fn save_inputs<T: Tensor, R>(
 
 /// PyTorch's `compute_requires_grad`: grad mode is on and some input requires grad.
 /// Inlined into each kernel, where the kinds of the inputs are known, so that the check is a
-/// load per tensor.
+/// load per tensor. The inputs are tested first and grad mode (a thread-local) is read only
+/// when one requires grad: both are reads without side effects, so the answer is PyTorch's,
+/// and a call where no input requires grad (the common case) reads no thread-local.
 #[inline(always)]
 pub fn any_requires_grad<T: Tensor>(inputs: &[Input<'_, T>]) -> bool {
-    if !is_grad_enabled() {
-        return false;
-    }
     // A loop rather than `Iterator::any`, which the optimiser would keep out of line.
     for input in inputs {
         if input.requires_grad() {
-            return true;
+            return is_grad_enabled();
         }
     }
     false
@@ -273,10 +273,10 @@ fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Mask {
 /// assert!(neg_autograd(ks, &T1).is_ok());
 /// ```
 #[inline]
-pub fn functional<T, R, B>(
+pub fn functional<T, R, B, const N: usize>(
     ks: DispatchKeySet,
     op: &'static AutogradOp,
-    inputs: &[Input<'_, T>],
+    inputs: &[Input<'_, T>; N],
     save: impl FnOnce(&[bool]) -> Result<B, Error>,
     forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
     after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
@@ -289,7 +289,16 @@ where
     if !any_requires_grad(inputs) {
         return forward(below_autograd(ks));
     }
-    record(ks, op, inputs, save, forward, after, None)
+    let inputs = recording_copy(inputs);
+    record(ks, op, &inputs, save, forward, after, None)
+}
+
+/// A copy of a kernel's inputs, for the recording path only: the kernel's own array (a
+/// temporary the generated call builds) is then only read, so that the optimiser keeps its
+/// elements in registers and a call that records nothing never writes it to memory.
+#[inline(always)]
+fn recording_copy<'a, T, const N: usize>(inputs: &[Input<'a, T>; N]) -> [Input<'a, T>; N] {
+    *inputs
 }
 
 /// What a view operator adds to [`record`]: the base and the replay of each output.
@@ -440,11 +449,11 @@ pub fn check_inplace<T: Tensor>(t: &T, any_requires_grad: bool) -> Result<(), Er
 /// before the operation (PyTorch's `original_self`); `after` may save `self` after it
 /// (the formula's `result`) as output 0.
 #[inline]
-pub fn inplace<T, R, B>(
+pub fn inplace<T, R, B, const N: usize>(
     ks: DispatchKeySet,
     op: &'static AutogradOp,
     self_: &T,
-    inputs: &[Input<'_, T>],
+    inputs: &[Input<'_, T>; N],
     save: impl FnOnce(&[bool]) -> Result<B, Error>,
     forward: impl FnOnce(DispatchKeySet) -> Result<R, Error>,
     after: impl FnOnce(&mut B, &R) -> Result<(), Error>,
@@ -456,7 +465,8 @@ where
     if !any_requires_grad(inputs) {
         return forward(below_autograd(ks));
     }
-    record_inplace(ks, op, self_, inputs, save, forward, after)
+    let inputs = recording_copy(inputs);
+    record_inplace(ks, op, self_, &inputs, save, forward, after)
 }
 
 #[inline(never)]
@@ -526,7 +536,9 @@ pub fn check_no_requires_grad<T: Tensor>(
     argument: &str,
     input: Input<'_, T>,
 ) -> Result<(), Error> {
-    if is_grad_enabled() && input.requires_grad() {
+    // The input first: grad mode is read only when it requires grad (see
+    // `any_requires_grad`).
+    if input.requires_grad() && is_grad_enabled() {
         return Err(AutogradErrorKind::NotDifferentiable {
             op: op.name.to_string(),
             argument: argument.to_string(),

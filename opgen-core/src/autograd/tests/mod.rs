@@ -8,4 +8,5 @@ mod checks;
 mod engine;
 mod function;
 mod memory;
+mod nograd;
 mod views;
