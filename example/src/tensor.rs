@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use opgen::autograd::{
     AutogradErrorKind, AutogradMeta, INFERENCE_EXCLUDED, is_inference_mode_enabled,
 };
-use opgen::dispatch::DeviceType;
+use opgen::dispatch::{DeviceType, Sizes};
 use opgen::prelude::*;
 
 use crate::promote::check_supported;
@@ -494,6 +494,22 @@ impl Tensor for MiniTensor {
 
     fn sizes(&self) -> Result<Vec<i64>, Error> {
         Ok(self.shape())
+    }
+
+    /// The sizes copied under the geometry's lock into an inline buffer, for up to four
+    /// dimensions: no `Vec` (what autograd records for each node input and leaf
+    /// accumulator).
+    fn sizes_inline(&self) -> Result<Sizes, Error> {
+        let g = read(&self.0.geometry);
+        let n = g.sizes.len();
+        if n > 4 {
+            return Ok(Sizes::from_slice(&g.sizes));
+        }
+        let mut buf = [0; 4];
+        for (b, s) in buf.iter_mut().zip(&g.sizes) {
+            *b = *s;
+        }
+        Ok(Sizes::from_buf_and_len(buf, n))
     }
 
     fn strides(&self) -> Result<Vec<i64>, Error> {

@@ -178,3 +178,34 @@ fn meta_tensors_compute_gradient_shapes() {
     assert_eq!((gx.shape(), gw.shape()), (vec![2, 3], vec![3]));
     assert_eq!(gw.dtype(), ScalarType::Float);
 }
+
+/// A recorded node keeps the shape of its output and a leaf's accumulator the leaf's, read
+/// with `sizes_inline` when the node is made (inline up to four dimensions, spilled past
+/// them), which the engine checks each gradient against.
+#[test]
+fn nodes_record_the_shapes_of_their_inputs() {
+    let shapes: [&[i64]; 4] = [&[], &[2, 3], &[1, 2, 1, 2], &[1, 2, 1, 2, 1]];
+    for sizes in shapes {
+        let n = sizes.iter().product::<i64>() as usize;
+        let x = leaf(&vec![1.5; n], sizes);
+        let inline = x.sizes_inline().unwrap();
+        assert_eq!(
+            (inline.as_slice(), inline.spilled()),
+            (sizes, sizes.len() > 4)
+        );
+        let y = mul(&x, &doubles(&vec![2.0; n], sizes)).unwrap();
+        let node = y.grad_fn().unwrap();
+        let shape = |node: &opgen::autograd::Node<MiniTensor>| {
+            node.input_meta(0)
+                .and_then(|m| m.shape.clone())
+                .unwrap()
+                .to_vec()
+        };
+        assert_eq!(shape(&node), sizes);
+        let accumulator = node.next_edges()[0].as_ref().unwrap().node.clone();
+        assert_eq!(accumulator.name(), "AccumulateGrad");
+        assert_eq!(shape(&accumulator), sizes);
+        backward(&[y], &[Some(doubles(&vec![1.0; n], sizes))], None, false).unwrap();
+        assert_eq!(x.grad().unwrap().shape(), sizes);
+    }
+}

@@ -19,8 +19,6 @@ use std::ops::Range;
 use super::error::AutogradErrorKind;
 use super::grad_mode::is_grad_enabled;
 use super::meta::{gradient_edge, requires_grad, set_history};
-use smallvec::SmallVec;
-
 use super::node::{Backward, InputMeta, InputMetas, NextEdges, Node, NodeParts, next_sequence_nr};
 use super::outputs::Outputs;
 use super::saved::checked_save;
@@ -217,31 +215,37 @@ fn collect_next_edges<T: Tensor>(inputs: &[Input<'_, T>]) -> Result<Edges<T>, Er
     Ok((edges, Some(ranges.into_boxed_slice())))
 }
 
-/// `grad_input_mask`, one flag per differentiable argument (inline for up to eight).
-type Mask = SmallVec<[bool; 8]>;
-
-/// `grad_input_mask`: for each argument, whether some tensor of it has an edge (filled in on
-/// the stack when there are no lists and at most eight arguments).
-fn needs_mask<T: Tensor>(edges: &Edges<T>, args: usize) -> Mask {
+/// Runs `f` with `grad_input_mask`: for each argument, whether some tensor of it has an edge
+/// (on the stack when there are no lists and at most eight arguments, the usual case). One
+/// call of `f`, so that the kernel's `save` is inlined here.
+#[inline(always)]
+fn with_mask<T: Tensor, R>(edges: &Edges<T>, args: usize, f: impl FnOnce(&[bool]) -> R) -> R {
     let (edges, ranges) = edges;
-    match ranges {
-        None if edges.len() <= 8 => {
-            let mut mask = [false; 8];
-            for (needed, edge) in mask.iter_mut().zip(edges.iter()) {
+    let mut inline = [false; 8];
+    let heap: Vec<bool>;
+    let mask: &[bool] = match ranges {
+        None if edges.len() <= inline.len() => {
+            for (needed, edge) in inline.iter_mut().zip(edges.iter()) {
                 *needed = edge.is_some();
             }
-            Mask::from_buf_and_len(mask, edges.len())
+            &inline[..edges.len()]
         }
-        None => edges.iter().map(Option::is_some).collect(),
-        Some(ranges) => (0..args)
-            .map(|a| {
-                let r = &ranges[a];
-                edges[r.start as usize..r.end as usize]
-                    .iter()
-                    .any(Option::is_some)
-            })
-            .collect(),
-    }
+        None => {
+            heap = edges.iter().map(Option::is_some).collect();
+            &heap
+        }
+        Some(ranges) => {
+            heap = (ranges.iter().take(args))
+                .map(|r| {
+                    edges[r.start as usize..r.end as usize]
+                        .iter()
+                        .any(Option::is_some)
+                })
+                .collect();
+            &heap
+        }
+    };
+    f(mask)
 }
 
 /// The Autograd kernel of a functional operator (PyTorch's `VariableType` kernel of, say,
@@ -325,7 +329,7 @@ where
 {
     let sequence_nr = next_sequence_nr();
     let edges = collect_next_edges(inputs)?;
-    let mut function = save_inputs(inputs, || save(&needs_mask(&edges, inputs.len())))?;
+    let mut function = save_inputs(inputs, || with_mask(&edges, inputs.len(), save))?;
     let outputs = {
         // Nested calls of the kernels below record nothing (PyTorch's
         // `AutoDispatchBelowADInplaceOrView`).
@@ -486,7 +490,7 @@ where
     check_inplace(self_, true).map_err(|e| in_op(e, op))?;
     let sequence_nr = next_sequence_nr();
     let edges = collect_next_edges(inputs)?;
-    let mut function = save_inputs(inputs, || save(&needs_mask(&edges, inputs.len())))?;
+    let mut function = save_inputs(inputs, || with_mask(&edges, inputs.len(), save))?;
     let output = {
         // PyTorch's `AutoDispatchBelowAutograd`: the version bump below still happens.
         let _below = ExcludeDispatchKeyGuard::new(DispatchKey::Autograd);

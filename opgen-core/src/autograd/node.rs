@@ -100,10 +100,10 @@ pub struct InputMeta {
 }
 
 impl InputMeta {
-    /// The metadata of `t`.
+    /// The metadata of `t` (its shape read with [`Tensor::sizes_inline`]).
     pub fn of<T: Tensor>(t: &T) -> InputMeta {
         InputMeta {
-            shape: t.sizes().ok().map(SmallVec::from_vec),
+            shape: t.sizes_inline().ok(),
         }
     }
 }

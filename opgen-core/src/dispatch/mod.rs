@@ -394,7 +394,7 @@ pub use operator::{
 pub use registry::{Dispatcher, LinkErrors, Registration, RegistrationId, Warning, WarningHook};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};
-pub use tensor::{Tensor, TensorOptions};
+pub use tensor::{Sizes, Tensor, TensorOptions};
 pub use tls::{ExcludeDispatchKeyGuard, IncludeDispatchKeyGuard};
 pub use value::{
     Complex, Device, DeviceIndex, DeviceType, Dimname, Generator, Layout, MemoryFormat, QScheme,

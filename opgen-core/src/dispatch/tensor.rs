@@ -6,6 +6,9 @@ use super::error::{Error, ErrorKind};
 use super::keyset::DispatchKeySet;
 use super::value::{Device, DeviceType, Layout, ScalarType};
 
+/// A shape held inline for up to four dimensions (what [`Tensor::sizes_inline`] returns).
+pub type Sizes = smallvec::SmallVec<[i64; 4]>;
+
 /// What the dispatcher needs from a tensor type: the runtime works with any type that
 /// implements it, typically a reference-counted handle (`Arc`-backed), whose `clone` is cheap
 /// and shares the tensor's data (as PyTorch's `Tensor` does).
@@ -57,6 +60,30 @@ pub trait Tensor: Clone + Send + Sync + 'static {
     /// The tensor's shape.
     fn sizes(&self) -> Result<Vec<i64>, Error> {
         Err(unsupported::<Self>("sizes"))
+    }
+
+    /// The tensor's shape, inline for up to four dimensions: what autograd records for
+    /// each input of a backward node and each leaf's accumulator, on every recorded call.
+    /// The default copies [`Tensor::sizes`]; a type that keeps its sizes in a slice
+    /// implements it without the `Vec`.
+    ///
+    /// ```
+    /// use opgen_core::dispatch::{DispatchKey, DispatchKeySet, Error, Sizes, Tensor};
+    ///
+    /// #[derive(Clone)]
+    /// struct MyTensor { sizes: Vec<i64> }
+    /// impl Tensor for MyTensor {
+    ///     fn key_set(&self) -> DispatchKeySet { DispatchKey::CPU.into() }
+    ///     fn sizes(&self) -> Result<Vec<i64>, Error> { Ok(self.sizes.clone()) }
+    ///     fn sizes_inline(&self) -> Result<Sizes, Error> { Ok(Sizes::from_slice(&self.sizes)) }
+    /// }
+    /// let t = MyTensor { sizes: vec![2, 3] };
+    /// assert_eq!(t.sizes_inline()?.as_slice(), [2, 3]);
+    /// assert!(!t.sizes_inline()?.spilled()); // no allocation
+    /// # Ok::<(), Error>(())
+    /// ```
+    fn sizes_inline(&self) -> Result<Sizes, Error> {
+        self.sizes().map(Sizes::from_vec)
     }
 
     /// The tensor's strides, in elements.
