@@ -11,7 +11,7 @@
 //! ```
 
 use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 
 use super::types::{Lifetimes, default_expr, rust_type};
 use super::{Cx, docs, ident};
@@ -129,26 +129,25 @@ fn signature(plan: &OpPlan, api: &Api, f: &Form, cx: &Cx<'_>) -> TokenStream2 {
             quote!(&self,)
         }
     });
-    let params = f.params.iter().map(|&p| {
-        let id = ident(plan.param_ident(p));
-        let ty = match p {
-            Param::Arg(i) => rust_type(&plan.args[i].ty, cx, Lifetimes::Elided),
+    // Each type is written in place (`rust_type`): no stream per parameter.
+    let ids = f.params.iter().map(|&p| ident(plan.param_ident(p)));
+    let tys = f.params.iter().map(|&p| -> Box<dyn ToTokens + '_> {
+        match p {
+            Param::Arg(i) => Box::new(rust_type(&plan.args[i].ty, cx, Lifetimes::Elided)),
             Param::Options => {
                 let rt = cx.rt;
-                quote!(#rt::TensorOptions)
+                Box::new(quote!(#rt::TensorOptions))
             }
-            Param::Struct => struct_type(api, true),
-        };
-        quote!(#id: #ty)
+            Param::Struct => Box::new(struct_type(api, true)),
+        }
     });
     let ret = rust_type(&plan.returns, cx, Lifetimes::Elided);
-    let ret = if f.fallible {
+    if f.fallible {
         let rt = cx.rt;
-        quote!(#rt::Result<#ret>)
+        quote!(fn #name(#receiver #(#ids: #tys),*) -> #rt::Result<#ret>)
     } else {
-        ret
-    };
-    quote!(fn #name(#receiver #(#params),*) -> #ret)
+        quote!(fn #name(#receiver #(#ids: #tys),*) -> #ret)
+    }
 }
 
 /// The arguments struct's type: `AddArgs`, or `AddArgs<'_>` in a parameter.
@@ -375,7 +374,10 @@ fn expand_args_struct(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> Option<TokenStre
     let rt = cx.rt;
     let name = ident(&s.name);
     let lt = s.lifetime.then(|| quote!(<'a>));
-    let mut fields = Vec::new();
+    // One template for every field: each field's tokens are written in place.
+    let mut ids = Vec::new();
+    let mut field_docs = Vec::new();
+    let mut tys: Vec<Box<dyn ToTokens>> = Vec::new();
     let mut values = Vec::new();
     for &i in &s.fields {
         let a = &plan.args[i];
@@ -391,19 +393,19 @@ fn expand_args_struct(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> Option<TokenStre
                 .iter()
                 .map(|a| a.text.as_str())
                 .collect::<Vec<_>>();
-            let doc = docs::lines(&[format!("`{}`, as one value.", text.join(", "))]);
-            fields.push(quote!(#doc pub options: #rt::TensorOptions));
-            values.push(quote!(options: #rt::TensorOptions::from_parts(#(#parts),*)));
+            ids.push(ident("options"));
+            field_docs.push(docs::line(&format!("`{}`, as one value.", text.join(", "))));
+            tys.push(Box::new(quote!(#rt::TensorOptions)));
+            values.push(quote!(#rt::TensorOptions::from_parts(#(#parts),*)));
             continue;
         }
-        let (id, ty) = (ident(&a.ident), rust_type(&a.ty, cx, Lifetimes::Named));
-        let doc = docs::lines(&[format!("`{}`", a.text)]);
-        let value = a.default.as_ref().map_or_else(
+        ids.push(ident(&a.ident));
+        field_docs.push(docs::line(&format!("`{}`", a.text)));
+        tys.push(Box::new(rust_type(&a.ty, cx, Lifetimes::Named)));
+        values.push(a.default.as_ref().map_or_else(
             || quote!(::core::default::Default::default()),
             |d| default_expr(d, &a.ty, cx),
-        );
-        fields.push(quote!(#doc pub #id: #ty));
-        values.push(quote!(#id: #value));
+        ));
     }
     let with = api
         .functions
@@ -439,11 +441,11 @@ fn expand_args_struct(plan: &OpPlan, api: &Api, cx: &Cx<'_>) -> Option<TokenStre
         #doc
         #derive
         #allow
-        #vis struct #name #lt { #(#fields,)* }
+        #vis struct #name #lt { #(#[doc = #field_docs] pub #ids: #tys,)* }
         #[automatically_derived]
         impl #lt ::core::default::Default for #name #lt {
             fn default() -> Self {
-                #name { #(#values,)* }
+                #name { #(#ids: #values,)* }
             }
         }
     })

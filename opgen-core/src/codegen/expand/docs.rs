@@ -10,16 +10,16 @@ use crate::plan::{Api, Form, OpPlan};
 
 /// `#[doc = " line"]` per line, as `///` comments write them.
 pub(crate) fn lines<S: AsRef<str>>(lines: &[S]) -> TokenStream2 {
-    let attrs = lines.iter().map(|l| {
-        let l = l.as_ref();
-        let text = if l.is_empty() {
-            String::new()
-        } else {
-            format!(" {l}")
-        };
-        quote!(#[doc = #text])
-    });
-    quote!(#(#attrs)*)
+    let texts = lines.iter().map(|l| line(l.as_ref()));
+    quote!(#(#[doc = #texts])*)
+}
+
+/// The text of `#[doc = ..]` for one line, as a `///` comment writes it (after a space).
+pub(crate) fn line(text: &str) -> String {
+    match text {
+        "" => String::new(),
+        l => format!(" {l}"),
+    }
 }
 
 /// The main item's docs: the user's doc lines, the schema, and the facts.

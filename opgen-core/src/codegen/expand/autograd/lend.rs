@@ -20,7 +20,7 @@
 //! ```
 
 use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::super::types::{Lifetimes, rust_type};
 use super::super::{Cx, ident, respan};
@@ -145,7 +145,7 @@ pub(super) fn expand_borrowed(
             RustType::Mut(inner) => RustType::Ref(inner.clone()),
             ty => ty.clone(),
         };
-        rust_type(&ty, cx, Lifetimes::Elided)
+        rust_type(&ty, cx, Lifetimes::Elided).into_token_stream()
     });
     let tuple = quote!((#(#types,)*));
     let args = (0..end).map(shared);

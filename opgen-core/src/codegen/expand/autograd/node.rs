@@ -1,7 +1,7 @@
 //! The backward node: a struct of the saved values and its `Backward` impl.
 
 use proc_macro2::{Literal, Span, TokenStream as TokenStream2};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::super::types::{Lifetimes, rust_type};
 use super::super::{Cx, ident};
@@ -67,7 +67,9 @@ fn field_type(f: &SavedField, cx: &Cx<'_>) -> TokenStream2 {
     let value = match &f.value {
         SavedValue::Tensor { .. } => return saved,
         SavedValue::TensorList { .. } => return quote!(::std::vec::Vec<#saved>),
-        SavedValue::Copy { ty } => rust_type(&owned_type(ty), cx, Lifetimes::Elided),
+        SavedValue::Copy { ty } => {
+            rust_type(&owned_type(ty), cx, Lifetimes::Elided).into_token_stream()
+        }
         SavedValue::Sizes { optional, .. } => {
             let v = quote!(::std::vec::Vec<i64>);
             if *optional {

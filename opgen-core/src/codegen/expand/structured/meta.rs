@@ -27,7 +27,7 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::{Literal, TokenStream as TokenStream2};
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 
 use crate::codegen::check::{Checked, Definition};
 use crate::codegen::expand::kernel::{group_name, table_name};
@@ -262,7 +262,7 @@ fn precomputed_param(d: &Argument, pre: &syn::Ident, cx: &Cx<'_>) -> ImplParam {
         _ => quote!(#pre.#field),
     };
     ImplParam {
-        ty: rust_type(&ty, cx, Lifetimes::Elided),
+        ty: rust_type(&ty, cx, Lifetimes::Elided).into_token_stream(),
         value,
     }
 }
@@ -292,7 +292,7 @@ fn precompute_struct(plan: &OpPlan, def: &Definition, cx: &Cx<'_>) -> Option<Tok
             RustType::Option(inner) if matches!(inner.as_ref(), RustType::Str) => {
                 quote!(::core::option::Option<::std::string::String>)
             }
-            t => rust_type(&t, cx, Lifetimes::Elided),
+            t => rust_type(&t, cx, Lifetimes::Elided).into_token_stream(),
         };
         let name = format_ident!("{}", rust_ident(&d.name).trim_start_matches("r#"));
         let name = if rust_ident(&d.name).starts_with("r#") {
@@ -364,7 +364,7 @@ fn impl_params(
             None => {
                 let i = Literal::usize_unsuffixed(i);
                 params.push(ImplParam {
-                    ty: rust_type(&a.ty, cx, Lifetimes::Elided),
+                    ty: rust_type(&a.ty, cx, Lifetimes::Elided).into_token_stream(),
                     value: quote!(#inputs.#i),
                 });
             }
@@ -375,7 +375,7 @@ fn impl_params(
     }
     for (a, local) in plan.args[out_start..].iter().zip(names.out_locals) {
         params.push(ImplParam {
-            ty: rust_type(&a.ty, cx, Lifetimes::Elided),
+            ty: rust_type(&a.ty, cx, Lifetimes::Elided).into_token_stream(),
             value: quote!(#local),
         });
     }
