@@ -198,7 +198,7 @@ fn glue(
     let out_call = api::operator_call(
         &marker,
         quote!((#(#inputs.#input_fields2,)* #(#out_locals,)*)),
-        Some(rust_type(&plan.returns, cx, Lifetimes::Elided)),
+        Some(rust_type(&plan.returns, cx, Lifetimes::Elided).into_token_stream()),
         cx,
     );
     quote! {
