@@ -60,7 +60,10 @@ fn kernel_ident() -> syn::Ident {
 }
 
 /// The link entry registering `kernel` at `Autograd`, named as torchgen names the
-/// operator's `VariableType` kernel (`VariableType::mul_Tensor`), which dumps show.
+/// operator's `VariableType` kernel (`VariableType::mul_Tensor`), which dumps show. The
+/// entry names the operator by string: it may sit in the group of the expansion that
+/// declares the operator, whose marker reads its schema from that group (a `const`
+/// reading of it there would be a cycle).
 fn registration(
     plan: &OpPlan,
     marker: &syn::Ident,
@@ -78,8 +81,8 @@ fn registration(
     let register = quote! {
         #rt::__private::impl_named_of::<#marker, _, _>(#lib, #key, #kernel, #name, #site)
     };
-    let path = syn::Path::from(marker.clone());
-    super::link::kernel_of(rt, &path, keys, register, params, Span::call_site())
+    let operator = format!("{}::{}", plan.namespace, plan.schema.name.full_name());
+    super::link::kernel_by_name(rt, &operator, keys, register, params, Span::call_site())
 }
 
 /// The autograd expansion of an operator the attribute defines, if it has formulas.
