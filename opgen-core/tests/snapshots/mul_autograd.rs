@@ -36,9 +36,8 @@ const _: () = {
                 &[::opgen::DispatchKey::CPU],
                 |lib, key, site| lib.impl_of::<mul, _>(key, mul_cpu, site),
             ),
-        ::opgen::__private::LinkEntry::kernel_of::<
-            mul,
-        >(
+        ::opgen::__private::LinkEntry::kernel(
+            "aten::mul.Tensor",
             &[::opgen::DispatchKey::Autograd],
             |lib, key, site| ::opgen::__private::impl_named_of::<
                 mul,
