@@ -351,6 +351,7 @@ macro_rules! for_each_arity {
 pub(crate) use for_each_arity;
 
 mod args;
+pub(crate) mod cache;
 pub(crate) mod device;
 mod erased;
 mod error;
@@ -375,6 +376,7 @@ mod value;
 mod tests;
 
 pub use args::{ArgFamily, KernelArg};
+pub use cache::{OpCache, OpTable, TypedOf};
 pub use device::{DeviceChecks, DeviceGuard, compute_dispatch_key, current_device};
 pub use error::{Error, ErrorKind, Site};
 pub use handle::{OperatorHandle, TypedOperator};
@@ -387,10 +389,7 @@ pub use keyset::DispatchKeySet;
 pub use library::{Library, LibraryKind, Variants};
 pub use list::{ListItem, ValueList};
 pub(crate) use operator::kernel_name;
-pub use operator::{
-    ArgTuple, OpCache, OpTable, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker,
-    TypedOf,
-};
+pub use operator::{ArgTuple, Operator, OperatorName, TupleCall, TupleKernel, TupleMarker};
 pub use registry::{Dispatcher, LinkErrors, Registration, RegistrationId, Warning, WarningHook};
 pub use returns::{Fallible, Infallible, KernelOutput, RetElem, RetValue};
 pub use table::{DispatchTableDump, ServedBy};
