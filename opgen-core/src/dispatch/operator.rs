@@ -342,7 +342,7 @@ for_each_arity!(tuple_impls);
 pub struct OperatorName {
     /// `aten` (the text before `::`; `aten` when the schema has none).
     pub namespace: &'static str,
-    /// `aten::add`: what [`Dispatcher::find`] takes first.
+    /// `aten::add`: what [`Dispatcher::find`](super::Dispatcher::find) takes first.
     pub qualified: &'static str,
     /// `Tensor`; `""` for none.
     pub overload: &'static str,
