@@ -36,8 +36,30 @@ pub(crate) fn group_name(reserved: &std::collections::BTreeSet<String>) -> syn::
 
 /// The name of an expansion's table (`op_table!`) in its hidden block, unless the user's
 /// code the block refers to has it.
-pub(crate) fn table_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
+fn table_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
     ident(&fresh_name("__OPGEN_TABLE", reserved))
+}
+
+/// The hidden block of an attribute that defines its operator: the table, the marker's
+/// `impl Operator` naming it, and the link group `entries`, whose first is the operator's
+/// `def` (index 0), with `extra` items.
+pub(crate) fn defining_group(
+    plan: &OpPlan,
+    api: &Api,
+    cx: &Cx<'_>,
+    reserved: &std::collections::BTreeSet<String>,
+    entries: &[TokenStream2],
+    extra: TokenStream2,
+) -> TokenStream2 {
+    let table = table_name(reserved);
+    link::group(
+        cx.rt,
+        &group_name(reserved),
+        Some(&table),
+        api::expand_operator(plan, api, cx, &table, 0),
+        entries,
+        extra,
+    )
 }
 
 /// An operator defined by the attribute, with its kernel: the kernel, the API, the link
@@ -83,13 +105,11 @@ pub(crate) fn expand_defined(
         entries.push(a.entry);
         a.items
     });
-    // The operator's `def` is the group's first entry.
-    let table = table_name(&reserved);
-    let group = link::group(
-        cx.rt,
-        &group_name(&reserved),
-        Some(&table),
-        api::expand_operator(plan, api, &cx, &table, 0),
+    let group = defining_group(
+        plan,
+        api,
+        &cx,
+        &reserved,
         &entries,
         autograd_items.unwrap_or_default(),
     );

@@ -9,7 +9,7 @@ use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{quote, quote_spanned};
 
 use crate::codegen::check::{Checked, Definition, delegate_marker};
-use crate::codegen::expand::kernel::{group_name, table_name};
+use crate::codegen::expand::kernel::defining_group;
 use crate::codegen::expand::types::{Lifetimes, rust_type};
 use crate::codegen::expand::{Cx, Origin, api, ident, link};
 use crate::plan::{Api, OpPlan, fresh_name};
@@ -61,16 +61,7 @@ pub(crate) fn expand_delegate(
         entries.push(a.entry);
         extra.extend(a.items);
     }
-    let table = table_name(&reserved);
-    let operator = api::expand_operator(plan, api, &cx, &table, 0);
-    let group = link::group(
-        rt,
-        &group_name(&reserved),
-        Some(&table),
-        operator,
-        &entries,
-        extra,
-    );
+    let group = defining_group(plan, api, &cx, &reserved, &entries, extra);
     let glue = in_place.then(|| in_place_glue(plan, api, &out_marker, &reserved, &cx));
     // A body-less item is consumed by the last attribute on it: one stacked above another
     // re-emits it for the next.

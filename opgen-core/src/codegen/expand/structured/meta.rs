@@ -30,7 +30,7 @@ use proc_macro2::{Literal, TokenStream as TokenStream2};
 use quote::{ToTokens, format_ident, quote};
 
 use crate::codegen::check::{Checked, Definition};
-use crate::codegen::expand::kernel::{group_name, table_name};
+use crate::codegen::expand::kernel::defining_group;
 use crate::codegen::expand::types::{Lifetimes, rust_type};
 use crate::codegen::expand::{Cx, Origin, api, docs, ident, link};
 use crate::dispatch::DispatchKey;
@@ -87,16 +87,7 @@ pub(crate) fn expand_meta(checked: &Checked<'_>, def: &Definition, plan: &OpPlan
         entries.push(a.entry);
         extra.extend(a.items);
     }
-    let table = table_name(&reserved);
-    let operator = api::expand_operator(plan, api, &cx, &table, 0);
-    let group = link::group(
-        rt,
-        &group_name(&reserved),
-        Some(&table),
-        operator,
-        &entries,
-        extra,
-    );
+    let group = defining_group(plan, api, &cx, &reserved, &entries, extra);
     let kernel = &kernel.tokens;
     quote! {
         #kernel
