@@ -16,6 +16,24 @@ pub(crate) struct ForwardDef {
     pub raw: RawFormula,
 }
 
+/// Whether a forward formula's key names outputs of `f`: every name a return's name, or
+/// every one `resultN` of an existing return, or `result` of the only return.
+pub(crate) fn names_outputs<S: AsRef<str>>(f: &NativeFunction, names: &[S]) -> bool {
+    let returns = &f.func.returns;
+    let named = (names.iter()).all(|n| {
+        returns
+            .iter()
+            .any(|r| r.name.as_deref() == Some(n.as_ref()))
+    });
+    let numbered = names.iter().all(|n| {
+        (n.as_ref().strip_prefix("result"))
+            .and_then(|i| i.parse::<usize>().ok())
+            .is_some_and(|i| i < returns.len())
+    });
+    let single = names.len() == 1 && names[0].as_ref() == "result" && returns.len() == 1;
+    named || numbered || single
+}
+
 /// torchgen's `create_forward_derivative`: the key must name outputs (`result`, `resultN`,
 /// or a return's name); anything else is an unknown key.
 pub(crate) fn create(
@@ -26,16 +44,7 @@ pub(crate) fn create(
     reader: &mut Reader,
 ) -> Option<ForwardDef> {
     let returns = &f.func.returns;
-    let named = names
-        .iter()
-        .all(|n| returns.iter().any(|r| r.name.as_deref() == Some(n)));
-    let numbered = names.iter().all(|n| {
-        n.strip_prefix("result")
-            .and_then(|i| i.parse::<usize>().ok())
-            .is_some_and(|i| i < returns.len())
-    });
-    let single = names == ["result"] && returns.len() == 1;
-    if named || numbered || single {
+    if names_outputs(f, names) {
         return Some(ForwardDef {
             formula: raw.value.text.clone(),
             var_names: names.to_vec(),

@@ -70,11 +70,15 @@ pub(crate) fn check_formulas(
         if KEYWORDS.contains(&text) || matches!(FormulaText::of(text), FormulaText::Rust(_)) {
             continue;
         }
-        let first_key = raw.key.text.split(',').next().unwrap_or("").trim();
-        let scope = if arg_names.iter().any(|a| a == first_key) {
+        let keys: Vec<&str> = raw.key.text.split(',').map(str::trim).collect();
+        let scope = if arg_names.iter().any(|a| a == keys[0]) {
             &backward
-        } else {
+        } else if super::forward::names_outputs(f, &keys) {
             &forward
+        } else {
+            // A key that names neither arguments nor outputs has its one error (R104);
+            // checking its formula against either scope would only repeat it.
+            continue;
         };
         let mut report = |e: FormulaError| {
             let msg = e.message.clone();

@@ -267,6 +267,9 @@ fn keys_outputs_and_overlaps() {
     let errs =
         load_derivatives("d.yaml", &format!("{MUL}  slef: grad * other\n"), natives()).unwrap_err();
     assert_eq!(errs[0].error.hint.as_deref(), Some("did you mean `self`?"));
+    // The unknown key is the one error: its formula (`grad` is no variable of a forward
+    // formula) is not checked against a scope it was never meant for.
+    assert_eq!(errs.len(), 1, "{errs:?}");
     let len = "- name: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)\n  self: grad\n  output_differentiability: [True]\n";
     assert_eq!(
         first(len).3,
