@@ -27,6 +27,7 @@ use opgen_core::autograd::{Differentiable, backward};
 #[path = "support/autograd_bt.rs"]
 mod bt;
 #[path = "support/cpu_time.rs"]
+#[allow(dead_code)] // `ROUNDS`: the example's bench
 mod cpu_time;
 use bt::{BT, CHAIN, chain, leaf, ops};
 use cpu_time::{Paired, now_ns, time};
@@ -146,7 +147,9 @@ fn summary() {
     let (median, q1, q3) = no_grad.median();
     println!(
         "Autograd kernel, nothing requires grad: {median:7.1} ns [{q1:.1}, {q3:.1}] (budget 3 ns; \
-         paired: median difference of {NO_GRAD_ROUNDS} alternating rounds [interquartile range])"
+         paired: median difference of {NO_GRAD_ROUNDS} alternating rounds [interquartile range]; \
+         best rounds {:.1} vs {:.1} ns)",
+        no_grad.best.0, no_grad.best.1
     );
     println!("forward bookkeeping per operator:      {forward:7.1} ns (budget 450 ns)");
     println!("engine overhead per backward node:     {per_node:7.1} ns (budget 900 ns)");

@@ -77,3 +77,51 @@ pub mod included {
         include = "add, add_, sum, clone, max, eq, zeros, where, split, _foreach_add, cat, index.Tensor, max_pool2d_with_indices"
     );
 }
+
+/// Tensor types named like the hidden items of an expansion's block (its table and its link
+/// group): the block takes other names.
+pub mod hidden_names {
+    macro_rules! tensor_type {
+        ($name:ident) => {
+            /// A tensor type named like a generated item.
+            #[allow(non_camel_case_types)]
+            pub struct $name {
+                keys: ::opgen::DispatchKeySet,
+            }
+
+            impl ::core::clone::Clone for $name {
+                fn clone(&self) -> Self {
+                    $name { keys: self.keys }
+                }
+            }
+
+            impl ::opgen::dispatch::Tensor for $name {
+                fn key_set(&self) -> ::opgen::DispatchKeySet {
+                    self.keys
+                }
+            }
+        };
+    }
+
+    /// Operators on a tensor type named like an expansion's table.
+    pub mod table {
+        tensor_type!(__OPGEN_TABLE);
+        ::opgen::include_native_functions!(
+            "../../opgen-core/tests/data/native_functions.yaml",
+            tensor = "__OPGEN_TABLE",
+            methods = "trait TableMethods",
+            include = "add, sum"
+        );
+    }
+
+    /// Operators on a tensor type named like an expansion's link group.
+    pub mod link {
+        tensor_type!(__OPGEN_LINK);
+        ::opgen::include_native_functions!(
+            "../../opgen-core/tests/data/native_functions.yaml",
+            tensor = "__OPGEN_LINK",
+            methods = "trait LinkMethods",
+            include = "add, sum"
+        );
+    }
+}

@@ -36,7 +36,7 @@ pub(crate) fn group_name(reserved: &std::collections::BTreeSet<String>) -> syn::
 
 /// The name of an expansion's table (`op_table!`) in its hidden block, unless the user's
 /// code the block refers to has it.
-fn table_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
+pub(crate) fn table_name(reserved: &std::collections::BTreeSet<String>) -> syn::Ident {
     ident(&fresh_name("__OPGEN_TABLE", reserved))
 }
 

@@ -19,8 +19,10 @@ pub(crate) mod types;
 
 use std::collections::BTreeSet;
 
+pub(crate) use kernel::{group_name, table_name};
+
 use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::check::{Checked, Definition};
 use crate::dispatch::DispatchKey;
@@ -123,16 +125,29 @@ pub(crate) fn plan_of(input: &super::Input, def: &Definition) -> OpPlan {
     })
 }
 
-/// The user's identifiers an expansion's bodies refer to: the kernel, and the tensor
-/// type's last segment (`tensor`, else the `tensor` option's).
+/// The user's identifiers an expansion's bodies refer to: the kernel, and those of the
+/// tensor type (`tensor`, else the `tensor` option's).
 pub(crate) fn reserved(input: &super::Input, tensor: Option<&syn::Type>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     out.insert(input.kernel.ident().to_string());
-    let tensor = tensor.or(input.tensor.as_ref());
-    if let Some(t) = tensor.and_then(super::kernel_fn::last_ident) {
-        out.insert(t.to_string());
+    if let Some(t) = tensor.or(input.tensor.as_ref()) {
+        idents_into(t.to_token_stream(), &mut out);
     }
     out
+}
+
+/// Every identifier in `tokens` (groups included) into `out`: the names a hidden item of
+/// the expansion must not take where those tokens are written.
+pub(crate) fn idents_into(tokens: TokenStream2, out: &mut BTreeSet<String>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            proc_macro2::TokenTree::Group(g) => idents_into(g.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 /// The doc attributes of the annotated function.

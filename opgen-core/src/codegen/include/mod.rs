@@ -34,11 +34,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::attribute::Methods;
 use super::diag::Diagnostics;
-use super::expand::{Cx, Origin, api, docs, link};
+use super::expand::{Cx, Origin, api, docs, group_name, idents_into, link, table_name};
 use crate::native::{LoadError, NativeFunction, NativeFunctions, Tags, read_yaml_file};
 use crate::plan::{
     MethodsKind, OpPlan, PlanInput, args_struct_name, args_struct_name_for, rename_candidate,
@@ -429,7 +429,14 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
     // The markers' `impl Operator`, in the hidden block, each naming the expansion's table
     // and its `def`'s place in the link group.
     let mut operators = TokenStream2::new();
-    let table = syn::Ident::new("__OPGEN_TABLE", at);
+    // The hidden block refers to the tensor type and the markers: its own items take
+    // names that none of them has.
+    let mut reserved = BTreeSet::new();
+    idents_into(parsed.tensor.to_token_stream(), &mut reserved);
+    reserved.extend(
+        (planned.iter()).filter_map(|p| p.plan.api.as_ref().ok().map(|api| api.marker.clone())),
+    );
+    let table = table_name(&reserved);
     let trait_name = match &parsed.methods {
         Methods::Trait(t) => Some(t.clone()),
         Methods::Inherent => None,
@@ -480,7 +487,7 @@ fn expand_functions(parsed: &options::Parsed, planned: &[Planned]) -> TokenStrea
             });
         }
     }
-    let name = syn::Ident::new("__OPGEN_LINK", at);
+    let name = group_name(&reserved);
     out.extend(link::group(
         rt,
         &name,
