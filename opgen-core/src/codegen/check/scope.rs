@@ -21,6 +21,11 @@ pub(super) struct Scope {
     pub open: bool,
     /// The first segments of the glob imports (`opgen` for `use opgen::prelude::*`).
     pub globs: BTreeSet<String>,
+    /// The value names of the items written here (functions, constants, statics, unit and
+    /// tuple structs), except those under `#[cfg(..)]`, which may not be compiled.
+    pub values: BTreeSet<String>,
+    /// The type names of the items written here (types, traits, modules), likewise.
+    pub types: BTreeSet<String>,
     /// An item macro (not `macro_rules!`).
     pub macros: bool,
 }
@@ -74,6 +79,33 @@ impl Scope {
             _ => return,
         };
         self.defined.insert(ident.to_string());
+        self.written(item, ident.to_string());
+    }
+
+    /// Records the namespaces `item`, named `name`, takes (not under `#[cfg(..)]`).
+    fn written(&mut self, item: &syn::Item, name: String) {
+        let (attrs, value, ty) = match item {
+            syn::Item::Fn(i) => (&i.attrs, true, false),
+            syn::Item::Const(i) => (&i.attrs, true, false),
+            syn::Item::Static(i) => (&i.attrs, true, false),
+            syn::Item::Struct(i) => (&i.attrs, !matches!(i.fields, syn::Fields::Named(_)), true),
+            syn::Item::Enum(i) => (&i.attrs, false, true),
+            syn::Item::Union(i) => (&i.attrs, false, true),
+            syn::Item::Type(i) => (&i.attrs, false, true),
+            syn::Item::Trait(i) => (&i.attrs, false, true),
+            syn::Item::TraitAlias(i) => (&i.attrs, false, true),
+            syn::Item::Mod(i) => (&i.attrs, false, true),
+            _ => return,
+        };
+        if attrs.iter().any(|a| a.path().is_ident("cfg")) {
+            return;
+        }
+        if value {
+            self.values.insert(name.clone());
+        }
+        if ty {
+            self.types.insert(name);
+        }
     }
 
     /// Records the names a `use` tree imports; `root` is the first segment of the path so
@@ -248,6 +280,23 @@ mod tests {
         let ty: syn::Type = syn::parse_str(ty).expect("a type");
         let crates = ["std", "dep"].map(String::from).into();
         Scopes(&scopes, &crates).type_origin(0, &ty)
+    }
+
+    /// Items written in a scope are recorded in the namespaces they take: functions,
+    /// constants, statics and unit or tuple structs take a value name; every struct, enum,
+    /// union, alias, trait and module a type name; an item under `#[cfg]` none, nor an
+    /// import (its namespace is not written) or an item macro.
+    #[test]
+    fn written_items_take_their_namespaces() {
+        let s = scope(
+            "fn f() {} const C: u8 = 0; static S: u8 = 0; struct Unit; struct Tuple(u8); \
+             struct Braced {} enum E {} union U { a: u8 } type A = u8; trait Tr {} mod m {} \
+             #[cfg(any())] fn gone() {} #[cfg(test)] struct Gone; use other::imported; \
+             decoys!(hidden);",
+        );
+        let names = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(" ");
+        assert_eq!(names(&s.values), "C S Tuple Unit f");
+        assert_eq!(names(&s.types), "A Braced E Tr Tuple U Unit m");
     }
 
     /// Types imported from another crate, or written with its path, are the crate's; types

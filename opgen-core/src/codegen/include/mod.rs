@@ -92,6 +92,7 @@ fn run(manifest_dir: &Path, input: TokenStream2) -> syn::Result<TokenStream2> {
     let planned = plan_all(&parsed.methods, tensor, &functions);
     check_registered_only(&parsed, &planned, &mut diag);
     check_methods_owner(&parsed, &planned, &mut diag);
+    check_names(&parsed, &planned, &mut diag);
     let names = api_names(&functions, &planned);
     let mut tracked = tracked;
     let served = autograd::load(
@@ -351,6 +352,19 @@ fn check_methods_owner(parsed: &options::Parsed, planned: &[Planned], diag: &mut
             diag,
         );
     }
+}
+
+/// Names the expansion defines that an item written beside the call has: one error, at
+/// the yaml path (`check::check_include_names`).
+fn check_names(parsed: &options::Parsed, planned: &[Planned], diag: &mut Diagnostics) {
+    let claims: Vec<(String, crate::plan::Claims)> = (planned.iter())
+        .map(|p| (p.plan.full_name.clone(), p.plan.claims()))
+        .collect();
+    let methods_trait = match &parsed.methods {
+        Methods::Trait(t) => Some(t.to_string()),
+        Methods::Inherent => None,
+    };
+    super::check::check_include_names(&parsed.path, &claims, methods_trait.as_deref(), diag);
 }
 
 /// Every function without a Rust API must be listed in `registered_only`: one error naming
