@@ -41,6 +41,9 @@ struct Site {
     scope: usize,
     /// The operator it declares (`aten::add.Tensor`), unless it attaches to one (`op =`).
     declares: Option<String>,
+    /// The name its API takes (`add`: the functions, the marker, the arguments struct are
+    /// named after it): the `name` option, else the schema's.
+    api: Option<String>,
     /// That operator's marker (`add`), which a kernel attaches to by path.
     marker: Option<String>,
     /// The methods trait it declares (`methods = "trait Ops"`).
@@ -121,6 +124,22 @@ pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
                 "`{op}` is declared already in this module, by the attribute of `{}` (line {}); \
                  attach `{name}` to it with `op = {marker}` (its marker: the kernel is checked \
                  against it at compile time) and `dispatch`, instead of the schema",
+                first.name, first.line
+            ),
+        );
+    }
+    if let (Some(op), Some(api)) = (&me.declares, &me.api)
+        && let Some(first) = earlier()
+            .find(|s| s.api.as_ref() == Some(api) && s.declares.as_ref().is_some_and(|o| o != op))
+    {
+        let other = first.declares.as_deref().unwrap_or_default();
+        diag.at(
+            at_or(input.options.name.as_ref().or(input.lit.as_ref()), kernel),
+            format!(
+                "`{op}` takes the name `{api}`, which `{other}` of the attribute of `{}` (line \
+                 {}) takes already in this module: an operator's functions, marker and \
+                 arguments struct are named after it; give one of them another name with \
+                 `name = \"...\"`",
                 first.name, first.line
             ),
         );
@@ -656,13 +675,16 @@ impl Reader {
             syn::Meta::List(list) => list.tokens.clone(),
             _ => proc_macro2::TokenStream::new(),
         };
-        let (schema, methods_trait) = declared(args);
+        let (schema, methods_trait, name) = declared(args);
         let declares = schema.as_ref().map(|s| {
             let ns = s.name.namespace.as_deref().unwrap_or("aten");
             format!("{ns}::{}", s.name.full_name())
         });
-        let marker =
-            (schema.as_ref()).map(|s| crate::plan::marker_name(&crate::plan::rust_fn_name(s)));
+        let api = (schema.as_ref()).map(|s| {
+            let api = name.unwrap_or_else(|| crate::plan::rust_fn_name(s));
+            api.trim_start_matches("r#").to_string()
+        });
+        let marker = api.as_deref().map(crate::plan::marker_name);
         // The marker is an item of the kernel's scope, as is the kernel (a delegate's
         // bodyless `fn` is no item `Scope::record` sees).
         if let Some(names) = self.scopes.get_mut(scope) {
@@ -675,6 +697,7 @@ impl Reader {
             in_impl,
             scope,
             declares,
+            api,
             marker,
             methods_trait,
             conditional: attrs.iter().any(|a| a.path().is_ident("cfg")),
@@ -699,8 +722,14 @@ fn bodyless(
 }
 
 /// What an attribute's arguments declare: the operator of its schema literal (none with
-/// `op =`, which attaches), and the trait of `methods = "trait NAME"`.
-fn declared(args: proc_macro2::TokenStream) -> (Option<crate::schema::Schema>, Option<String>) {
+/// `op =`, which attaches), the trait of `methods = "trait NAME"`, and the `name` option.
+fn declared(
+    args: proc_macro2::TokenStream,
+) -> (
+    Option<crate::schema::Schema>,
+    Option<String>,
+    Option<String>,
+) {
     let tokens: Vec<TokenTree> = args.into_iter().collect();
     let option = |key: &str| {
         tokens.windows(3).find_map(|w| match w {
@@ -720,7 +749,11 @@ fn declared(args: proc_macro2::TokenStream) -> (Option<crate::schema::Schema>, O
             .strip_prefix("trait ")
             .map(|t| t.trim().to_string())
     });
-    (operator, methods)
+    let name = option("name")
+        .as_ref()
+        .and_then(string)
+        .map(|lit| lit.value());
+    (operator, methods, name)
 }
 
 #[cfg(test)]
