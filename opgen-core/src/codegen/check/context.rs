@@ -195,7 +195,7 @@ pub(crate) fn check_generated_names(input: &Input, claims: &Claims, diag: &mut D
 
 /// [`check_generated_names`] for `include_native_functions!` (`path`, its yaml path's
 /// literal, places the call): the names of every operator's API (`claims`, with the
-/// operator's name) and the methods trait. One error at the path.
+/// operator's qualified name) and the methods trait. One error at the path.
 pub(crate) fn check_include_names(
     path: &LitStr,
     claims: &[(String, Claims)],
@@ -208,18 +208,24 @@ pub(crate) fn check_include_names(
     let Some(facts) = file_facts(file) else {
         return;
     };
-    let Some(scope) = (facts.includes.iter())
-        .find(|i| i.line == line)
-        .and_then(|me| facts.scopes.get(me.scope))
-    else {
+    let Some(me) = facts.includes.iter().find(|i| i.line == line) else {
         return;
     };
+    let Some(scope) = facts.scopes.get(me.scope) else {
+        return;
+    };
+    check_include_beside_attributes(path, me.scope, &facts, claims, diag);
     let mut taken = Vec::new();
     let mut operators = Vec::new();
     for (operator, c) in claims {
         let found = taken_names(scope, c, None);
         if !found.is_empty() {
-            operators.push(operator.as_str());
+            // `skip` takes the name without its namespace.
+            operators.push(
+                operator
+                    .split_once("::")
+                    .map_or(operator.as_str(), |(_, n)| n),
+            );
         }
         taken.extend(found);
     }
@@ -243,6 +249,56 @@ pub(crate) fn check_include_names(
     if let Some(message) = taken_message("the macro generates", &taken, &fixes) {
         diag.at(path, message);
     }
+}
+
+/// `#[native_function]` kernels beside the call (in its module, not under `#[cfg]`) that
+/// declare one of its operators (`claims`, by qualified name), or whose API takes the name of
+/// one: both would define the operator's functions and marker. One error at the yaml path,
+/// naming the kernels, with the fixes; the macro then expands to nothing, so the
+/// attributes' items stand alone.
+fn check_include_beside_attributes(
+    path: &LitStr,
+    scope: usize,
+    facts: &Facts,
+    claims: &[(String, Claims)],
+    diag: &mut Diagnostics,
+) {
+    let beside = (facts.sites.iter()).filter(|s| s.scope == scope && !s.in_impl && !s.conditional);
+    let mut found = Vec::new();
+    for site in beside {
+        let (Some(op), Some(api)) = (&site.declares, &site.api) else {
+            continue;
+        };
+        if claims.iter().any(|(name, _)| name == op) {
+            found.push(format!(
+                "`{}` (line {}) declares `{op}` too",
+                site.name, site.line
+            ));
+            continue;
+        }
+        let named = |c: &Claims| {
+            (c.values.iter().chain(&c.types)).any(|n| n.trim_start_matches("r#") == api)
+        };
+        if let Some((name, _)) = claims.iter().find(|(_, c)| named(c)) {
+            found.push(format!(
+                "`{}` (line {}) names `{op}` `{api}`, a name of `{name}`",
+                site.name, site.line
+            ));
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    diag.at(
+        path,
+        format!(
+            "kernels of this module declare what this macro declares: {}; attach such a \
+             kernel to the macro's operator with `op = NAME` (its marker) and `dispatch` \
+             instead of a schema, give its operator another name with `name = \"...\"`, or \
+             leave the macro's operator out with `skip`",
+            found.join("; ")
+        ),
+    );
 }
 
 /// The names of `claims` that an item written in `scope` has, in the namespace each is

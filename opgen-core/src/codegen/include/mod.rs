@@ -358,7 +358,12 @@ fn check_methods_owner(parsed: &options::Parsed, planned: &[Planned], diag: &mut
 /// the yaml path (`check::check_include_names`).
 fn check_names(parsed: &options::Parsed, planned: &[Planned], diag: &mut Diagnostics) {
     let claims: Vec<(String, crate::plan::Claims)> = (planned.iter())
-        .map(|p| (p.plan.full_name.clone(), p.plan.claims()))
+        .map(|p| {
+            (
+                format!("{}::{}", p.plan.namespace, p.plan.full_name),
+                p.plan.claims(),
+            )
+        })
         .collect();
     let methods_trait = match &parsed.methods {
         Methods::Trait(t) => Some(t.to_string()),
