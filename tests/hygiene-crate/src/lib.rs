@@ -43,22 +43,33 @@ macro_rules! decoy_macros {
 }
 decoy_macros!($ panic assert assert_eq unreachable line file column concat stringify env cfg format vec todo);
 
-/// The tensor type of the hygiene operators.
-pub struct R {
-    keys: ::opgen::DispatchKeySet,
+/// A tensor type named `$name`: its key set, `Clone` and `Tensor`.
+macro_rules! tensor_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[allow(non_camel_case_types)]
+        pub struct $name {
+            keys: ::opgen::DispatchKeySet,
+        }
+
+        impl ::core::clone::Clone for $name {
+            fn clone(&self) -> Self {
+                $name { keys: self.keys }
+            }
+        }
+
+        impl ::opgen::dispatch::Tensor for $name {
+            fn key_set(&self) -> ::opgen::DispatchKeySet {
+                self.keys
+            }
+        }
+    };
 }
 
-impl ::core::clone::Clone for R {
-    fn clone(&self) -> Self {
-        R { keys: self.keys }
-    }
-}
-
-impl ::opgen::dispatch::Tensor for R {
-    fn key_set(&self) -> ::opgen::DispatchKeySet {
-        self.keys
-    }
-}
+tensor_type!(
+    /// The tensor type of the hygiene operators.
+    R
+);
 
 // `#[rustfmt::skip]` does not resolve without the implicit prelude.
 #[allow(clippy::deprecated_cfg_attr)]
@@ -81,31 +92,12 @@ pub mod included {
 /// Tensor types named like the hidden items of an expansion's block (its table and its link
 /// group): the block takes other names.
 pub mod hidden_names {
-    macro_rules! tensor_type {
-        ($name:ident) => {
-            /// A tensor type named like a generated item.
-            #[allow(non_camel_case_types)]
-            pub struct $name {
-                keys: ::opgen::DispatchKeySet,
-            }
-
-            impl ::core::clone::Clone for $name {
-                fn clone(&self) -> Self {
-                    $name { keys: self.keys }
-                }
-            }
-
-            impl ::opgen::dispatch::Tensor for $name {
-                fn key_set(&self) -> ::opgen::DispatchKeySet {
-                    self.keys
-                }
-            }
-        };
-    }
-
     /// Operators on a tensor type named like an expansion's table.
     pub mod table {
-        tensor_type!(__OPGEN_TABLE);
+        tensor_type!(
+            /// A tensor type named like a generated item.
+            __OPGEN_TABLE
+        );
         ::opgen::include_native_functions!(
             "../../opgen-core/tests/data/native_functions.yaml",
             tensor = "__OPGEN_TABLE",
@@ -116,7 +108,10 @@ pub mod hidden_names {
 
     /// Operators on a tensor type named like an expansion's link group.
     pub mod link {
-        tensor_type!(__OPGEN_LINK);
+        tensor_type!(
+            /// A tensor type named like a generated item.
+            __OPGEN_LINK
+        );
         ::opgen::include_native_functions!(
             "../../opgen-core/tests/data/native_functions.yaml",
             tensor = "__OPGEN_LINK",

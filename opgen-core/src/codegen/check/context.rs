@@ -87,6 +87,15 @@ fn locate(kernel: &KernelFn) -> Option<(Arc<Facts>, usize)> {
     Some((facts, me))
 }
 
+/// The facts of the file of an `include_native_functions!` call, placed by its yaml path's
+/// literal `path`, and the scope the call is in.
+fn locate_include(path: &LitStr) -> Option<(Arc<Facts>, usize)> {
+    let (file, line) = place_of(path.span())?;
+    let facts = file_facts(file)?;
+    let scope = facts.includes.iter().find(|i| i.line == line)?.scope;
+    Some((facts, scope))
+}
+
 /// Reports the mistakes of the attribute `input` that its kernel's surroundings show.
 pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
     let kernel = &input.kernel;
@@ -202,19 +211,13 @@ pub(crate) fn check_include_names(
     methods_trait: Option<&str>,
     diag: &mut Diagnostics,
 ) {
-    let Some((file, line)) = place_of(path.span()) else {
+    let Some((facts, me)) = locate_include(path) else {
         return;
     };
-    let Some(facts) = file_facts(file) else {
+    let Some(scope) = facts.scopes.get(me) else {
         return;
     };
-    let Some(me) = facts.includes.iter().find(|i| i.line == line) else {
-        return;
-    };
-    let Some(scope) = facts.scopes.get(me.scope) else {
-        return;
-    };
-    check_include_beside_attributes(path, me.scope, &facts, claims, diag);
+    check_include_beside_attributes(path, me, &facts, claims, diag);
     let mut taken = Vec::new();
     let mut operators = Vec::new();
     for (operator, c) in claims {
@@ -433,16 +436,10 @@ pub(crate) fn check_include_methods_owner(
     operators: &[String],
     diag: &mut Diagnostics,
 ) {
-    let Some((file, line)) = place_of(path.span()) else {
+    let Some((facts, me)) = locate_include(path) else {
         return;
     };
-    let Some(facts) = file_facts(file) else {
-        return;
-    };
-    let Some(me) = facts.includes.iter().find(|i| i.line == line) else {
-        return;
-    };
-    let Some(krate) = foreign_crate(&facts, me.scope, tensor.0) else {
+    let Some(krate) = foreign_crate(&facts, me, tensor.0) else {
         return;
     };
     let name = crate::codegen::kernel_fn::last_ident(tensor.0)
