@@ -22,7 +22,8 @@ pub(super) struct Scope {
     /// The first segments of the glob imports (`opgen` for `use opgen::prelude::*`).
     pub globs: BTreeSet<String>,
     /// The value names of the items written here (functions, constants, statics, unit and
-    /// tuple structs), except those under `#[cfg(..)]`, which may not be compiled.
+    /// tuple structs), except those with an attribute that may change them (`#[cfg(..)]`,
+    /// `#[test]`, an attribute macro): only what the file proves is there.
     pub values: BTreeSet<String>,
     /// The type names of the items written here (types, traits, modules), likewise.
     pub types: BTreeSet<String>,
@@ -82,7 +83,8 @@ impl Scope {
         self.written(item, ident.to_string());
     }
 
-    /// Records the namespaces `item`, named `name`, takes (not under `#[cfg(..)]`).
+    /// Records the namespaces `item`, named `name`, takes, if its attributes leave it as
+    /// written.
     fn written(&mut self, item: &syn::Item, name: String) {
         let (attrs, value, ty) = match item {
             syn::Item::Fn(i) => (&i.attrs, true, false),
@@ -97,7 +99,7 @@ impl Scope {
             syn::Item::Mod(i) => (&i.attrs, false, true),
             _ => return,
         };
-        if attrs.iter().any(|a| a.path().is_ident("cfg")) {
+        if !attrs.iter().all(keeps_item) {
             return;
         }
         if value {
@@ -133,6 +135,45 @@ impl Scope {
             syn::UseTree::Name(_) => {}
         }
     }
+}
+
+/// Attributes that leave their item as written (lints, docs, derives, codegen hints; the
+/// kernel's own `native_function`): an item with any other (`#[cfg]`, `#[test]`, an
+/// attribute macro) may not be compiled, or may become something else.
+const INERT: &[&str] = &[
+    "allow",
+    "warn",
+    "deny",
+    "forbid",
+    "expect",
+    "doc",
+    "derive",
+    "repr",
+    "inline",
+    "cold",
+    "must_use",
+    "deprecated",
+    "non_exhaustive",
+    "track_caller",
+    "automatically_derived",
+    "no_mangle",
+    "export_name",
+    "link_section",
+    "used",
+    "path",
+    "macro_use",
+    "skip",
+    "native_function",
+];
+
+/// Whether `attr` leaves its item as written.
+fn keeps_item(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    let first = path.segments.first().map(|s| s.ident.to_string());
+    let last = path.segments.last().map(|s| s.ident.to_string());
+    // `#[rustfmt::skip]`, `#[clippy::..]` are tool attributes: inert.
+    matches!(first.as_deref(), Some("rustfmt" | "clippy"))
+        || last.is_some_and(|l| INERT.contains(&l.as_str()))
 }
 
 /// The scopes of a file, by the numbers `context.rs` gives them, and the names of the
@@ -284,18 +325,19 @@ mod tests {
 
     /// Items written in a scope are recorded in the namespaces they take: functions,
     /// constants, statics and unit or tuple structs take a value name; every struct, enum,
-    /// union, alias, trait and module a type name; an item under `#[cfg]` none, nor an
-    /// import (its namespace is not written) or an item macro.
+    /// union, alias, trait and module a type name; an item under `#[cfg]`, `#[test]` or an
+    /// attribute macro none, nor an import (its namespace is not written) or an item macro.
     #[test]
     fn written_items_take_their_namespaces() {
         let s = scope(
             "fn f() {} const C: u8 = 0; static S: u8 = 0; struct Unit; struct Tuple(u8); \
              struct Braced {} enum E {} union U { a: u8 } type A = u8; trait Tr {} mod m {} \
              #[cfg(any())] fn gone() {} #[cfg(test)] struct Gone; use other::imported; \
-             decoys!(hidden);",
+             decoys!(hidden); #[test] fn tested() {} #[tokio::main] fn changed() {} \
+             #[inline] #[allow(unused)] #[rustfmt::skip] fn kept() {}",
         );
         let names = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(" ");
-        assert_eq!(names(&s.values), "C S Tuple Unit f");
+        assert_eq!(names(&s.values), "C S Tuple Unit f kept");
         assert_eq!(names(&s.types), "A Braced E Tr Tuple U Unit m");
     }
 
