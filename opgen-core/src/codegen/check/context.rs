@@ -24,33 +24,32 @@ use syn::LitStr;
 use crate::codegen::Input;
 use crate::codegen::diag::Diagnostics;
 use crate::codegen::kernel_fn::KernelFn;
-use crate::plan::Claims;
 
 use super::scope::{Origin, Scope, Scopes};
 
 /// One `#[native_function]` kernel of a file.
 #[derive(Debug, Clone)]
-struct Site {
+pub(super) struct Site {
     /// The line of the kernel's name.
-    line: usize,
+    pub(super) line: usize,
     /// The kernel's name.
-    name: String,
+    pub(super) name: String,
     /// Written as an associated function of an `impl` or `trait` block.
-    in_impl: bool,
+    pub(super) in_impl: bool,
     /// The item list the kernel is in (a module, a block): neighbours share it.
-    scope: usize,
+    pub(super) scope: usize,
     /// The operator it declares (`aten::add.Tensor`), unless it attaches to one (`op =`).
-    declares: Option<String>,
+    pub(super) declares: Option<String>,
     /// The name its API takes (`add`: the functions, the marker, the arguments struct are
     /// named after it): the `name` option, else the schema's.
-    api: Option<String>,
+    pub(super) api: Option<String>,
     /// That operator's marker (`add`), which a kernel attaches to by path.
-    marker: Option<String>,
+    pub(super) marker: Option<String>,
     /// The methods trait it declares (`methods = "trait Ops"`).
-    methods_trait: Option<String>,
+    pub(super) methods_trait: Option<String>,
     /// Under `#[cfg(..)]`: it may be compiled without its neighbours, so they are not
     /// compared.
-    conditional: bool,
+    pub(super) conditional: bool,
 }
 
 /// One `include_native_functions!` call of a file.
@@ -63,10 +62,10 @@ struct IncludeSite {
 }
 
 /// The kernels and `include_native_functions!` calls of a file and the names of its scopes.
-struct Facts {
-    sites: Vec<Site>,
+pub(super) struct Facts {
+    pub(super) sites: Vec<Site>,
     includes: Vec<IncludeSite>,
-    scopes: Vec<Scope>,
+    pub(super) scopes: Vec<Scope>,
 }
 
 /// The facts of a file, as last read.
@@ -79,7 +78,7 @@ struct FileFacts {
 static FILES: Mutex<Option<HashMap<PathBuf, FileFacts>>> = Mutex::new(None);
 
 /// The facts of the kernel's file, and the kernel's place among its sites.
-fn locate(kernel: &KernelFn) -> Option<(Arc<Facts>, usize)> {
+pub(super) fn locate(kernel: &KernelFn) -> Option<(Arc<Facts>, usize)> {
     let (path, line) = place_of(kernel.ident().span())?;
     let facts = file_facts(path)?;
     let name = kernel.ident().to_string();
@@ -89,7 +88,7 @@ fn locate(kernel: &KernelFn) -> Option<(Arc<Facts>, usize)> {
 
 /// The facts of the file of an `include_native_functions!` call, placed by its yaml path's
 /// literal `path`, and the scope the call is in.
-fn locate_include(path: &LitStr) -> Option<(Arc<Facts>, usize)> {
+pub(super) fn locate_include(path: &LitStr) -> Option<(Arc<Facts>, usize)> {
     let (file, line) = place_of(path.span())?;
     let facts = file_facts(file)?;
     let scope = facts.includes.iter().find(|i| i.line == line)?.scope;
@@ -170,177 +169,6 @@ pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
             ),
         );
     }
-}
-
-/// Names the attribute generates (functions, the marker, the arguments struct, the methods
-/// trait) that an item written in the kernel's module has: rustc would report each name
-/// defined twice, at the attribute, then errors inside the generated code. One error at
-/// the schema, naming them, with the fixes. (The kernel's own name is
-/// `check_kernel_name`'s.)
-pub(crate) fn check_generated_names(input: &Input, claims: &Claims, diag: &mut Diagnostics) {
-    let Some((facts, me)) = locate(&input.kernel) else {
-        return;
-    };
-    let Some(me) = facts.sites.get(me) else {
-        return;
-    };
-    let Some(scope) = facts.scopes.get(me.scope) else {
-        return;
-    };
-    let mut taken = taken_names(scope, claims, Some(&me.name));
-    let mut fixes = "give the generated API another name with `name = \"...\"`".to_string();
-    if let Some(t) = &me.methods_trait
-        && scope.types.contains(t)
-    {
-        taken.push(format!("methods trait `{t}`"));
-        fixes.push_str(&format!(
-            " and the trait another one (`methods = \"trait {t}2\"`)"
-        ));
-    }
-    if let Some(message) = taken_message("the attribute generates", &taken, &fixes) {
-        diag.at(at_or(input.lit.as_ref(), &input.kernel), message);
-    }
-}
-
-/// [`check_generated_names`] for `include_native_functions!` (`path`, its yaml path's
-/// literal, places the call): the names of every operator's API (`claims`, with the
-/// operator's qualified name) and the methods trait. One error at the path.
-pub(crate) fn check_include_names(
-    path: &LitStr,
-    claims: &[(String, Claims)],
-    methods_trait: Option<&str>,
-    diag: &mut Diagnostics,
-) {
-    let Some((facts, me)) = locate_include(path) else {
-        return;
-    };
-    let Some(scope) = facts.scopes.get(me) else {
-        return;
-    };
-    check_include_beside_attributes(path, me, &facts, claims, diag);
-    let mut taken = Vec::new();
-    let mut operators = Vec::new();
-    for (operator, c) in claims {
-        let found = taken_names(scope, c, None);
-        if !found.is_empty() {
-            // `skip` takes the name without its namespace.
-            operators.push(
-                operator
-                    .split_once("::")
-                    .map_or(operator.as_str(), |(_, n)| n),
-            );
-        }
-        taken.extend(found);
-    }
-    let mut fixes = format!(
-        "leave {} out with `skip = \"{}\"`",
-        if operators.len() == 1 {
-            "the operator"
-        } else {
-            "those operators"
-        },
-        operators.join(", ")
-    );
-    if let Some(t) = methods_trait
-        && scope.types.contains(t)
-    {
-        taken.push(format!("methods trait `{t}`"));
-        fixes.push_str(&format!(
-            " or name the trait another one (`methods = \"trait {t}2\"`)"
-        ));
-    }
-    if let Some(message) = taken_message("the macro generates", &taken, &fixes) {
-        diag.at(path, message);
-    }
-}
-
-/// `#[native_function]` kernels beside the call (in its module, not under `#[cfg]`) that
-/// declare one of its operators (`claims`, by qualified name), or whose API takes the name of
-/// one: both would define the operator's functions and marker. One error at the yaml path,
-/// naming the kernels, with the fixes; the macro then expands to nothing, so the
-/// attributes' items stand alone.
-fn check_include_beside_attributes(
-    path: &LitStr,
-    scope: usize,
-    facts: &Facts,
-    claims: &[(String, Claims)],
-    diag: &mut Diagnostics,
-) {
-    let beside = (facts.sites.iter()).filter(|s| s.scope == scope && !s.in_impl && !s.conditional);
-    let mut found = Vec::new();
-    for site in beside {
-        let (Some(op), Some(api)) = (&site.declares, &site.api) else {
-            continue;
-        };
-        if claims.iter().any(|(name, _)| name == op) {
-            found.push(format!(
-                "`{}` (line {}) declares `{op}` too",
-                site.name, site.line
-            ));
-            continue;
-        }
-        let named = |c: &Claims| {
-            (c.values.iter().chain(&c.types)).any(|n| n.trim_start_matches("r#") == api)
-        };
-        if let Some((name, _)) = claims.iter().find(|(_, c)| named(c)) {
-            found.push(format!(
-                "`{}` (line {}) names `{op}` `{api}`, a name of `{name}`",
-                site.name, site.line
-            ));
-        }
-    }
-    if found.is_empty() {
-        return;
-    }
-    diag.at(
-        path,
-        format!(
-            "kernels of this module declare what this macro declares: {}; attach such a \
-             kernel to the macro's operator with `op = NAME` (its marker) and `dispatch` \
-             instead of a schema, give its operator another name with `name = \"...\"`, or \
-             leave the macro's operator out with `skip`",
-            found.join("; ")
-        ),
-    );
-}
-
-/// The names of `claims` that an item written in `scope` has, in the namespace each is
-/// generated in, described (`function \`relu\``); `except` (the kernel) left out.
-fn taken_names(scope: &Scope, claims: &Claims, except: Option<&str>) -> Vec<String> {
-    let plain = |n: &String| n.trim_start_matches("r#").to_string();
-    let mut taken: Vec<String> = (claims.values.iter().map(plain))
-        .filter(|n| Some(n.as_str()) != except && scope.values.contains(n))
-        .map(|n| format!("function `{n}`"))
-        .collect();
-    for (i, n) in claims.types.iter().map(plain).enumerate() {
-        if scope.types.contains(&n) {
-            let what = if i == 0 { "marker" } else { "arguments struct" };
-            taken.push(format!("{what} `{n}`"));
-        }
-    }
-    taken
-}
-
-/// The error for the generated names `taken` that the module has already, or none. A long
-/// list is cut: the first few name the problem.
-fn taken_message(generates: &str, taken: &[String], fixes: &str) -> Option<String> {
-    const SHOWN: usize = 5;
-    let (names, those, rename) = match taken {
-        [] => return None,
-        [one] => (one.clone(), "an item of that name", "rename the item"),
-        [init @ .., last] => {
-            let names = if taken.len() > SHOWN + 1 {
-                let more = taken.len() - SHOWN;
-                format!("{} and {more} more", taken[..SHOWN].join(", the "))
-            } else {
-                format!("{} and the {last}", init.join(", the "))
-            };
-            (names, "items of those names", "rename those items")
-        }
-    };
-    Some(format!(
-        "{generates} the {names}, and this module has {those} already; {rename}, or {fixes}"
-    ))
 }
 
 /// A `structured_delegate` naming no operator declared beside the delegate: a similar one
@@ -488,7 +316,7 @@ fn foreign_methods(tensor: &syn::Type, krate: &str, why: &str, suggested: &str) 
 }
 
 /// The literal if written, else the kernel's name.
-fn at_or<'a>(lit: Option<&'a LitStr>, kernel: &'a KernelFn) -> &'a dyn quote::ToTokens {
+pub(super) fn at_or<'a>(lit: Option<&'a LitStr>, kernel: &'a KernelFn) -> &'a dyn quote::ToTokens {
     match lit {
         Some(lit) => lit,
         None => kernel.ident(),

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+mod clashes;
 mod context;
 mod scope;
 mod structured;
@@ -18,7 +19,8 @@ use crate::native::{EntryError, EntryFields, Field, NativeFunction, Site, Tags};
 use crate::plan::OpPlan;
 use crate::schema::{Rule, SchemaError, SchemaLayout, layout};
 use crate::validate::check_rust_mapping;
-pub(crate) use context::{check_include_methods_owner, check_include_names};
+pub(crate) use clashes::check_include_names;
+pub(crate) use context::check_include_methods_owner;
 pub(crate) use structured::{delegate_marker, impl_marker};
 
 /// A checked input: what the expansion needs beyond the input itself.
@@ -145,7 +147,7 @@ impl Input {
             Some(def) => {
                 let plan = super::expand::plan_of(self, &def);
                 self.check_kernel_name(&plan, &mut diag);
-                context::check_generated_names(self, &plan.claims(), &mut diag);
+                clashes::check_generated_names(self, &plan.claims(), &mut diag);
                 diag.finish(Checked {
                     input: self,
                     def: Some(def),
