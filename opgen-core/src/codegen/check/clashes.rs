@@ -30,13 +30,8 @@ pub(crate) fn check_generated_names(input: &Input, claims: &Claims, diag: &mut D
     };
     let mut taken = taken_names(scope, claims, Some(&me.name));
     let mut fixes = "give the generated API another name with `name = \"...\"`".to_string();
-    if let Some(t) = &me.methods_trait
-        && scope.types.contains(t)
-    {
-        taken.push(format!("methods trait `{t}`"));
-        fixes.push_str(&format!(
-            " and the trait another one (`methods = \"trait {t}2\"`)"
-        ));
+    if let Some(fix) = trait_taken(scope, me.methods_trait.as_deref(), &mut taken) {
+        fixes.push_str(&format!(" and the trait another one ({fix})"));
     }
     if let Some(message) = taken_message("the attribute generates", &taken, &fixes) {
         diag.at(at_or(input.lit.as_ref(), &input.kernel), message);
@@ -82,13 +77,8 @@ pub(crate) fn check_include_names(
         },
         operators.join(", ")
     );
-    if let Some(t) = methods_trait
-        && scope.types.contains(t)
-    {
-        taken.push(format!("methods trait `{t}`"));
-        fixes.push_str(&format!(
-            " or name the trait another one (`methods = \"trait {t}2\"`)"
-        ));
+    if let Some(fix) = trait_taken(scope, methods_trait, &mut taken) {
+        fixes.push_str(&format!(" or name the trait another one ({fix})"));
     }
     if let Some(message) = taken_message("the macro generates", &taken, &fixes) {
         diag.at(path, message);
@@ -160,6 +150,18 @@ fn taken_names(scope: &Scope, claims: &Claims, except: Option<&str>) -> Vec<Stri
         }
     }
     taken
+}
+
+/// The methods trait `methods_trait`, if an item written in `scope` has its name: added to
+/// `taken`, and the other name to give it returned (`methods = "trait Ops2"`).
+fn trait_taken(
+    scope: &Scope,
+    methods_trait: Option<&str>,
+    taken: &mut Vec<String>,
+) -> Option<String> {
+    let t = methods_trait.filter(|t| scope.types.contains(*t))?;
+    taken.push(format!("methods trait `{t}`"));
+    Some(format!("`methods = \"trait {t}2\"`"))
 }
 
 /// The error for the generated names `taken` that the module has already, or none. A long

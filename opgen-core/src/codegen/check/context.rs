@@ -43,13 +43,18 @@ pub(super) struct Site {
     /// The name its API takes (`add`: the functions, the marker, the arguments struct are
     /// named after it): the `name` option, else the schema's.
     pub(super) api: Option<String>,
-    /// That operator's marker (`add`), which a kernel attaches to by path.
-    pub(super) marker: Option<String>,
     /// The methods trait it declares (`methods = "trait Ops"`).
     pub(super) methods_trait: Option<String>,
     /// Under `#[cfg(..)]`: it may be compiled without its neighbours, so they are not
     /// compared.
     pub(super) conditional: bool,
+}
+
+impl Site {
+    /// The marker of the operator it declares (`add`), which a kernel attaches to by path.
+    fn marker(&self) -> Option<String> {
+        self.api.as_deref().map(crate::plan::marker_name)
+    }
 }
 
 /// One `include_native_functions!` call of a file.
@@ -125,7 +130,7 @@ pub(crate) fn check_context(input: &Input, diag: &mut Diagnostics) {
     if let Some(op) = &me.declares
         && let Some(first) = earlier().find(|s| s.declares.as_ref() == Some(op))
     {
-        let marker = (first.marker.clone()).unwrap_or_else(|| format!("\"{op}\""));
+        let marker = first.marker().unwrap_or_else(|| format!("\"{op}\""));
         diag.at(
             at_or(input.lit.as_ref(), kernel),
             format!(
@@ -565,11 +570,12 @@ impl Reader {
             let api = name.unwrap_or_else(|| crate::plan::rust_fn_name(s));
             api.trim_start_matches("r#").to_string()
         });
-        let marker = api.as_deref().map(crate::plan::marker_name);
         // The marker is an item of the kernel's scope, as is the kernel (a delegate's
         // bodyless `fn` is no item `Scope::record` sees).
         if let Some(names) = self.scopes.get_mut(scope) {
-            names.defined.extend(marker.clone());
+            names
+                .defined
+                .extend(api.as_deref().map(crate::plan::marker_name));
             names.defined.insert(sig.ident.to_string());
         }
         self.sites.push(Site {
@@ -579,7 +585,6 @@ impl Reader {
             scope,
             declares,
             api,
-            marker,
             methods_trait,
             conditional: attrs.iter().any(|a| a.path().is_ident("cfg")),
         });
